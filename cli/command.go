@@ -1,0 +1,219 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/fabricops/fabric/runtime"
+	"github.com/fabricops/fabric/runtime/command"
+	"github.com/fabricops/fabric/scripts"
+	"go.starlark.net/starlark"
+)
+
+// index returns the command index over the bundled and the user's scripts.
+func (sh *shell) index() (*command.Index, error) {
+	return command.NewIndex(scripts.FS, filepath.Join(Home(), "scripts"))
+}
+
+// command runs the bundled or user command that args name.
+func (sh *shell) command(args []string) int {
+	ix, err := sh.index()
+	if err != nil {
+		fmt.Fprintf(sh.io.Stderr, "error: cannot index scripts: %v\n", err)
+		return runtime.ExitFailure
+	}
+	key, n, ok := ix.Resolve(args)
+	if !ok {
+		fmt.Fprintf(sh.io.Stderr, "error: unknown command %q\n", strings.Join(leadingWords(args), " "))
+		if s := ix.Suggest(args); len(s) > 0 {
+			fmt.Fprintf(sh.io.Stderr, "Did you mean:\n")
+			for _, c := range s {
+				fmt.Fprintf(sh.io.Stderr, "  %s %s\n", Prog, c)
+			}
+		}
+		fmt.Fprintf(sh.io.Stderr, "Run '%s help' for the list of commands.\n", Prog)
+		return runtime.ExitUsage
+	}
+	rt := sh.newRuntime(args)
+	cmd, code := sh.load(rt, ix, key)
+	if cmd == nil {
+		return code
+	}
+	return sh.invoke(rt, cmd, args[n:])
+}
+
+// load executes the script that declares the command key and returns it.
+func (sh *shell) load(rt *runtime.Runtime, ix *command.Index, key string) (*command.Command, int) {
+	src, _ := ix.Find(key)
+	thread := rt.NewThread(key)
+	var err error
+	if src.Bundled {
+		_, err = rt.ExecBundled(thread, src.Path)
+	} else {
+		_, err = rt.ExecPath(thread, src.Path)
+	}
+	if err != nil {
+		fmt.Fprintf(sh.io.Stderr, "error: script of command %q failed to load:\n%s\n", ix.Name(key), runtime.Backtrace(err))
+		return nil, runtime.ExitFailure
+	}
+	cmd := rt.Commands.Get(key)
+	if cmd == nil {
+		fmt.Fprintf(sh.io.Stderr, "error: %s does not declare command %q (command names must be string literals)\n", src.Path, ix.Name(key))
+		return nil, runtime.ExitFailure
+	}
+	return cmd, runtime.ExitOK
+}
+
+// invoke parses argv for cmd and calls its function.
+func (sh *shell) invoke(rt *runtime.Runtime, cmd *command.Command, argv []string) int {
+	parsed, err := command.Parse(cmd, argv)
+	if err != nil {
+		fmt.Fprintf(sh.io.Stderr, "error: %s\n%s\nRun '%s %s -h' for help.\n", err, command.Usage(Prog, cmd), Prog, cmd.Name)
+		return runtime.ExitUsage
+	}
+	if parsed.Help {
+		fmt.Fprint(sh.io.Stdout, command.Help(Prog, cmd))
+		return runtime.ExitOK
+	}
+	for _, w := range parsed.Warnings {
+		fmt.Fprintf(sh.io.Stderr, "warning: %s\n", w)
+	}
+	thread := rt.NewThread(cmd.Name)
+	stop := cancelOnInterrupt(thread)
+	_, err = starlark.Call(thread, cmd.Fn, starlark.Tuple{parsed.Args}, nil)
+	stop()
+	code := runtime.ExitCode(thread, err)
+	switch {
+	case err == nil || runtime.IsExit(err):
+	case runtime.IsCancelled(thread):
+		fmt.Fprintln(sh.io.Stderr, "interrupted")
+	case code == runtime.ExitUsage:
+		fmt.Fprintf(sh.io.Stderr, "error: %s\n%s\nRun '%s %s -h' for help.\n", runtime.Message(err), command.Usage(Prog, cmd), Prog, cmd.Name)
+	case sh.debug:
+		fmt.Fprintln(sh.io.Stderr, runtime.Backtrace(err))
+	default:
+		fmt.Fprintf(sh.io.Stderr, "error: %s\n", runtime.Message(err))
+	}
+	return code
+}
+
+// help prints the shell's usage and command list, a group's commands, or a
+// command's help.
+func (sh *shell) help(args []string) int {
+	ix, err := sh.index()
+	if err != nil {
+		fmt.Fprintf(sh.io.Stderr, "error: cannot index scripts: %v\n", err)
+		return runtime.ExitFailure
+	}
+	if len(args) > 0 {
+		if key, n, ok := ix.Resolve(args); ok && n == len(args) {
+			rt := sh.newRuntime(args)
+			cmd, code := sh.load(rt, ix, key)
+			if cmd == nil {
+				return code
+			}
+			fmt.Fprint(sh.io.Stdout, command.Help(Prog, cmd))
+			return runtime.ExitOK
+		}
+	}
+	prefix := ""
+	if len(args) > 0 {
+		prefix = command.Canonical(strings.Join(args, " ")) + "-"
+	}
+	cmds := sh.allCommands(ix, prefix)
+	if len(args) > 0 && len(cmds) == 0 {
+		return sh.command(args) // unknown: the same message and suggestions
+	}
+	if len(args) == 0 {
+		fmt.Fprint(sh.io.Stdout, shellUsage)
+	}
+	fmt.Fprintln(sh.io.Stdout, "\nCommands:")
+	width := 0
+	for _, c := range cmds {
+		width = max(width, len(c.Name))
+	}
+	for _, c := range cmds {
+		fmt.Fprintf(sh.io.Stdout, "  %-*s  %s\n", width, c.Name, c.Summary())
+	}
+	fmt.Fprintf(sh.io.Stdout, "\nRun '%s COMMAND -h' for a command's flags.\n", Prog)
+	return runtime.ExitOK
+}
+
+// allCommands loads every script and returns the commands whose key starts
+// with prefix, sorted by name.
+func (sh *shell) allCommands(ix *command.Index, prefix string) []*command.Command {
+	rt := sh.newRuntime(nil)
+	seen := map[string]bool{}
+	for _, key := range ix.Keys() {
+		if !strings.HasPrefix(key+"-", prefix) {
+			continue
+		}
+		src, _ := ix.Find(key)
+		if seen[src.Path] {
+			continue
+		}
+		seen[src.Path] = true
+		thread := rt.NewThread(key)
+		if src.Bundled {
+			_, _ = rt.ExecBundled(thread, src.Path)
+		} else if _, err := rt.ExecPath(thread, src.Path); err != nil {
+			fmt.Fprintf(sh.io.Stderr, "warning: %s: %s\n", src.Path, runtime.Message(err))
+		}
+	}
+	var cmds []*command.Command
+	for _, c := range rt.Commands.All() {
+		if strings.HasPrefix(c.Key()+"-", prefix) {
+			cmds = append(cmds, c)
+		}
+	}
+	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name < cmds[j].Name })
+	return cmds
+}
+
+const shellUsage = `client - the fabric operations shell (Starlark)
+
+Usage:
+  client                         the REPL (reads a script from stdin when it is not a terminal)
+  client run FILE.star [ARGS]    run a workflow; also: client FILE.star [ARGS]
+  client -c CODE [ARGS]          run Starlark code
+  client --check FILE.star...    parse and resolve without running
+  client COMMAND [FLAGS]         run a command; "group sub" and "group-sub" are the same
+  client help [COMMAND]          this help, a group's commands, or a command's help
+  client version                 print the version
+
+Environment: FABRIC_HOME (default ~/.fabric: history, scripts/, rc.star),
+NO_COLOR (plain output), FABRIC_DEBUG=1 (backtraces for command errors).
+`
+
+// leadingWords returns the words of args before the first flag.
+func leadingWords(args []string) []string {
+	for i, a := range args {
+		if strings.HasPrefix(a, "-") {
+			return args[:i]
+		}
+	}
+	return args
+}
+
+// cancelOnInterrupt cancels thread on Ctrl-C until the returned stop is
+// called.
+func cancelOnInterrupt(thread *starlark.Thread) (stop func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ch:
+			runtime.Cancel(thread)
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(ch)
+		close(done)
+	}
+}

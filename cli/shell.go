@@ -1,0 +1,177 @@
+// Package cli is the client's entry point: it turns argv into the REPL, a
+// script run, a syntax check, or a bundled command, wiring the Starlark
+// runtime to the standard modules, the fabric's builtins and the bundled
+// scripts. Main is shared by the binary and the tests.
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/fabricops/fabric/builtins"
+	"github.com/fabricops/fabric/runtime"
+	"github.com/fabricops/fabric/runtime/host"
+	"github.com/fabricops/fabric/runtime/out"
+	"github.com/fabricops/fabric/runtime/stdlib"
+	"github.com/fabricops/fabric/scripts"
+	"go.starlark.net/starlark"
+)
+
+// Prog is the name the shell calls itself in messages.
+const Prog = "client"
+
+// Version is the client's version, set at build time with
+// -ldflags "-X github.com/fabricops/fabric/cli.Version=...".
+var Version = "0.1.0-dev"
+
+// Main runs the client with args (without the program name) and returns
+// its exit code: 0 success, 1 failure, 2 usage error, 130 interrupted.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	sh := &shell{io: &host.IO{
+		Stdin:          stdin,
+		Stdout:         stdout,
+		Stderr:         stderr,
+		StdoutTerminal: host.IsTerminal(stdout),
+		StderrTerminal: host.IsTerminal(stderr),
+		NoColor:        os.Getenv("NO_COLOR") != "" || !host.IsTerminal(stdout),
+	}}
+	sh.debug = os.Getenv("FABRIC_DEBUG") != ""
+	return sh.main(args)
+}
+
+// Home returns the client's home directory: $FABRIC_HOME, or ~/.fabric.
+func Home() string {
+	if h := os.Getenv("FABRIC_HOME"); h != "" {
+		return h
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".fabric")
+	}
+	return ".fabric"
+}
+
+type shell struct {
+	io    *host.IO
+	debug bool
+}
+
+func (sh *shell) main(args []string) int {
+	for len(args) > 0 && args[0] == "--debug" {
+		sh.debug = true
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		if f, ok := sh.io.Stdin.(*os.File); ok && host.IsTerminal(f) {
+			return sh.repl()
+		}
+		return sh.runSource("<stdin>", nil, []string{"<stdin>"})
+	}
+	switch a := args[0]; {
+	case a == "-h" || a == "--help":
+		return sh.help(nil)
+	case a == "help":
+		return sh.help(args[1:])
+	case a == "version" || a == "--version":
+		fmt.Fprintf(sh.io.Stdout, "%s %s\n", Prog, Version)
+		return runtime.ExitOK
+	case a == "repl":
+		return sh.repl()
+	case a == "-c":
+		if len(args) < 2 {
+			return sh.usageError("-c needs Starlark code to run", "usage: client -c CODE [ARGS...]")
+		}
+		return sh.runSource("<-c>", []byte(args[1]), append([]string{"-c"}, args[2:]...))
+	case a == "--check":
+		if len(args) < 2 {
+			return sh.usageError("--check needs a file", "usage: client --check FILE.star...")
+		}
+		return sh.check(args[1:])
+	case a == "run":
+		if len(args) < 2 {
+			return sh.usageError("run needs a script", "usage: client run FILE.star [ARGS...]")
+		}
+		return sh.runFile(args[1], args[1:])
+	case strings.HasSuffix(a, ".star"):
+		return sh.runFile(a, args)
+	case strings.HasPrefix(a, "-"):
+		return sh.usageError(fmt.Sprintf("unknown option %s", a), "usage: client [COMMAND | run FILE.star | -c CODE | --check FILE.star] (client help lists commands)")
+	}
+	return sh.command(args)
+}
+
+// newRuntime builds a runtime whose scripts see argv as sys.argv.
+func (sh *shell) newRuntime(argv []string) *runtime.Runtime {
+	io := *sh.io
+	io.Argv = argv
+	predeclared := starlark.StringDict{}
+	for k, v := range stdlib.Modules() {
+		predeclared[k] = v
+	}
+	for k, v := range builtins.Modules() {
+		predeclared[k] = v
+	}
+	predeclared["sys"] = stdlib.SysModule(argv)
+	predeclared["out"] = out.Module()
+	predeclared["input"] = stdlib.InputBuiltin()
+	return runtime.New(runtime.Options{IO: &io, Bundle: scripts.FS, Predeclared: predeclared})
+}
+
+// runFile runs a script from disk with argv as sys.argv.
+func (sh *shell) runFile(path string, argv []string) int {
+	src, err := os.ReadFile(sh.io.Path(path))
+	if err != nil {
+		fmt.Fprintf(sh.io.Stderr, "error: cannot read script: %v\n", err)
+		return runtime.ExitFailure
+	}
+	return sh.runSource(path, src, argv)
+}
+
+// runSource runs Starlark source (read from stdin when src is nil).
+func (sh *shell) runSource(name string, src []byte, argv []string) int {
+	if src == nil {
+		var err error
+		if src, err = io.ReadAll(sh.io.Stdin); err != nil {
+			fmt.Fprintf(sh.io.Stderr, "error: cannot read script from stdin: %v\n", err)
+			return runtime.ExitFailure
+		}
+	}
+	rt := sh.newRuntime(argv)
+	thread := rt.NewThread(name)
+	stop := cancelOnInterrupt(thread)
+	_, err := rt.ExecFile(thread, name, src)
+	stop()
+	if err != nil && !runtime.IsExit(err) {
+		if runtime.IsCancelled(thread) {
+			fmt.Fprintln(sh.io.Stderr, "interrupted")
+		} else {
+			fmt.Fprintln(sh.io.Stderr, runtime.Backtrace(err))
+		}
+	}
+	return runtime.ExitCode(thread, err)
+}
+
+func (sh *shell) check(files []string) int {
+	rt := sh.newRuntime(files)
+	code := runtime.ExitOK
+	for _, f := range files {
+		src, err := os.ReadFile(sh.io.Path(f))
+		if err != nil {
+			fmt.Fprintf(sh.io.Stderr, "error: cannot read script: %v\n", err)
+			code = runtime.ExitFailure
+			continue
+		}
+		for _, e := range rt.Check(f, src) {
+			fmt.Fprintln(sh.io.Stderr, e)
+			code = runtime.ExitFailure
+		}
+	}
+	return code
+}
+
+func (sh *shell) usageError(msg, usage string) int {
+	fmt.Fprintf(sh.io.Stderr, "error: %s\n%s\n", msg, usage)
+	return runtime.ExitUsage
+}

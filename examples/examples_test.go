@@ -1,0 +1,33 @@
+// Package examples holds runnable analyst workflows; this test runs every
+// one of them through the client's entry point.
+package examples
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fabricops/fabric/cli"
+)
+
+func TestExamples(t *testing.T) {
+	files, err := filepath.Glob("*.star")
+	if err != nil || len(files) < 2 {
+		t.Fatalf("want at least two examples, found %v (%v)", files, err)
+	}
+	for _, f := range files {
+		t.Run(strings.TrimSuffix(f, ".star"), func(t *testing.T) {
+			t.Setenv("FABRIC_HOME", t.TempDir())
+			t.Setenv("NO_COLOR", "1")
+			var stdout, stderr bytes.Buffer
+			code := cli.Main([]string{"run", f, t.TempDir()}, strings.NewReader(""), &stdout, &stderr)
+			if code != 0 {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+			}
+			if stdout.Len() == 0 {
+				t.Fatalf("%s printed nothing", f)
+			}
+		})
+	}
+}

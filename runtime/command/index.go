@@ -1,0 +1,139 @@
+package command
+
+import (
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Index maps command keys to the script that declares them, built by a
+// textual scan of each script for command("name", ...) calls, so that
+// running one command executes one script and not every script there is.
+type Index struct {
+	entries map[string]Source
+	names   map[string]string // key -> declared name
+}
+
+// Source is where a script lives: in the bundled file system or on disk.
+type Source struct {
+	// Bundled is true for scripts embedded in the binary.
+	Bundled bool
+	// Path is the script's path: relative to the bundle root, or on disk.
+	Path string
+}
+
+// declRE finds command declarations: command( with a string literal name at
+// the start of a line.
+var declRE = regexp.MustCompile(`(?m)^[ \t]*command\(\s*(?:name\s*=\s*)?["']([^"'\n]+)["']`)
+
+// Declared returns the names of the commands that src declares.
+func Declared(src []byte) []string {
+	var names []string
+	for _, m := range declRE.FindAllSubmatch(src, -1) {
+		names = append(names, string(m[1]))
+	}
+	return names
+}
+
+// NewIndex indexes the *.star files at the root of bundle, then those in
+// userDir (which may be empty or missing); user scripts override bundled
+// commands of the same name.
+func NewIndex(bundle fs.FS, userDir string) (*Index, error) {
+	ix := &Index{entries: map[string]Source{}, names: map[string]string{}}
+	if bundle != nil {
+		files, err := fs.Glob(bundle, "*.star")
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			src, err := fs.ReadFile(bundle, f)
+			if err != nil {
+				return nil, err
+			}
+			ix.add(src, Source{Bundled: true, Path: path.Clean(f)})
+		}
+	}
+	if userDir != "" {
+		files, _ := filepath.Glob(filepath.Join(userDir, "*.star"))
+		for _, f := range files {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				return nil, err
+			}
+			ix.add(src, Source{Path: f})
+		}
+	}
+	return ix, nil
+}
+
+func (ix *Index) add(src []byte, s Source) {
+	for _, name := range Declared(src) {
+		ix.entries[Canonical(name)] = s
+		ix.names[Canonical(name)] = name
+	}
+}
+
+// Find returns the script that declares the command with the given key.
+func (ix *Index) Find(key string) (Source, bool) {
+	s, ok := ix.entries[key]
+	return s, ok
+}
+
+// Name returns the declared name of the command with the given key.
+func (ix *Index) Name(key string) string { return ix.names[key] }
+
+// Keys returns every indexed command key, sorted.
+func (ix *Index) Keys() []string {
+	keys := make([]string, 0, len(ix.entries))
+	for k := range ix.entries {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Resolve finds the command that argv names, trying the longest run of
+// leading words first so that "dataset list", "dataset-list" and
+// "bot-package generate" all resolve. It returns the key and the number of
+// words consumed.
+func (ix *Index) Resolve(argv []string) (key string, n int, ok bool) {
+	words := 0
+	for words < len(argv) && words < 4 && !strings.HasPrefix(argv[words], "-") {
+		words++
+	}
+	for n := words; n >= 1; n-- {
+		k := Canonical(strings.Join(argv[:n], " "))
+		if _, found := ix.entries[k]; found {
+			return k, n, true
+		}
+	}
+	return "", 0, false
+}
+
+// Suggest returns the indexed commands closest to what argv tried to name,
+// spelled with spaces as users type them.
+func (ix *Index) Suggest(argv []string) []string {
+	words := 0
+	for words < len(argv) && words < 3 && !strings.HasPrefix(argv[words], "-") {
+		words++
+	}
+	keys := ix.Keys()
+	seen := map[string]bool{}
+	var out []string
+	for n := words; n >= 1 && len(out) < 3; n-- {
+		for _, k := range Closest(Canonical(strings.Join(argv[:n], " ")), keys, 3) {
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, ix.names[k])
+			}
+		}
+	}
+	if len(out) > 3 {
+		out = out[:3]
+	}
+	return out
+}

@@ -1,0 +1,179 @@
+// Package repl is the shell's interactive loop: it reads chunks of Starlark
+// (multi-line blocks, pasted blocks with blank lines inside), runs them
+// against persistent globals, prints results pretty and keeps the last in
+// _, shows errors with their backtrace and goes on, runs ":command" lines,
+// and completes names, module members and keywords.
+package repl
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/fabricops/fabric/runtime"
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+)
+
+// dialect is the runtime's dialect, with load() binding globally as the
+// REPL's statements share one namespace.
+var dialect = func() *syntax.FileOptions {
+	d := *runtime.Dialect
+	d.LoadBindsGlobally = true
+	return &d
+}()
+
+// Session is one REPL session: its runtime and its globals.
+type Session struct {
+	RT      *runtime.Runtime
+	Globals starlark.StringDict
+	// Command runs a ":command" line (without the colon) and returns its
+	// exit code; nil disables command mode.
+	Command func(line string) int
+	// Interrupts, when set, delivers Ctrl-C while code runs; the default
+	// is the process's SIGINT.
+	Interrupts <-chan os.Signal
+
+	chunks chunker
+}
+
+// NewSession returns a session over rt with empty globals.
+func NewSession(rt *runtime.Runtime) *Session {
+	return &Session{RT: rt, Globals: starlark.StringDict{}}
+}
+
+// Run reads and runs chunks until the end of input or exit(), and returns
+// the exit code.
+func (s *Session) Run(r LineReader) int {
+	for {
+		src, err := s.chunks.next(r)
+		switch {
+		case errors.Is(err, ErrInterrupt):
+			continue
+		case errors.Is(err, io.EOF):
+			return runtime.ExitOK
+		case err != nil:
+			fmt.Fprintln(s.RT.IO().Stderr, "error:", err)
+			return runtime.ExitFailure
+		}
+		if code, exit := s.Eval(src); exit {
+			return code
+		}
+	}
+}
+
+// Eval runs one chunk. exit is true when the chunk called exit().
+func (s *Session) Eval(src string) (code int, exit bool) {
+	io := s.RT.IO()
+	if line, ok := strings.CutPrefix(strings.TrimSpace(src), ":"); ok {
+		if s.Command == nil {
+			fmt.Fprintln(io.Stderr, "error: commands are not available here")
+			return runtime.ExitFailure, false
+		}
+		return s.Command(line), false
+	}
+	f, err := dialect.Parse("<repl>", src+"\n", 0)
+	if err != nil {
+		fmt.Fprintln(io.Stderr, runtime.Backtrace(err))
+		return runtime.ExitFailure, false
+	}
+	// A fresh thread per chunk: a cancelled thread cannot run again.
+	thread := s.RT.NewThread("repl")
+	stop := s.watchInterrupts(thread)
+	defer stop()
+	if expr := soleExpr(f); expr != nil {
+		v, err := starlark.EvalExprOptions(dialect, thread, expr, s.env())
+		if err != nil {
+			return s.report(thread, err)
+		}
+		if v != starlark.None {
+			fmt.Fprintln(io.Stdout, Pretty(v))
+			s.Globals["_"] = v
+		}
+		return runtime.ExitOK, false
+	}
+	if err := starlark.ExecREPLChunk(f, thread, s.Globals); err != nil {
+		return s.report(thread, err)
+	}
+	return runtime.ExitOK, false
+}
+
+// env is what an expression sees: the globals over the predeclared names.
+func (s *Session) env() starlark.StringDict {
+	env := make(starlark.StringDict, len(s.Globals)+len(s.RT.Predeclared()))
+	for k, v := range s.RT.Predeclared() {
+		env[k] = v
+	}
+	for k, v := range s.Globals {
+		env[k] = v
+	}
+	return env
+}
+
+func (s *Session) report(thread *starlark.Thread, err error) (int, bool) {
+	stderr := s.RT.IO().Stderr
+	switch {
+	case runtime.IsExit(err):
+		return runtime.ExitCode(thread, err), true
+	case runtime.IsCancelled(thread):
+		fmt.Fprintln(stderr, "interrupted")
+		return runtime.ExitInterrupted, false
+	}
+	fmt.Fprintln(stderr, runtime.Backtrace(err))
+	return runtime.ExitFailure, false
+}
+
+// watchInterrupts cancels thread on Ctrl-C while it runs.
+func (s *Session) watchInterrupts(thread *starlark.Thread) (stop func()) {
+	ch := s.Interrupts
+	var sig chan os.Signal
+	if ch == nil {
+		sig = make(chan os.Signal, 1)
+		signal.Notify(sig, os.Interrupt)
+		ch = sig
+	}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ch:
+			runtime.Cancel(thread)
+		case <-done:
+		}
+	}()
+	return func() {
+		if sig != nil {
+			signal.Stop(sig)
+		}
+		close(done)
+	}
+}
+
+// soleExpr returns the expression of a chunk that is one expression
+// statement, whose value the REPL prints.
+func soleExpr(f *syntax.File) syntax.Expr {
+	if len(f.Stmts) == 1 {
+		if stmt, ok := f.Stmts[0].(*syntax.ExprStmt); ok {
+			return stmt.X
+		}
+	}
+	return nil
+}
+
+// RunRC runs $FABRIC_HOME/rc.star into the session's globals when present.
+func (s *Session) RunRC(path string) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	f, err := dialect.Parse(path, src, 0)
+	if err == nil {
+		err = starlark.ExecREPLChunk(f, s.RT.NewThread("rc"), s.Globals)
+	}
+	if err != nil {
+		fmt.Fprintf(s.RT.IO().Stderr, "warning: %s failed:\n%s\n", path, runtime.Backtrace(err))
+	}
+}
+
