@@ -3,10 +3,17 @@ package cli
 import (
 	"bytes"
 	"flag"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
+
+	"github.com/fabricops/fabric/runtime/command"
+	"github.com/fabricops/fabric/runtime/host"
+	"github.com/fabricops/fabric/scripts"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -287,5 +294,48 @@ func TestCommandFailureIsOneLine(t *testing.T) {
 	_, errOut, code := run(t, "", "checksum", "--pipeline", "/no/such.json")
 	if code != 1 || errOut != "error: cannot read the pipeline: open /no/such.json: no such file or directory\n" {
 		t.Fatalf("%d %q", code, errOut)
+	}
+}
+
+// TestIndexMatchesDeclarations runs every bundled script and checks that
+// the textual index names exactly the commands the scripts declare.
+func TestIndexMatchesDeclarations(t *testing.T) {
+	sh := &shell{io: &host.IO{Stdout: io.Discard, Stderr: io.Discard}}
+	ix, err := command.NewIndex(scripts.FS, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := sh.newRuntime(nil)
+	files, _ := fs.Glob(scripts.FS, "*.star")
+	for _, f := range files {
+		if _, err := rt.ExecBundled(rt.NewThread(f), f); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+	}
+	var declared []string
+	for _, c := range rt.Commands.All() {
+		declared = append(declared, c.Key())
+		if src, _ := ix.Find(c.Key()); src.Path != strings.TrimPrefix(c.File, "@fabric//") {
+			t.Errorf("%s is declared in %s but indexed in %s", c.Name, c.File, src.Path)
+		}
+	}
+	sort.Strings(declared)
+	if strings.Join(declared, " ") != strings.Join(ix.Keys(), " ") {
+		t.Fatalf("declared %q, indexed %q", declared, ix.Keys())
+	}
+}
+
+// TestOneScriptPerCommand shows that a command runs without the other
+// scripts being executed: a broken user script does not stop it.
+func TestOneScriptPerCommand(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("FABRIC_HOME", home)
+	write(t, home, "scripts/broken.star", "command('broken', lambda args: None)\nthis is not starlark\n")
+	if out, errOut, code := run(t, "", "checksum", "-h"); code != 0 || !strings.HasPrefix(out, "usage:") {
+		t.Fatalf("checksum -h with a broken neighbour: %d %q", code, errOut)
+	}
+	_, errOut, code := run(t, "", "broken")
+	if code != 1 || !strings.Contains(errOut, "broken.star:2:8: got is, want newline") {
+		t.Fatalf("the broken script itself reports its error: %d %q", code, errOut)
 	}
 }

@@ -5,6 +5,7 @@
 package cli
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -30,14 +31,20 @@ var Version = "0.1.0-dev"
 // Main runs the client with args (without the program name) and returns
 // its exit code: 0 success, 1 failure, 2 usage error, 130 interrupted.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	sh := &shell{io: &host.IO{
+	sh := &shell{terminal: isTerminal(stdin)}
+	if _, ok := stdin.(io.ByteReader); !ok {
+		// One buffer for the whole run, so that successive input() calls
+		// (on any thread) never lose what a previous one read ahead.
+		stdin = bufio.NewReader(stdin)
+	}
+	sh.io = &host.IO{
 		Stdin:          stdin,
 		Stdout:         stdout,
 		Stderr:         stderr,
 		StdoutTerminal: host.IsTerminal(stdout),
 		StderrTerminal: host.IsTerminal(stderr),
 		NoColor:        os.Getenv("NO_COLOR") != "" || !host.IsTerminal(stdout),
-	}}
+	}
 	sh.debug = os.Getenv("FABRIC_DEBUG") != ""
 	return sh.main(args)
 }
@@ -54,8 +61,14 @@ func Home() string {
 }
 
 type shell struct {
-	io    *host.IO
-	debug bool
+	io       *host.IO
+	debug    bool
+	terminal bool // stdin is a terminal: no arguments means the REPL
+}
+
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && host.IsTerminal(f)
 }
 
 func (sh *shell) main(args []string) int {
@@ -64,7 +77,7 @@ func (sh *shell) main(args []string) int {
 		args = args[1:]
 	}
 	if len(args) == 0 {
-		if f, ok := sh.io.Stdin.(*os.File); ok && host.IsTerminal(f) {
+		if sh.terminal {
 			return sh.repl()
 		}
 		return sh.runSource("<stdin>", nil, []string{"<stdin>"})

@@ -176,4 +176,3 @@ func (s *Session) RunRC(path string) {
 		fmt.Fprintf(s.RT.IO().Stderr, "warning: %s failed:\n%s\n", path, runtime.Backtrace(err))
 	}
 }
-

@@ -112,8 +112,17 @@ func (e *jsonEncoder) newline(depth int) {
 	}
 }
 
+// enter records that the mutable container v is being encoded, failing if
+// it already is (a cycle). Immutable values such as tuples cannot form a
+// cycle by themselves and are tracked only for depth.
 func (e *jsonEncoder) enter(v starlark.Value) error {
+	if _, ok := v.(starlark.Tuple); ok {
+		v = starlark.None // tuples are not comparable
+	}
 	for _, p := range e.path {
+		if p == starlark.None {
+			continue
+		}
 		if p == v {
 			return fmt.Errorf("cycle in JSON structure (a %s contains itself)", v.Type())
 		}
@@ -299,7 +308,7 @@ func writeJSONString(buf *bytes.Buffer, s string) {
 				buf.WriteString(`\b`)
 			case c == '\f':
 				buf.WriteString(`\f`)
-			case c < 0x20 || c == 0x7f:
+			case c < 0x20:
 				fmt.Fprintf(buf, `\u%04x`, c)
 			default:
 				buf.WriteByte(c)

@@ -17,6 +17,8 @@ func TestJSON(t *testing.T) {
 		{name: "indent int", src: `print(json.encode({"a": [1, 2], "b": {}, "c": []}, indent=2))`, want: "{\n  \"a\": [\n    1,\n    2\n  ],\n  \"b\": {},\n  \"c\": []\n}\n"},
 		{name: "indent str", src: `print(json.encode([1], indent="\t"))`, want: "[\n\t1\n]\n"},
 		{name: "tuple set struct-less", src: `print(json.encode((1, set([2]))))`, want: "[1,[2]]\n"},
+		{name: "nested tuples", src: `print(json.encode(((1, (2,)), [(3,)])))`, want: "[[1,[2]],[[3]]]\n"},
+		{name: "deep", src: "x = []\nfor i in range(2000):\n    x = [x]\njson.encode(x)", wantErr: "nested too deeply"},
 		{name: "nan", src: `json.encode(float("nan"))`, wantErr: "json.encode: cannot encode nan as JSON"},
 		{name: "inf", src: `json.encode([float("inf")])`, wantErr: "cannot encode +inf as JSON"},
 		{name: "int key", src: `json.encode({1: 2})`, wantErr: "json.encode: cannot encode dict with int key as JSON"},
@@ -99,4 +101,27 @@ func TestFloatFormats(t *testing.T) {
 			t.Errorf("CanonicalFloat(%v) = %q, want %q", tc.f, got, tc.canon)
 		}
 	}
+}
+
+func FuzzDecodeJSON(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2.5,"x",null,true]}`, `"\ud83d\ude00\u00e9"`, `-0.0e+1`, `[{}]`, `123456789012345678901234567890`, `"\ud800x"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := DecodeJSON([]byte(s))
+		if err != nil {
+			return
+		}
+		data, err := EncodeJSON(v, "", false)
+		if err != nil {
+			t.Fatalf("EncodeJSON(DecodeJSON(%q)): %v", s, err)
+		}
+		back, err := DecodeJSON(data)
+		if err != nil {
+			t.Fatalf("DecodeJSON(%q) of re-encoded %q: %v", data, s, err)
+		}
+		if eq, err := starlark.Equal(v, back); err != nil || !eq {
+			t.Fatalf("round trip of %q: %v != %v", s, v, back)
+		}
+	})
 }

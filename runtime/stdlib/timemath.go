@@ -127,9 +127,10 @@ func qualify(err error, name, qualified string) error {
 	msg := err.Error()
 	if rest, ok := strings.CutPrefix(msg, name+": "); ok {
 		msg = rest
-	} else if rest, ok := strings.CutPrefix(msg, "time: "); ok {
-		msg = rest
 	}
+	// Go's time package starts its errors with "time: ".
+	msg = strings.TrimPrefix(msg, "time: ")
+	msg = strings.Replace(msg, ": time: ", ": ", 1)
 	return &qualifiedError{qualified + ": " + msg, err}
 }
 

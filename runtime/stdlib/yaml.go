@@ -114,13 +114,16 @@ func yamlNode(v starlark.Value, path []starlark.Value) (*yaml.Node, error) {
 		return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: value}, nil
 	}
 	enter := func(x starlark.Value) error {
-		for _, p := range path {
-			if p == x {
-				return fmt.Errorf("yaml: cycle in value (a %s contains itself)", x.Type())
-			}
-		}
 		if len(path) > 1000 {
 			return fmt.Errorf("yaml: value nested too deeply")
+		}
+		if _, ok := x.(starlark.Tuple); ok {
+			return nil // tuples are not comparable, and cannot form a cycle alone
+		}
+		for _, p := range path {
+			if _, ok := p.(starlark.Tuple); !ok && p == x {
+				return fmt.Errorf("yaml: cycle in value (a %s contains itself)", x.Type())
+			}
 		}
 		return nil
 	}

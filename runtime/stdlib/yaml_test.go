@@ -19,6 +19,7 @@ func TestYAML(t *testing.T) {
 		{name: "encode big int", src: `print(yaml.decode(yaml.encode(1 << 80)) == 1 << 80)`, want: "True\n"},
 		{name: "encode bytes", src: `emit(yaml.encode(b"\xff\x00"))`, want: "!!binary /wA=\n"},
 		{name: "encode int key", src: `emit(yaml.encode({1: "a"}))`, want: "1: a\n"},
+		{name: "encode nested tuples", src: `emit(yaml.encode(((1, (2,)),)))`, want: "- - 1\n  - - 2\n"},
 		{name: "encode cycle", src: "x = {}\nx['x'] = x\nyaml.encode(x)", wantErr: "yaml.encode: cycle in value"},
 		{name: "encode function", src: `yaml.encode([len])`, wantErr: "yaml.encode: cannot encode builtin_function_or_method as YAML"},
 		{name: "decode order", src: `print(yaml.decode("z: 1\na: [x, 2.5]\nm: {k: v}\n"))`, want: `{"z": 1, "a": ["x", 2.5], "m": {"k": "v"}}` + "\n"},

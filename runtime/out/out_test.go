@@ -1,0 +1,193 @@
+package out
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/fabricops/fabric/runtime/doc"
+	"github.com/fabricops/fabric/runtime/host"
+	"github.com/fabricops/fabric/runtime/stdlib"
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+	"go.starlark.net/syntax"
+)
+
+var dialect = &syntax.FileOptions{Set: true, While: true, TopLevelControl: true, GlobalReassign: true, Recursion: true}
+
+// run executes src with out and the standard modules predeclared.
+func run(t *testing.T, src string, noColor bool) (stdout, stderr string, err error) {
+	t.Helper()
+	var so, se bytes.Buffer
+	thread := &starlark.Thread{Print: func(_ *starlark.Thread, msg string) { so.WriteString(msg + "\n") }}
+	host.Set(thread, &host.IO{Stdout: &so, Stderr: &se, NoColor: noColor})
+	predeclared := stdlib.Modules()
+	predeclared["out"] = Module()
+	predeclared["struct"] = starlark.NewBuiltin("struct", starlarkstruct.Make)
+	_, err = starlark.ExecFileOptions(dialect, thread, "test.star", src, predeclared)
+	return so.String(), se.String(), err
+}
+
+func TestOut(t *testing.T) {
+	for _, tc := range []struct {
+		name, src      string
+		stdout, stderr string
+		color          bool
+		wantErr        string
+	}{
+		{name: "table golden", src: `out.table([
+    {"name": "alpha", "size": 10, "ok": True, "ratio": 2.50},
+    {"name": "b", "size": None, "ok": False, "ratio": 1.0, "tags": ["x", "y"]},
+    {"name": "multi\nline", "size": 1 << 64, "meta": {"k": [1, 2]}},
+])`, stdout: "" +
+			"name        size                  ok     ratio  tags  meta\n" +
+			"----------  --------------------  -----  -----  ----  -----------\n" +
+			"alpha       10                    True   2.5\n" +
+			"b                                 False  1      x, y\n" +
+			"multi line  18446744073709551616                      {\"k\":[1,2]}\n"},
+		{name: "table bold header", color: true, src: `out.table([{"a": 1, "bb": 2}])`,
+			stdout: "\x1b[1ma  bb\x1b[0m\n-  --\n1  2\n"},
+		{name: "table columns", src: `out.table([{"id": 1, "n": "x", "extra": 5}], columns=["n", ("ID", "id"), ["Missing", "m"]])`,
+			stdout: "n  ID  Missing\n-  --  -------\nx  1\n"},
+		{name: "table lists", src: `out.table([[1, "one"], (2, "two", "ignored")], columns=["num", "word"])`,
+			stdout: "num  word\n---  ----\n1    one\n2    two\n"},
+		{name: "table structs", src: `out.table([struct(b=1, a="x")])`,
+			stdout: "a  b\n-  -\nx  1\n"},
+		{name: "table wide runes", src: `out.table([{"k": "日本", "v": 1}, {"k": "abc", "v": 2}])`,
+			stdout: "k     v\n----  -\n日本  1\nabc   2\n"},
+		{name: "table empty with columns", src: `out.table([], columns=["a", "b"])`, stdout: "a  b\n-  -\n"},
+		{name: "table empty", src: `out.table([])`, stdout: ""},
+		{name: "table floats", src: `out.table([{"f": 0.001}, {"f": 1e21}, {"f": 3.0}, {"f": float("nan")}])`,
+			stdout: "f\n-----\n0.001\n1e+21\n3\nnan\n"},
+		{name: "table lists need columns", src: `out.table([[1]])`, wantErr: "out.table: rows are lists, so columns must be given"},
+		{name: "table bad row", src: `out.table([{"a": 1}, 2])`, wantErr: "out.table: row 1 is a int, want dict or list"},
+		{name: "table bad column", src: `out.table([{"a": 1}], columns=[1])`, wantErr: "out.table: column 1: want a key or a (header, key) pair"},
+		{name: "table bad columns", src: `out.table([{"a": 1}], columns="a")`, wantErr: "out.table: for parameter columns: got string, want list"},
+		{name: "json", src: `out.json({"b": [1, 2.0], "a": {}})`, stdout: "{\n  \"b\": [\n    1,\n    2.0\n  ],\n  \"a\": {}\n}\n"},
+		{name: "json error", src: `out.json(float("nan"))`, wantErr: "out.json: cannot encode nan as JSON"},
+		{name: "yaml", src: `out.yaml({"b": [1], "a": "x"})`, stdout: "b:\n  - 1\na: x\n"},
+		{name: "yaml error", src: `out.yaml(len)`, wantErr: "out.yaml: cannot encode builtin_function_or_method as YAML"},
+		{name: "rows table", src: `out.rows([{"a": 1}])`, stdout: "a\n-\n1\n"},
+		{name: "rows json", src: `out.rows([{"a": 1}], json=True)`, stdout: "[\n  {\n    \"a\": 1\n  }\n]\n"},
+		{name: "rows columns", src: `out.rows([{"a": 1, "b": 2}], columns=["b"])`, stdout: "b\n-\n2\n"},
+		{name: "notice", src: `out.notice("fetched", 3, "rows", None)`, stderr: "fetched 3 rows None\n"},
+		{name: "warn", src: `out.warn("slow", 1.5)`, stderr: "warning: slow 1.5\n"},
+		{name: "notice kwargs", src: `out.notice(x=1)`, wantErr: `out.notice: unexpected keyword argument "x"`},
+		{name: "text", src: `out.text("a")` + "\n" + `out.text(b"b\n")`, stdout: "ab\n"},
+		{name: "text type", src: `out.text(1)`, wantErr: "out.text: for parameter s: got int, want str or bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, err := run(t, tc.src, !tc.color)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if stdout != tc.stdout {
+				t.Errorf("stdout:\n%q\nwant:\n%q", stdout, tc.stdout)
+			}
+			if stderr != tc.stderr {
+				t.Errorf("stderr %q, want %q", stderr, tc.stderr)
+			}
+		})
+	}
+}
+
+func TestWriteTable(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		headers []string
+		rows    [][]string
+		bold    bool
+		want    string
+	}{
+		{"basic", []string{"NAME", "STATUS"}, [][]string{{"web", "up"}, {"database", "down"}}, false,
+			"NAME      STATUS\n--------  ------\nweb       up\ndatabase  down\n"},
+		{"short rows and empty last cells", []string{"a", "b", "c"}, [][]string{{"1"}, {"22", "", ""}}, false,
+			"a   b  c\n--  -  -\n1\n22\n"},
+		{"bold", []string{"x"}, nil, true, "\x1b[1mx\x1b[0m\n-\n"},
+		{"nothing", nil, nil, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := WriteTable(&b, tc.headers, tc.rows, tc.bold); err != nil {
+				t.Fatal(err)
+			}
+			if b.String() != tc.want {
+				t.Fatalf("got:\n%q\nwant:\n%q", b.String(), tc.want)
+			}
+			for _, line := range strings.Split(b.String(), "\n") {
+				if strings.HasSuffix(line, " ") {
+					t.Errorf("trailing space in %q", line)
+				}
+			}
+		})
+	}
+}
+
+func TestWidth(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		want int
+	}{
+		{"", 0}, {"abc", 3}, {"é", 1}, {"e\u0301", 1}, {"日本語", 6}, {"ｈｉ", 4}, {"🙂", 2},
+	} {
+		if got := Width(tc.s); got != tc.want {
+			t.Errorf("Width(%q) = %d, want %d", tc.s, got, tc.want)
+		}
+	}
+}
+
+func TestCell(t *testing.T) {
+	d := starlark.NewDict(1)
+	d.SetKey(starlark.String("k"), starlark.NewList([]starlark.Value{starlark.MakeInt(1)}))
+	for _, tc := range []struct {
+		v    starlark.Value
+		want string
+	}{
+		{starlark.None, ""},
+		{starlark.True, "True"},
+		{starlark.MakeInt(-3), "-3"},
+		{starlark.Float(2.5), "2.5"},
+		{starlark.Float(100), "100"},
+		{starlark.Float(1.5e-7), "1.5e-7"},
+		{starlark.String("a\r\nb\tc"), "a b c"},
+		{starlark.NewList([]starlark.Value{starlark.String("a"), starlark.MakeInt(1), starlark.None}), "a, 1, "},
+		{starlark.Tuple{starlark.NewList(nil)}, "[[]]"},
+		{d, `{"k":[1]}`},
+		{starlark.Bytes("xy"), `b"xy"`},
+	} {
+		if got := Cell(tc.v); got != tc.want {
+			t.Errorf("Cell(%v) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+}
+
+func TestDocs(t *testing.T) {
+	mod, ok := Module().(*starlarkstruct.Module)
+	if !ok || mod.Name != "out" {
+		t.Fatalf("Module() = %v", Module())
+	}
+	if d, ok := doc.Lookup("out"); !ok || d == "" {
+		t.Error("out has no doc")
+	}
+	for name, v := range mod.Members {
+		b, ok := v.(*starlark.Builtin)
+		if !ok {
+			t.Errorf("out.%s is a %s, want a builtin", name, v.Type())
+			continue
+		}
+		if b.Name() != "out."+name {
+			t.Errorf("out.%s is named %q", name, b.Name())
+		}
+		d, _ := doc.Lookup(b.Name())
+		first, _, _ := strings.Cut(d, "\n")
+		if !strings.HasPrefix(first, name+"(") || !strings.HasSuffix(first, ")") {
+			t.Errorf("out.%s: doc first line %q, want its signature", name, first)
+		}
+	}
+}
