@@ -44,6 +44,8 @@ fuzz:
 	$(GO) test ./runtime/command -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME)
 	$(GO) test ./runtime/stdlib -run '^$$' -fuzz FuzzDecodeYAML -fuzztime $(FUZZTIME)
 	$(GO) test ./fabric/pipeline -run '^$$' -fuzz FuzzChecksum -fuzztime $(FUZZTIME)
+	$(GO) test ./cli -run '^$$' -fuzz FuzzSplitWords -fuzztime $(FUZZTIME)
+	$(GO) test ./runtime/stdlib -run '^$$' -fuzz FuzzDecodeJSON -fuzztime $(FUZZTIME)
 
 install:
 	$(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cmd/client

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -83,7 +81,7 @@ func (sh *shell) invoke(rt *runtime.Runtime, cmd *command.Command, argv []string
 		fmt.Fprintf(sh.io.Stderr, "warning: %s\n", w)
 	}
 	thread := rt.NewThread(cmd.Name)
-	stop := cancelOnInterrupt(thread)
+	stop := runtime.CancelOnInterrupt(thread, nil)
 	_, err = starlark.Call(thread, cmd.Fn, starlark.Tuple{parsed.Args}, nil)
 	stop()
 	code := runtime.ExitCode(thread, err)
@@ -197,23 +195,4 @@ func leadingWords(args []string) []string {
 		}
 	}
 	return args
-}
-
-// cancelOnInterrupt cancels thread on Ctrl-C until the returned stop is
-// called.
-func cancelOnInterrupt(thread *starlark.Thread) (stop func()) {
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, os.Interrupt)
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-ch:
-			runtime.Cancel(thread)
-		case <-done:
-		}
-	}()
-	return func() {
-		signal.Stop(ch)
-		close(done)
-	}
 }

@@ -153,7 +153,7 @@ func (sh *shell) runSource(name string, src []byte, argv []string) int {
 	}
 	rt := sh.newRuntime(argv)
 	thread := rt.NewThread(name)
-	stop := cancelOnInterrupt(thread)
+	stop := runtime.CancelOnInterrupt(thread, nil)
 	_, err := rt.ExecFile(thread, name, src)
 	stop()
 	if err != nil && !runtime.IsExit(err) {

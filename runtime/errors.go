@@ -2,6 +2,8 @@ package runtime
 
 import (
 	"errors"
+	"os"
+	"os/signal"
 	"strings"
 
 	"github.com/fabricops/fabric/runtime/command"
@@ -102,4 +104,29 @@ func Backtrace(err error) string {
 		return strings.Join(lines, "\n")
 	}
 	return err.Error()
+}
+
+// CancelOnInterrupt cancels thread when Ctrl-C arrives on ch (nil: the
+// process's SIGINT) until the returned stop is called.
+func CancelOnInterrupt(thread *starlark.Thread, ch <-chan os.Signal) (stop func()) {
+	var sig chan os.Signal
+	if ch == nil {
+		sig = make(chan os.Signal, 1)
+		signal.Notify(sig, os.Interrupt)
+		ch = sig
+	}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ch:
+			Cancel(thread)
+		case <-done:
+		}
+	}()
+	return func() {
+		if sig != nil {
+			signal.Stop(sig)
+		}
+		close(done)
+	}
 }

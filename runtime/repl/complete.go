@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/fabricops/fabric/runtime/doc"
 	"go.starlark.net/starlark"
 )
 
@@ -46,6 +47,12 @@ func (c *Completer) Candidates(line string) []string {
 			names = append(names, n)
 		}
 	}
+	// Inside a call, the callee's parameters complete as keywords (name=).
+	if callee := c.resolve(openCall(line[:len(line)-len(word)])); callee != nil {
+		for _, p := range params(callee) {
+			names = append(names, p+"=")
+		}
+	}
 	for n := range starlark.Universe {
 		names = append(names, n)
 	}
@@ -75,6 +82,55 @@ func (c *Completer) resolve(dotted string) starlark.Value {
 		v = next
 	}
 	return v
+}
+
+// openCall returns the dotted name of the innermost call left open at the
+// end of text ("dataset.add(name='x', " gives "dataset.add"), or "".
+func openCall(text string) string {
+	depth := 0
+	for i := len(text) - 1; i >= 0; i-- {
+		switch text[i] {
+		case ')', ']', '}':
+			depth++
+		case '[', '{':
+			depth--
+		case '(':
+			if depth == 0 {
+				return lastWord(text[:i])
+			}
+			depth--
+		}
+		if depth < 0 {
+			return ""
+		}
+	}
+	return ""
+}
+
+// params lists the parameter names of a function or documented builtin.
+func params(v starlark.Value) []string {
+	var names []string
+	switch fn := v.(type) {
+	case *starlark.Function:
+		for i := 0; i < fn.NumParams(); i++ {
+			name, _ := fn.Param(i)
+			names = append(names, name)
+		}
+	case *starlark.Builtin:
+		d, _ := doc.Of(fn)
+		sig, _, _ := strings.Cut(d, "\n")
+		open, close := strings.IndexByte(sig, '('), strings.LastIndexByte(sig, ')')
+		if open < 0 || close < open {
+			return nil
+		}
+		for _, p := range strings.Split(sig[open+1:close], ",") {
+			p, _, _ = strings.Cut(strings.TrimSpace(p), "=")
+			if p != "" && !strings.HasPrefix(p, "*") {
+				names = append(names, p)
+			}
+		}
+	}
+	return names
 }
 
 // lastWord returns the identifier-and-dots word that ends line.

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
 
 	"github.com/fabricops/fabric/runtime"
@@ -82,7 +81,7 @@ func (s *Session) Eval(src string) (code int, exit bool) {
 	}
 	// A fresh thread per chunk: a cancelled thread cannot run again.
 	thread := s.RT.NewThread("repl")
-	stop := s.watchInterrupts(thread)
+	stop := runtime.CancelOnInterrupt(thread, s.Interrupts)
 	defer stop()
 	if expr := soleExpr(f); expr != nil {
 		v, err := starlark.EvalExprOptions(dialect, thread, expr, s.env())
@@ -124,31 +123,6 @@ func (s *Session) report(thread *starlark.Thread, err error) (int, bool) {
 	}
 	fmt.Fprintln(stderr, runtime.Backtrace(err))
 	return runtime.ExitFailure, false
-}
-
-// watchInterrupts cancels thread on Ctrl-C while it runs.
-func (s *Session) watchInterrupts(thread *starlark.Thread) (stop func()) {
-	ch := s.Interrupts
-	var sig chan os.Signal
-	if ch == nil {
-		sig = make(chan os.Signal, 1)
-		signal.Notify(sig, os.Interrupt)
-		ch = sig
-	}
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-ch:
-			runtime.Cancel(thread)
-		case <-done:
-		}
-	}()
-	return func() {
-		if sig != nil {
-			signal.Stop(sig)
-		}
-		close(done)
-	}
 }
 
 // soleExpr returns the expression of a chunk that is one expression

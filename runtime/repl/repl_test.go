@@ -180,6 +180,7 @@ func TestInterrupt(t *testing.T) {
 func TestCompletion(t *testing.T) {
 	s, _, _ := session(t)
 	s.Eval("my_value = {'a': 1}")
+	s.Eval("def double(x):\n    return 2 * x")
 	comp := &Completer{Names: s.env, Commands: func() []string { return []string{"checksum", "bot-package generate"} }}
 	tests := []struct {
 		line string
@@ -193,6 +194,10 @@ func TestCompletion(t *testing.T) {
 		{"try", []string{"try_"}},
 		{":che", []string{"checksum"}},
 		{"nothing.at", nil},
+		{"json.encode([1], ind", []string{"indent="}},
+		{"json.encode([1], sort_keys = True, i", []string{"if", "in", "indent=", "int"}},
+		{"double(x", []string{"x="}},
+		{"double(f(1), x", []string{"x="}},
 	}
 	for _, tt := range tests {
 		got := comp.Candidates(tt.line)

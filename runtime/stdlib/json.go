@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"math/big"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -327,22 +325,6 @@ func writeJSONString(buf *bytes.Buffer, s string) {
 	buf.WriteByte('"')
 }
 
-func jsonNumber(s string) (starlark.Value, error) {
-	if !strings.ContainsAny(s, ".eE") {
-		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
-			return starlark.MakeInt64(i), nil
-		}
-		if b, ok := new(big.Int).SetString(s, 10); ok {
-			return starlark.MakeBigInt(b), nil
-		}
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return nil, fmt.Errorf("number %s is out of range", s)
-	}
-	return starlark.Float(f), nil
-}
-
 func jsonEncode(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var (
 		x        starlark.Value
@@ -393,6 +375,12 @@ func textArg(fn, param string, v starlark.Value) ([]byte, error) {
 }
 
 func jsonDecode(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	return decodeText(b, args, kwargs, DecodeJSON)
+}
+
+// decodeText implements a builtin f(s) that decodes s (str or bytes) with
+// decode, naming the builtin in its errors.
+func decodeText(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple, decode func([]byte) (starlark.Value, error)) (starlark.Value, error) {
 	var s starlark.Value
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "s", &s); err != nil {
 		return nil, err
@@ -401,7 +389,7 @@ func jsonDecode(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 	if err != nil {
 		return nil, err
 	}
-	v, err := DecodeJSON(data)
+	v, err := decode(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", b.Name(), err)
 	}

@@ -2,6 +2,7 @@ package stdlib
 
 import (
 	"fmt"
+	"github.com/fabricops/fabric/runtime/value"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -284,7 +285,7 @@ func (p *jsonParser) number() (starlark.Value, error) {
 			return nil, p.unexpected("in exponent of numeric literal")
 		}
 	}
-	v, err := jsonNumber(string(p.data[start:p.pos]))
+	v, err := value.NumberToStarlark(string(p.data[start:p.pos]))
 	if err != nil {
 		p.pos = start
 		return nil, p.fail("%v", err)

@@ -402,33 +402,27 @@ func yamlEncode(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 }
 
 func yamlDecode(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var s starlark.Value
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "s", &s); err != nil {
-		return nil, err
-	}
-	data, err := textArg(b.Name(), "s", s)
-	if err != nil {
-		return nil, err
-	}
-	v, err := DecodeYAML(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %s", b.Name(), strings.TrimPrefix(err.Error(), "yaml: "))
-	}
-	return v, nil
+	return decodeText(b, args, kwargs, func(data []byte) (starlark.Value, error) {
+		v, err := DecodeYAML(data)
+		return v, trimYAMLPrefix(err)
+	})
 }
 
 func yamlDecodeAll(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var s starlark.Value
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "s", &s); err != nil {
-		return nil, err
+	return decodeText(b, args, kwargs, func(data []byte) (starlark.Value, error) {
+		docs, err := DecodeAllYAML(data)
+		if err != nil {
+			return nil, trimYAMLPrefix(err)
+		}
+		return starlark.NewList(docs), nil
+	})
+}
+
+// trimYAMLPrefix drops yaml.v3's "yaml: " from an error, as the builtin's
+// name already says what failed.
+func trimYAMLPrefix(err error) error {
+	if err == nil {
+		return nil
 	}
-	data, err := textArg(b.Name(), "s", s)
-	if err != nil {
-		return nil, err
-	}
-	docs, err := DecodeAllYAML(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %s", b.Name(), strings.TrimPrefix(err.Error(), "yaml: "))
-	}
-	return starlark.NewList(docs), nil
+	return errors.New(strings.TrimPrefix(err.Error(), "yaml: "))
 }

@@ -125,7 +125,7 @@ func toStarlark(v any, depth int) (starlark.Value, error) {
 	case []byte:
 		return starlark.Bytes(x), nil
 	case json.Number:
-		return numberToStarlark(string(x))
+		return NumberToStarlark(string(x))
 	case *big.Int:
 		if x == nil {
 			return starlark.None, nil
@@ -382,9 +382,9 @@ func isZero(v reflect.Value) bool {
 	return v.IsZero()
 }
 
-// numberToStarlark converts the text of a JSON number to an int when it is
-// integral in form, and to a float otherwise.
-func numberToStarlark(s string) (starlark.Value, error) {
+// NumberToStarlark converts the text of a JSON number to an int (of any
+// size) when it is integral in form, and to a float otherwise.
+func NumberToStarlark(s string) (starlark.Value, error) {
 	if !strings.ContainsAny(s, ".eE") {
 		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
 			return starlark.MakeInt64(i), nil
@@ -395,7 +395,7 @@ func numberToStarlark(s string) (starlark.Value, error) {
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil {
-		return nil, fmt.Errorf("invalid number %q", s)
+		return nil, fmt.Errorf("number %s is out of range", s)
 	}
 	return starlark.Float(f), nil
 }
