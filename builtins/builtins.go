@@ -3,11 +3,37 @@
 // Go packages, and returns data as Starlark values; none of them prints.
 package builtins
 
-import "go.starlark.net/starlark"
+import (
+	"fmt"
 
-// Modules returns the fabric modules every script sees, by name.
-func Modules() starlark.StringDict {
-	return starlark.StringDict{
+	"go.starlark.net/starlark"
+)
+
+// Modules returns the fabric modules and builtins every script sees, by
+// name; those that reach the fabric share env's connection.
+func Modules(env *Env) starlark.StringDict {
+	m := starlark.StringDict{
 		"pipeline": pipelineModule(),
+		"fabric":   env.fabricModule(),
 	}
+	for k, v := range env.platform() {
+		m[k] = v
+	}
+	return m
+}
+
+// optString unpacks an optional string argument that may be None.
+type optString string
+
+// Unpack implements starlark.Unpacker.
+func (s *optString) Unpack(v starlark.Value) error {
+	switch x := v.(type) {
+	case starlark.NoneType:
+		*s = ""
+	case starlark.String:
+		*s = optString(x)
+	default:
+		return fmt.Errorf("got %s, want string or None", v.Type())
+	}
+	return nil
 }

@@ -46,6 +46,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		NoColor:        os.Getenv("NO_COLOR") != "" || !host.IsTerminal(stdout),
 	}
 	sh.debug = os.Getenv("FABRIC_DEBUG") != ""
+	sh.env = &builtins.Env{Home: Home(), Notice: func(msg string) { fmt.Fprintln(stderr, msg) }}
+	defer sh.env.Close()
 	return sh.main(args)
 }
 
@@ -62,6 +64,7 @@ func Home() string {
 
 type shell struct {
 	io       *host.IO
+	env      *builtins.Env
 	debug    bool
 	terminal bool // stdin is a terminal: no arguments means the REPL
 }
@@ -92,6 +95,8 @@ func (sh *shell) main(args []string) int {
 		return runtime.ExitOK
 	case a == "repl":
 		return sh.repl()
+	case a == "fabric" && len(args) > 1 && args[1] == "serve":
+		return sh.serve(args[2:])
 	case a == "-c":
 		if len(args) < 2 {
 			return sh.usageError("-c needs Starlark code to run", "usage: client -c CODE [ARGS...]")
@@ -123,7 +128,7 @@ func (sh *shell) newRuntime(argv []string) *runtime.Runtime {
 	for k, v := range stdlib.Modules() {
 		predeclared[k] = v
 	}
-	for k, v := range builtins.Modules() {
+	for k, v := range builtins.Modules(sh.env) {
 		predeclared[k] = v
 	}
 	predeclared["sys"] = stdlib.SysModule(argv)

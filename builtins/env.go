@@ -1,0 +1,90 @@
+package builtins
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/fabricops/fabric/fabric/bus"
+	"github.com/fabricops/fabric/fabric/client"
+	"github.com/fabricops/fabric/fabric/local"
+)
+
+// Env is what the fabric builtins need from the shell: its home, a way to
+// tell the user things, and the connection they share (made on first use).
+type Env struct {
+	// Home is FABRIC_HOME.
+	Home string
+	// Notice prints a one-line notice for the user (on stderr).
+	Notice func(msg string)
+	// Exe is the client binary that runs the local fabric (default: this
+	// process's executable).
+	Exe string
+
+	mu     sync.Mutex
+	client *client.Client
+}
+
+// Client returns the connection to the fabric, connecting on first use.
+// With no network configuration at all it starts the local fabric; when
+// the local fabric's configuration points at a stopped fabric it starts it
+// again. Either way it says so in one notice.
+func (e *Env) Client() (*client.Client, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.client != nil {
+		return e.client, nil
+	}
+	explicit := os.Getenv("FABRIC_NETWORK_CONFIG") != ""
+	path := bus.ConfigPath(e.Home)
+	cfg, err := bus.LoadConfig(path)
+	if errors.Is(err, bus.ErrNoConfig) && !explicit {
+		e.notice("no network configuration: starting the local fabric ('client fabric down' stops it)")
+		if cfg, err = e.startLocal(path); err != nil {
+			return nil, err
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	c, err := client.Connect(cfg)
+	if errors.Is(err, bus.ErrUnreachable) && cfg.Local && !explicit {
+		e.notice("the local fabric is not running: starting it ('client fabric down' stops it)")
+		if cfg, err = e.startLocal(path); err != nil {
+			return nil, err
+		}
+		c, err = client.Connect(cfg)
+	}
+	if err != nil {
+		return nil, err
+	}
+	e.client = c
+	return c, nil
+}
+
+func (e *Env) startLocal(path string) (*bus.Config, error) {
+	if _, _, err := local.Up(e.Home, local.UpOptions{Exe: e.Exe}); err != nil {
+		return nil, err
+	}
+	return bus.LoadConfig(path)
+}
+
+func (e *Env) notice(msg string) {
+	if e.Notice != nil {
+		e.Notice(msg)
+	}
+}
+
+// Close closes the shared connection, if any.
+func (e *Env) Close() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.client != nil {
+		e.client.Close()
+		e.client = nil
+	}
+}
+
+// fail formats a builtin's error as "name: message".
+func fail(name string, err error) error { return fmt.Errorf("%s: %v", name, err) }

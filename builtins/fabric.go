@@ -1,0 +1,127 @@
+package builtins
+
+import (
+	"fmt"
+
+	"github.com/fabricops/fabric/fabric/bus"
+	"github.com/fabricops/fabric/fabric/local"
+	"github.com/fabricops/fabric/runtime/doc"
+	"github.com/fabricops/fabric/runtime/value"
+	"go.starlark.net/starlark"
+)
+
+// fabricModule manages the local fabric and shows the network
+// configuration.
+func (e *Env) fabricModule() starlark.Value {
+	return doc.Module("fabric", "The local fabric (the embedded default) and the network configuration.", starlark.StringDict{
+		"up": doc.Builtin("fabric.up", `up(tenants=["default"], workers=2)
+
+Starts the local fabric in the background (an embedded NATS server and
+each tenant's pods) and waits until it is ready. Writes one network
+configuration per tenant under FABRIC_HOME/tenants/, and the first
+tenant's as the default one. When it runs already it is left alone.
+Returns its state: pid, url, tenants, workers, started_at, started
+(False when it ran already).`, e.fabricUp),
+		"down": doc.Builtin("fabric.down", `down()
+
+Stops the local fabric gracefully (pods drained, server shut down, data
+kept). Returns True when it was running.`, e.fabricDown),
+		"status": doc.Builtin("fabric.status", `status()
+
+Returns the local fabric's state (pid, url, tenants, workers,
+started_at, license_expires, version), or None when it is not running.`, e.fabricStatus),
+		"logs": doc.Builtin("fabric.logs", `logs(lines=0)
+
+Returns the local fabric's log, its last lines only when lines > 0.`, e.fabricLogs),
+		"config": doc.Builtin("fabric.config", `config()
+
+Returns the network configuration in use, with its secrets redacted,
+and its path under "path".`, e.fabricConfig),
+	})
+}
+
+func (e *Env) fabricUp(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var tenants *starlark.List
+	workers := local.DefaultWorkers
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "tenants?", &tenants, "workers?", &workers); err != nil {
+		return nil, err
+	}
+	var names []string
+	for i := 0; tenants != nil && i < tenants.Len(); i++ {
+		s, ok := starlark.AsString(tenants.Index(i))
+		if !ok {
+			return nil, fmt.Errorf("%s: tenants must be strings", b.Name())
+		}
+		if err := bus.ValidTenantName(s); err != nil {
+			return nil, fail(b.Name(), err)
+		}
+		names = append(names, s)
+	}
+	if workers < 1 {
+		return nil, fmt.Errorf("%s: workers must be 1 or more", b.Name())
+	}
+	st, started, err := local.Up(e.Home, local.UpOptions{Tenants: names, Workers: workers, Exe: e.Exe})
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	d, err := dictOf(st, nil, []starlark.Tuple{{starlark.String("started"), starlark.Bool(started)}})
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+func (e *Env) fabricDown(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
+		return nil, err
+	}
+	e.Close()
+	was, err := local.Down(e.Home)
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	return starlark.Bool(was), nil
+}
+
+func (e *Env) fabricStatus(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
+		return nil, err
+	}
+	st, err := local.Status(e.Home)
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	if st == nil {
+		return starlark.None, nil
+	}
+	return value.ToStarlark(st)
+}
+
+func (e *Env) fabricLogs(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	lines := 0
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "lines?", &lines); err != nil {
+		return nil, err
+	}
+	text, err := local.Logs(e.Home, lines)
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	return starlark.String(text), nil
+}
+
+func (e *Env) fabricConfig(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
+		return nil, err
+	}
+	path := bus.ConfigPath(e.Home)
+	cfg, err := bus.LoadConfig(path)
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	d, err := dictOf(cfg.Redacted(), []starlark.Tuple{{starlark.String("path"), starlark.String(path)}}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+

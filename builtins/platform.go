@@ -1,0 +1,203 @@
+package builtins
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/runtime/doc"
+	"github.com/fabricops/fabric/runtime/value"
+	"go.starlark.net/starlark"
+)
+
+// platform returns the top-level platform builtins: pods(), healthcheck(),
+// agents(), and the pod_controller module.
+func (e *Env) platform() starlark.StringDict {
+	return starlark.StringDict{
+		"pods": doc.Builtin("pods", `pods(type=None, versions=False)
+
+Returns the live pods of the tenant as a list of dicts with every field
+of SPEC 2.1 (pod_id, pod_type, pod_category, site_name, resources,
+labels, pod_leader, ...), infra pods first. type keeps one pod type.
+versions=True adds pod_version, platform_version and messenger_version
+at the top level of each dict.`, e.podsBuiltin),
+		"healthcheck": doc.Builtin("healthcheck", `healthcheck(type=None, infra=False, apps=False)
+
+Returns the health rows of the live pods (SPEC 2.15): dicts with cat,
+pod_type, host, pod_id, site_name, health_parameter, status ("ok" or
+"failed") and message. type keeps one pod type; infra=True keeps the
+infra pods, apps=True the app pods (not both).`, e.healthBuiltin),
+		"agents": doc.Builtin("agents", `agents(type=None, site=None)
+
+Returns the live agents (event gateways) as pod dicts with agent_type
+added. type keeps one agent type, site one site.`, e.agentsBuiltin),
+		"pod_controller": doc.Module("pod_controller", "The controllers that run the pods.", starlark.StringDict{
+			"status": doc.Builtin("pod_controller.status", `status()
+
+Returns each live pod's controller status: dicts with pod_id, pod_type,
+hostname, proc_id, site_name, state, restarts and started_at.`, e.controllerStatus),
+			"restart": doc.Builtin("pod_controller.restart", `restart(pod_id)
+
+Restarts a pod in place (same pod id) and returns its status as it was
+asked. The pod answers again a moment later.`, e.controllerRestart),
+		}),
+	}
+}
+
+func (e *Env) podsBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var typ optString
+	var versions bool
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "type?", &typ, "versions?", &versions); err != nil {
+		return nil, err
+	}
+	c, err := e.Client()
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	infos, err := c.Pods(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	var out []starlark.Value
+	for _, p := range infos {
+		if typ != "" && p.PodType != string(typ) {
+			continue
+		}
+		var extra []starlark.Tuple
+		if versions {
+			extra = []starlark.Tuple{
+				{starlark.String("pod_version"), starlark.String(p.Labels.PodVersion)},
+				{starlark.String("platform_version"), starlark.String(p.Labels.PlatformVersion)},
+				{starlark.String("messenger_version"), starlark.String(p.Labels.MessengerVersion)},
+			}
+		}
+		d, err := dictOf(p, nil, extra)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return starlark.NewList(out), nil
+}
+
+func (e *Env) healthBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var typ optString
+	var infra, apps bool
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "type?", &typ, "infra?", &infra, "apps?", &apps); err != nil {
+		return nil, err
+	}
+	if infra && apps {
+		return nil, fmt.Errorf("%s: infra and apps are not compatible", b.Name())
+	}
+	c, err := e.Client()
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	rows, err := c.Health(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	var out []any
+	for _, r := range rows {
+		switch {
+		case typ != "" && r.PodType != string(typ):
+		case infra && r.Cat != api.CategoryInfra:
+		case apps && r.Cat != api.CategoryApp:
+		default:
+			out = append(out, r)
+		}
+	}
+	return toList(out)
+}
+
+func (e *Env) agentsBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var typ, site optString
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "type?", &typ, "site?", &site); err != nil {
+		return nil, err
+	}
+	c, err := e.Client()
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	infos, err := c.Pods(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	var out []starlark.Value
+	for _, p := range infos {
+		if !api.IsAgent(p.PodType) || (typ != "" && p.PodType != string(typ)) || (site != "" && !strings.EqualFold(p.SiteName, string(site))) {
+			continue
+		}
+		d, err := dictOf(p, []starlark.Tuple{{starlark.String("agent_type"), starlark.String(p.PodType)}}, nil)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return starlark.NewList(out), nil
+}
+
+func (e *Env) controllerStatus(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
+		return nil, err
+	}
+	c, err := e.Client()
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	st, err := c.Status(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	return value.ToStarlark(nonNil(st))
+}
+
+func (e *Env) controllerRestart(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var id string
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "pod_id", &id); err != nil {
+		return nil, err
+	}
+	c, err := e.Client()
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	st, err := c.Restart(context.Background(), id)
+	if err != nil {
+		return nil, err
+	}
+	return value.ToStarlark(st)
+}
+
+// dictOf converts a wire struct to a dict, with front keys before its
+// fields and back keys after them.
+func dictOf(v any, front, back []starlark.Tuple) (*starlark.Dict, error) {
+	sv, err := value.ToStarlark(v)
+	if err != nil {
+		return nil, err
+	}
+	fields := sv.(*starlark.Dict)
+	d := starlark.NewDict(fields.Len() + len(front) + len(back))
+	for _, items := range [][]starlark.Tuple{front, fields.Items(), back} {
+		for _, kv := range items {
+			if err := d.SetKey(kv[0], kv[1]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return d, nil
+}
+
+func toList(items []any) (starlark.Value, error) {
+	if items == nil {
+		items = []any{}
+	}
+	return value.ToStarlark(items)
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

@@ -1,0 +1,201 @@
+// Package api is the protocol shared by the client and the pods: subject
+// and bucket names, pod types and categories, and the wire types of pod
+// info (SPEC 2.1), health rows (SPEC 2.15) and controller status. Names of
+// subjects and buckets live here and nowhere else.
+package api
+
+import (
+	"fmt"
+	"time"
+)
+
+// ServiceVersion is the semantic version pods announce as NATS micro
+// services; it changes when the protocol does.
+const ServiceVersion = "1.0.0"
+
+// Pod types.
+const (
+	APIServer    = "api-server"
+	Scheduler    = "scheduler"
+	Worker       = "worker"
+	EventGateway = "event-gateway"
+)
+
+// Pod categories.
+const (
+	CategoryInfra = "infra"
+	CategoryApp   = "app"
+)
+
+// Category returns the category of a pod type: infra for the api-server and
+// schedulers, app for the others.
+func Category(podType string) string {
+	switch podType {
+	case APIServer, Scheduler:
+		return CategoryInfra
+	}
+	return CategoryApp
+}
+
+// IsAgent reports whether pods of a type are agents (listed by agents()).
+func IsAgent(podType string) bool { return podType == EventGateway }
+
+// PodTypes lists the known pod types.
+var PodTypes = []string{APIServer, Scheduler, Worker, EventGateway}
+
+// DefaultCapacityFilter is a pod's capacity filter unless configured.
+const DefaultCapacityFilter = "cpu_load1 <= 7.0 and mem_percent < 98 and pod_usage_active_jobs < 20"
+
+// Buckets of the tenant's JetStream.
+const (
+	// PodsBucket is the registry of live pods: key pod_id, value a
+	// Registration, refreshed by each pod and expiring when it stops.
+	PodsBucket = "fabric_pods"
+	// LeasesBucket holds leader leases (key: the pod type that elects).
+	LeasesBucket = "fabric_leases"
+	// ObjectsBucket is the tenant's object store.
+	ObjectsBucket = "fabric_objects"
+)
+
+// Subjects. Every tenant is a NATS account, so these names never collide
+// between tenants.
+const (
+	// SubjectPods asks the api-server for the info of every live pod.
+	SubjectPods = "fabric.api.pods"
+	// SubjectHealth asks the api-server for the health rows of every pod.
+	SubjectHealth = "fabric.api.health"
+	// SubjectStatus asks the api-server for every pod's controller status.
+	SubjectStatus = "fabric.api.status"
+	// QueueAPIServer is the queue group of the api-server's endpoints.
+	QueueAPIServer = "api-server"
+)
+
+// Pod endpoints, each at PodSubject(id, endpoint).
+const (
+	EndpointInfo    = "info"
+	EndpointHealth  = "health"
+	EndpointStatus  = "status"
+	EndpointRestart = "restart"
+)
+
+// PodSubject returns the direct subject of a pod's endpoint.
+func PodSubject(podID, endpoint string) string {
+	return fmt.Sprintf("fabric.pod.%s.%s", podID, endpoint)
+}
+
+// AutoSubject returns the type-wide subject of a pod type: any one pod of
+// the type answers (a queue group named after the type).
+func AutoSubject(podType string) string { return fmt.Sprintf("fabric.%s.auto", podType) }
+
+// Registration is a pod's entry in the PodsBucket registry.
+type Registration struct {
+	PodID    string `json:"pod_id"`
+	PodType  string `json:"pod_type"`
+	Site     string `json:"site_name"`
+	Hostname string `json:"hostname"`
+}
+
+// PodInfo is what a pod answers to info (SPEC 2.1).
+type PodInfo struct {
+	Now            string       `json:"now"`
+	StartedAt      string       `json:"started_at"`
+	PodType        string       `json:"pod_type"`
+	PodCategory    string       `json:"pod_category"`
+	PodID          string       `json:"pod_id"`
+	Hostname       string       `json:"hostname"`
+	ProcID         int          `json:"proc_id"`
+	Labels         Labels       `json:"labels"`
+	BuildTag       string       `json:"build_tag"`
+	Requests       Requests     `json:"requests"`
+	Resources      Resources    `json:"resources"`
+	PodLeader      bool         `json:"pod_leader"`
+	ObjstoreInfo   ObjstoreInfo `json:"objstore_info"`
+	Group          string       `json:"group"`
+	GroupID        string       `json:"group_id"`
+	SiteName       string       `json:"site_name"`
+	SiteID         string       `json:"site_id"`
+	PublicAccess   bool         `json:"public_access"`
+	CapacityFilter string       `json:"capacity_filter"`
+	LocalTime      float64      `json:"_local_time"`
+}
+
+// Labels of a pod (SPEC 2.1).
+type Labels struct {
+	TenantName            string `json:"tenant_name"`
+	PlatformVersion       string `json:"fx_platform_version"`
+	MessengerVersion      string `json:"fx_messenger_version"`
+	PodVersion            string `json:"fx_pod_version"`
+	LicenseValid          string `json:"fx_license_valid"`
+	LicenseNotExpired     string `json:"fx_license_not_expired"`
+	LicenseExpirationDate string `json:"fx_license_expiration_date"`
+}
+
+// Requests are the subjects a pod takes requests on.
+type Requests struct {
+	Auto   string `json:"auto"`
+	Direct string `json:"direct"`
+}
+
+// Resources are a pod's live resource figures.
+type Resources struct {
+	CPUCount           int     `json:"cpu_count"`
+	CPULoad1           float64 `json:"cpu_load1"`
+	CPULoad5           float64 `json:"cpu_load5"`
+	CPULoad15          float64 `json:"cpu_load15"`
+	MemTotalGB         float64 `json:"mem_total_gb"`
+	MemAvailableGB     float64 `json:"mem_available_gb"`
+	MemPercent         float64 `json:"mem_percent"`
+	MemUsedGB          float64 `json:"mem_used_gb"`
+	MemFreeGB          float64 `json:"mem_free_gb"`
+	MemActiveGB        float64 `json:"mem_active_gb"`
+	MemInactiveGB      float64 `json:"mem_inactive_gb"`
+	PodUsageActiveJobs int     `json:"pod_usage_active_jobs"`
+	PodUsageTotalJobs  int     `json:"pod_usage_total_jobs"`
+}
+
+// ObjstoreInfo says where a pod's object store is.
+type ObjstoreInfo struct {
+	Host           string `json:"host"`
+	ConfigChecksum string `json:"config_checksum"`
+}
+
+// HealthRow is one health parameter of one pod (SPEC 2.15).
+type HealthRow struct {
+	Cat       string `json:"cat"`
+	PodType   string `json:"pod_type"`
+	Host      string `json:"host"`
+	ID        string `json:"pod_id"`
+	Site      string `json:"site_name"`
+	Parameter string `json:"health_parameter"`
+	Status    string `json:"status"`
+	Message   string `json:"message"`
+}
+
+// Health statuses.
+const (
+	StatusOK     = "ok"
+	StatusFailed = "failed"
+)
+
+// ControllerStatus is a pod's status as its controller reports it.
+type ControllerStatus struct {
+	PodID     string `json:"pod_id"`
+	PodType   string `json:"pod_type"`
+	Hostname  string `json:"hostname"`
+	ProcID    int    `json:"proc_id"`
+	SiteName  string `json:"site_name"`
+	State     string `json:"state"`
+	Restarts  int    `json:"restarts"`
+	StartedAt string `json:"started_at"`
+}
+
+// Error is the body of a failed request: {"error": "..."}.
+type Error struct {
+	Error string `json:"error"`
+}
+
+// TimeFormat is how timestamps are written: ISO 8601 without a zone, UTC.
+const TimeFormat = "2006-01-02T15:04:05.000000"
+
+// Timestamp formats t as the protocol writes times.
+func Timestamp(t time.Time) string { return t.UTC().Format(TimeFormat) }

@@ -1,0 +1,96 @@
+// Package apiserver is the api-server pod's service: it answers the
+// tenant-wide questions (every pod's info, health, status) in one request,
+// by asking each live pod of the registry it keeps in memory.
+package apiserver
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+	"time"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/pod"
+	"github.com/fabricops/fabric/fabric/registry"
+	"github.com/nats-io/nats.go"
+)
+
+// Serve adds the api-server's endpoints to the pod p until it stops.
+func Serve(p *pod.Pod) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	kv, err := p.JetStream().KeyValue(ctx, api.PodsBucket)
+	if err != nil {
+		return err
+	}
+	w, err := registry.Watch(kv, 5*time.Second)
+	if err != nil {
+		return err
+	}
+	nc := p.Conn()
+	subs := []*nats.Subscription{}
+	add := func(subject string, h nats.MsgHandler) error {
+		s, err := nc.QueueSubscribe(subject, api.QueueAPIServer, h)
+		subs = append(subs, s)
+		return err
+	}
+	regs := func() []api.Registration { return w.Current(pod.RegistryTTL) }
+	if err := add(api.SubjectPods, func(m *nats.Msg) {
+		infos, _, _ := registry.Gather[api.PodInfo](context.Background(), nc, regs(), api.EndpointInfo)
+		SortPods(infos)
+		reply(m, infos)
+	}); err != nil {
+		return err
+	}
+	if err := add(api.SubjectHealth, func(m *nats.Msg) {
+		rows, _, _ := registry.Gather[[]api.HealthRow](context.Background(), nc, regs(), api.EndpointHealth)
+		var all []api.HealthRow
+		for _, r := range rows {
+			all = append(all, r...)
+		}
+		reply(m, all)
+	}); err != nil {
+		return err
+	}
+	if err := add(api.SubjectStatus, func(m *nats.Msg) {
+		st, _, _ := registry.Gather[api.ControllerStatus](context.Background(), nc, regs(), api.EndpointStatus)
+		sort.Slice(st, func(i, j int) bool { return st[i].PodType+st[i].PodID < st[j].PodType+st[j].PodID })
+		reply(m, st)
+	}); err != nil {
+		return err
+	}
+	go func() {
+		<-p.Done()
+		for _, s := range subs {
+			_ = s.Unsubscribe()
+		}
+		w.Stop()
+	}()
+	return nil
+}
+
+// SortPods orders pods as tables show them: infra first, then by type,
+// site and id.
+func SortPods(infos []api.PodInfo) {
+	sort.Slice(infos, func(i, j int) bool {
+		a, b := infos[i], infos[j]
+		if a.PodCategory != b.PodCategory {
+			return a.PodCategory == api.CategoryInfra
+		}
+		if a.PodType != b.PodType {
+			return a.PodType < b.PodType
+		}
+		if a.SiteName != b.SiteName {
+			return a.SiteName < b.SiteName
+		}
+		return a.PodID < b.PodID
+	})
+}
+
+func reply(m *nats.Msg, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		data, _ = json.Marshal(api.Error{Error: err.Error()})
+	}
+	_ = m.Respond(data)
+}

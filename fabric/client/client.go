@@ -1,0 +1,179 @@
+// Package client is the Go client of the fabric, what the shell's builtins
+// call: it connects as a tenant and asks the fabric about its pods, their
+// health and their controllers.
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/apiserver"
+	"github.com/fabricops/fabric/fabric/bus"
+	"github.com/fabricops/fabric/fabric/registry"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Timeout bounds a request to the fabric.
+const Timeout = 10 * time.Second
+
+// Client is a connection to a tenant of the fabric.
+type Client struct {
+	Config *bus.Config
+	nc     *nats.Conn
+}
+
+// Connect connects to the fabric that cfg describes.
+func Connect(cfg *bus.Config) (*Client, error) {
+	nc, err := bus.Connect(cfg, "client")
+	if err != nil {
+		return nil, err
+	}
+	return &Client{Config: cfg, nc: nc}, nil
+}
+
+// Close closes the connection.
+func (c *Client) Close() { c.nc.Close() }
+
+// Conn returns the underlying NATS connection.
+func (c *Client) Conn() *nats.Conn { return c.nc }
+
+// Pods returns the info of every live pod, infra first.
+func (c *Client) Pods(ctx context.Context) ([]api.PodInfo, error) {
+	infos, err := ask[api.PodInfo](ctx, c, api.SubjectPods, api.EndpointInfo)
+	if err != nil {
+		return nil, fmt.Errorf("pods: %w", err)
+	}
+	apiserver.SortPods(infos)
+	return infos, nil
+}
+
+// Health returns the health rows of every live pod.
+func (c *Client) Health(ctx context.Context) ([]api.HealthRow, error) {
+	var rows []api.HealthRow
+	err := c.askAPIServer(ctx, api.SubjectHealth, &rows)
+	if errors.Is(err, nats.ErrNoResponders) {
+		var per [][]api.HealthRow
+		per, err = gather[[]api.HealthRow](ctx, c, api.EndpointHealth)
+		for _, r := range per {
+			rows = append(rows, r...)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("healthcheck: %w", err)
+	}
+	return rows, nil
+}
+
+// Status returns the controller status of every live pod.
+func (c *Client) Status(ctx context.Context) ([]api.ControllerStatus, error) {
+	st, err := ask[api.ControllerStatus](ctx, c, api.SubjectStatus, api.EndpointStatus)
+	if err != nil {
+		return nil, fmt.Errorf("pod-controller status: %w", err)
+	}
+	return st, nil
+}
+
+// RestartTimeout bounds the wait for a restarted pod to answer again.
+const RestartTimeout = 15 * time.Second
+
+// Restart asks the controller of a pod to restart it in place and waits
+// until the pod answers again; it returns the pod's new status.
+func (c *Client) Restart(ctx context.Context, podID string) (api.ControllerStatus, error) {
+	before, err := c.restart(ctx, podID)
+	if err != nil {
+		return before, err
+	}
+	deadline := time.Now().Add(RestartTimeout)
+	for time.Now().Before(deadline) {
+		rctx, cancel := context.WithTimeout(ctx, time.Second)
+		msg, err := c.nc.RequestWithContext(rctx, api.PodSubject(podID, api.EndpointStatus), nil)
+		cancel()
+		var st api.ControllerStatus
+		if err == nil && decode(msg.Data, &st) == nil && st.Restarts > before.Restarts {
+			return st, nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return before, fmt.Errorf("pod-controller restart: timed out after %s waiting for pod %s to answer again", RestartTimeout, podID)
+}
+
+func (c *Client) restart(ctx context.Context, podID string) (api.ControllerStatus, error) {
+	var st api.ControllerStatus
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	msg, err := c.nc.RequestWithContext(ctx, api.PodSubject(podID, api.EndpointRestart), nil)
+	switch {
+	case errors.Is(err, nats.ErrNoResponders):
+		return st, fmt.Errorf("pod-controller restart: no live pod with id %s", podID)
+	case err != nil:
+		return st, fmt.Errorf("pod-controller restart: pod %s: %w", podID, timeoutError(err))
+	}
+	if err := decode(msg.Data, &st); err != nil {
+		return st, fmt.Errorf("pod-controller restart: %w", err)
+	}
+	return st, nil
+}
+
+// ask asks the api-server in one request, or every registered pod itself
+// when no api-server is up.
+func ask[T any](ctx context.Context, c *Client, subject, endpoint string) ([]T, error) {
+	var out []T
+	err := c.askAPIServer(ctx, subject, &out)
+	if errors.Is(err, nats.ErrNoResponders) {
+		return gather[T](ctx, c, endpoint)
+	}
+	return out, err
+}
+
+func (c *Client) askAPIServer(ctx context.Context, subject string, out any) error {
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	msg, err := c.nc.RequestWithContext(ctx, subject, nil)
+	if err != nil {
+		if errors.Is(err, nats.ErrNoResponders) {
+			return err
+		}
+		return fmt.Errorf("the api-server did not answer: %w", timeoutError(err))
+	}
+	return decode(msg.Data, out)
+}
+
+// gather reads the registry and asks each pod's endpoint.
+func gather[T any](ctx context.Context, c *Client, endpoint string) ([]T, error) {
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	js, err := jetstream.New(c.nc)
+	if err != nil {
+		return nil, err
+	}
+	regs, err := registry.List(ctx, js)
+	if err != nil {
+		return nil, err
+	}
+	answers, _, err := registry.Gather[T](ctx, c.nc, regs, endpoint)
+	return answers, err
+}
+
+// decode reads an answer, which is either the value or {"error": "..."}.
+func decode(data []byte, out any) error {
+	var e api.Error
+	if json.Unmarshal(data, &e) == nil && e.Error != "" {
+		return errors.New(e.Error)
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("bad answer from the fabric: %v", err)
+	}
+	return nil
+}
+
+func timeoutError(err error) error {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) {
+		return fmt.Errorf("timed out after %s", Timeout)
+	}
+	return err
+}

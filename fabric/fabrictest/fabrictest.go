@@ -1,0 +1,115 @@
+// Package fabrictest starts a real fabric inside a test: an embedded
+// nats-server on a random port with its store in a temp dir, one account
+// per tenant, and each tenant's pods, with the network configurations
+// written where the client finds them.
+package fabrictest
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/bus"
+	"github.com/fabricops/fabric/fabric/runner"
+)
+
+// Fabric is a running test fabric.
+type Fabric struct {
+	Server *bus.Server
+	// Home is the FABRIC_HOME of the test.
+	Home string
+	// Configs holds each tenant's network configuration.
+	Configs map[string]*bus.Config
+	// Runners holds each tenant's pods.
+	Runners map[string]*runner.Runner
+}
+
+// Options configures Start.
+type Options struct {
+	// Tenants to create (default: "a").
+	Tenants []string
+	// Pods of each tenant (default: api-server, scheduler, 2 workers and an
+	// event-gateway, as the local fabric runs).
+	Pods []string
+	// LeaseTTL of the scheduler lease (default 2s, to keep tests short).
+	LeaseTTL time.Duration
+}
+
+// DefaultPods are the pods of a tenant of the local fabric.
+var DefaultPods = []string{api.APIServer, api.Scheduler, api.Worker, api.Worker, api.EventGateway}
+
+// Start starts a fabric and stops it when the test ends. It sets
+// FABRIC_HOME and FABRIC_NETWORK_CONFIG (the first tenant's) for the test.
+func Start(t testing.TB, o Options) *Fabric {
+	t.Helper()
+	if len(o.Tenants) == 0 {
+		o.Tenants = []string{"a"}
+	}
+	if o.Pods == nil {
+		o.Pods = DefaultPods
+	}
+	if o.LeaseTTL == 0 {
+		o.LeaseTTL = 2 * time.Second
+	}
+	dir := t.TempDir()
+	var tenants []bus.Tenant
+	for _, name := range o.Tenants {
+		tn, err := bus.NewTenant(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tenants = append(tenants, tn)
+	}
+	srv, err := bus.StartServer(bus.ServerOptions{Name: "test", Host: "127.0.0.1", Port: -1, StoreDir: filepath.Join(dir, "jetstream"), Tenants: tenants})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &Fabric{Server: srv, Home: filepath.Join(dir, "home"), Configs: map[string]*bus.Config{}, Runners: map[string]*runner.Runner{}}
+	t.Cleanup(func() {
+		for _, r := range f.Runners {
+			r.Stop()
+		}
+		srv.Shutdown()
+	})
+	for i, tn := range tenants {
+		cfg := &bus.Config{Tenant: tn.Name, NATS: bus.NATSConfig{URLs: []string{srv.URL()}, User: tn.User, Password: tn.Password}}
+		path := filepath.Join(f.Home, "tenants", tn.Name, bus.ConfigFileName)
+		if err := cfg.Save(path); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			t.Setenv("FABRIC_HOME", f.Home)
+			t.Setenv("FABRIC_NETWORK_CONFIG", path)
+		}
+		f.Configs[tn.Name] = cfg
+		r, err := runner.Start(runner.Options{Config: cfg, Pods: o.Pods, Site: "local", BuildTag: "test",
+			PlatformVersion: "test", LicenseExpires: time.Now().AddDate(1, 0, 0), LeaseTTL: o.LeaseTTL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Runners[tn.Name] = r
+	}
+	return f
+}
+
+// ConfigPath returns the path of a tenant's network configuration.
+func (f *Fabric) ConfigPath(tenant string) string {
+	return filepath.Join(f.Home, "tenants", tenant, bus.ConfigFileName)
+}
+
+// UseTenant points FABRIC_NETWORK_CONFIG at a tenant's configuration.
+func (f *Fabric) UseTenant(t testing.TB, tenant string) {
+	t.Setenv("FABRIC_NETWORK_CONFIG", f.ConfigPath(tenant))
+}
+
+// PodsOf returns the ids of a tenant's running pods of a type.
+func (f *Fabric) PodsOf(tenant, podType string) []string {
+	var ids []string
+	for _, p := range f.Runners[tenant].Pods() {
+		if p.PodType == podType {
+			ids = append(ids, p.PodID)
+		}
+	}
+	return ids
+}

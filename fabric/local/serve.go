@@ -1,0 +1,190 @@
+package local
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/bus"
+	"github.com/fabricops/fabric/fabric/runner"
+)
+
+// ServeOptions configures Serve.
+type ServeOptions struct {
+	Tenants []string
+	Workers int
+	// Version is the client's version, reported by the pods.
+	Version string
+	// Logger receives the fabric's log lines.
+	Logger *log.Logger
+}
+
+// settings survive restarts of the local fabric.
+type settings struct {
+	Port           int    `json:"port"`
+	LicenseExpires string `json:"license_expires"`
+}
+
+// Serve runs the local fabric in the foreground until SIGTERM or SIGINT,
+// then stops it gracefully. Its data stays under $FABRIC_HOME/local.
+func Serve(home string, o ServeOptions) error {
+	if len(o.Tenants) == 0 {
+		o.Tenants = []string{DefaultTenant}
+	}
+	if o.Workers <= 0 {
+		o.Workers = DefaultWorkers
+	}
+	logger := o.Logger
+	if logger == nil {
+		logger = log.New(os.Stderr, "", log.LstdFlags)
+	}
+	if st, _ := Status(home); st != nil && st.PID != os.Getpid() {
+		return fmt.Errorf("a local fabric runs already (pid %d)", st.PID)
+	}
+	if err := os.MkdirAll(Dir(home), 0o700); err != nil {
+		return err
+	}
+	set := loadSettings(home)
+	tenants, err := loadTenants(home, o.Tenants)
+	if err != nil {
+		return err
+	}
+	port := set.Port
+	if port == 0 || !portFree(port) {
+		if port, err = bus.FreePort("127.0.0.1"); err != nil {
+			return err
+		}
+	}
+	srv, err := bus.StartServer(bus.ServerOptions{Name: "fabric-local", Host: "127.0.0.1", Port: port,
+		StoreDir: filepath.Join(Dir(home), "jetstream"), Tenants: tenants, LogFile: filepath.Join(Dir(home), "nats.log")})
+	if err != nil {
+		return err
+	}
+	set.Port = srv.Port()
+	expires, err := time.Parse("2006-01-02", set.LicenseExpires)
+	if err != nil {
+		expires = time.Now().AddDate(1, 0, 0)
+		set.LicenseExpires = expires.Format("2006-01-02")
+	}
+	if err := writeJSON(settingsFile(home), set, 0o600); err != nil {
+		srv.Shutdown()
+		return err
+	}
+
+	var runners []*runner.Runner
+	stopAll := func() {
+		for _, r := range runners {
+			r.Stop()
+		}
+		srv.Shutdown()
+	}
+	pods := []string{api.APIServer, api.Scheduler}
+	for i := 0; i < o.Workers; i++ {
+		pods = append(pods, api.Worker)
+	}
+	pods = append(pods, api.EventGateway)
+	for i, t := range tenants {
+		cfg := &bus.Config{Tenant: t.Name, Local: true, NATS: bus.NATSConfig{URLs: []string{srv.URL()}, User: t.User, Password: t.Password}}
+		if err := cfg.Save(TenantConfigPath(home, t.Name)); err != nil {
+			stopAll()
+			return err
+		}
+		if i == 0 {
+			if err := saveDefault(home, cfg); err != nil {
+				logger.Printf("warning: %v", err)
+			}
+		}
+		r, err := runner.Start(runner.Options{Config: cfg, Pods: pods, Site: Site, BuildTag: o.Version,
+			PlatformVersion: o.Version, LicenseExpires: expires, Logger: logger})
+		if err != nil {
+			stopAll()
+			return err
+		}
+		runners = append(runners, r)
+	}
+
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	st := State{PID: os.Getpid(), URL: srv.URL(), Port: set.Port, Tenants: o.Tenants, Workers: o.Workers,
+		StartedAt: api.Timestamp(time.Now()), LicenseExpires: set.LicenseExpires, Version: o.Version}
+	if err := writeJSON(stateFile(home), st, 0o600); err != nil {
+		stopAll()
+		return err
+	}
+	logger.Printf("local fabric ready at %s, tenants %v, pid %d", srv.URL(), o.Tenants, st.PID)
+	sig := <-sigs
+	logger.Printf("%s: stopping the local fabric", sig)
+	os.Remove(stateFile(home))
+	stopAll()
+	logger.Printf("local fabric stopped")
+	return nil
+}
+
+// loadTenants returns the tenants with the credentials they had before, or
+// new ones.
+func loadTenants(home string, names []string) ([]bus.Tenant, error) {
+	var out []bus.Tenant
+	for _, name := range names {
+		if err := bus.ValidTenantName(name); err != nil {
+			return nil, err
+		}
+		if cfg, err := bus.LoadConfig(TenantConfigPath(home, name)); err == nil && cfg.NATS.Password != "" {
+			out = append(out, bus.Tenant{Name: name, User: cfg.NATS.User, Password: cfg.NATS.Password})
+			continue
+		}
+		t, err := bus.NewTenant(name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// saveDefault writes the default network configuration unless one exists
+// that is not the local fabric's (a user's production file is never
+// replaced).
+func saveDefault(home string, cfg *bus.Config) error {
+	path := filepath.Join(home, bus.ConfigFileName)
+	if old, err := bus.LoadConfig(path); err == nil && !old.Local {
+		return fmt.Errorf("%s is not the local fabric's; left as it is", path)
+	}
+	return cfg.Save(path)
+}
+
+func loadSettings(home string) settings {
+	var s settings
+	data, err := os.ReadFile(settingsFile(home))
+	if err == nil {
+		_ = json.Unmarshal(data, &s)
+	}
+	return s
+}
+
+func portFree(port int) bool {
+	p, err := bus.FreePortAt("127.0.0.1", port)
+	return err == nil && p == port
+}
+
+func writeJSON(path string, v any, mode fs.FileMode) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(data, '\n'), mode); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return errors.Join(err, os.Remove(tmp))
+	}
+	return nil
+}
