@@ -124,4 +124,3 @@ func (e *Env) fabricConfig(thread *starlark.Thread, b *starlark.Builtin, args st
 	}
 	return d, nil
 }
-

@@ -299,4 +299,3 @@ func TestPodController(t *testing.T) {
 		t.Fatalf("unknown pod: %d %q", code, errOut)
 	}
 }
-
