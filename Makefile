@@ -14,14 +14,19 @@ all: build
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/client ./cmd/client
 
-# The tests drive the REPL under tmux; install it when missing (Debian).
+# Debian packages the tests use, installed when missing: tmux drives the REPL
+# in a real terminal; nats-server is the standalone server fabricd is tested
+# against.
+DEB_TOOLS := tmux nats-server
 deps:
-	@command -v tmux >/dev/null 2>&1 || { \
-	  echo "installing tmux (REPL terminal test)"; \
+	@missing=""; for t in $(DEB_TOOLS); do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing$$missing (Debian packages for the tests)"; \
 	  if command -v apt-get >/dev/null 2>&1; then \
-	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux) >/dev/null 2>&1 \
-	      || echo "warning: could not install tmux; the terminal test will be skipped"; \
-	  else echo "warning: no apt-get; the terminal test will be skipped"; fi; }
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) >/dev/null 2>&1 \
+	      || echo "warning: could not install$$missing; the tests that need them are skipped"; \
+	  else echo "warning: no apt-get; the tests that need$$missing are skipped"; fi; \
+	fi
 
 test: deps
 	$(GO) vet ./...
@@ -46,6 +51,7 @@ fuzz:
 	$(GO) test ./fabric/pipeline -run '^$$' -fuzz FuzzChecksum -fuzztime $(FUZZTIME)
 	$(GO) test ./cli -run '^$$' -fuzz FuzzSplitWords -fuzztime $(FUZZTIME)
 	$(GO) test ./runtime/stdlib -run '^$$' -fuzz FuzzDecodeJSON -fuzztime $(FUZZTIME)
+	$(GO) test ./cmd/fabricd -run '^$$' -fuzz FuzzParseSettings -fuzztime $(FUZZTIME)
 
 install:
 	$(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cmd/client

@@ -14,10 +14,12 @@ import (
 // configuration.
 func (e *Env) fabricModule() starlark.Value {
 	return doc.Module("fabric", "The local fabric (the embedded default) and the network configuration.", starlark.StringDict{
-		"up": doc.Builtin("fabric.up", `up(tenants=["default"], workers=2)
+		"up": doc.Builtin("fabric.up", `up(tenants=None, workers=0)
 
 Starts the local fabric in the background (an embedded NATS server and
-each tenant's pods) and waits until it is ready. Writes one network
+each tenant's pods) and waits until it is ready. Without tenants or
+workers it starts as it ran last time (first time: tenant "default", 2
+workers). Writes one network
 configuration per tenant under FABRIC_HOME/tenants/, and the first
 tenant's as the default one. When it runs already it is left alone.
 Returns its state: pid, url, tenants, workers, started_at, started
@@ -41,14 +43,18 @@ and its path under "path".`, e.fabricConfig),
 }
 
 func (e *Env) fabricUp(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var tenants *starlark.List
-	workers := local.DefaultWorkers
+	var tenants starlark.Value = starlark.None
+	workers := 0
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "tenants?", &tenants, "workers?", &workers); err != nil {
 		return nil, err
 	}
+	list, ok := tenants.(*starlark.List)
+	if tenants != starlark.None && !ok {
+		return nil, fmt.Errorf("%s: tenants must be a list of names or None", b.Name())
+	}
 	var names []string
-	for i := 0; tenants != nil && i < tenants.Len(); i++ {
-		s, ok := starlark.AsString(tenants.Index(i))
+	for i := 0; list != nil && i < list.Len(); i++ {
+		s, ok := starlark.AsString(list.Index(i))
 		if !ok {
 			return nil, fmt.Errorf("%s: tenants must be strings", b.Name())
 		}
@@ -57,7 +63,7 @@ func (e *Env) fabricUp(thread *starlark.Thread, b *starlark.Builtin, args starla
 		}
 		names = append(names, s)
 	}
-	if workers < 1 {
+	if workers < 0 {
 		return nil, fmt.Errorf("%s: workers must be 1 or more", b.Name())
 	}
 	st, started, err := local.Up(e.Home, local.UpOptions{Tenants: names, Workers: workers, Exe: e.Exe})

@@ -18,10 +18,7 @@ func TestREPLInTerminal(t *testing.T) {
 		t.Skip("tmux is not installed (make deps installs it)")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "client")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildClient(t)
 	home := filepath.Join(dir, "home")
 	socket := fmt.Sprintf("fabric-test-%d", os.Getpid())
 	tmux := func(args ...string) string {

@@ -29,8 +29,10 @@ type ServeOptions struct {
 
 // settings survive restarts of the local fabric.
 type settings struct {
-	Port           int    `json:"port"`
-	LicenseExpires string `json:"license_expires"`
+	Port           int      `json:"port"`
+	LicenseExpires string   `json:"license_expires"`
+	Tenants        []string `json:"tenants"`
+	Workers        int      `json:"workers"`
 }
 
 // Serve runs the local fabric in the foreground until SIGTERM or SIGINT,
@@ -68,7 +70,7 @@ func Serve(home string, o ServeOptions) error {
 	if err != nil {
 		return err
 	}
-	set.Port = srv.Port()
+	set.Port, set.Tenants, set.Workers = srv.Port(), o.Tenants, o.Workers
 	expires, err := time.Parse("2006-01-02", set.LicenseExpires)
 	if err != nil {
 		expires = time.Now().AddDate(1, 0, 0)

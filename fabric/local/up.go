@@ -27,12 +27,6 @@ const StartTimeout = 30 * time.Second
 // When one runs already it is left alone (started is false); asking it for
 // tenants it lacks is an error.
 func Up(home string, o UpOptions) (st *State, started bool, err error) {
-	if len(o.Tenants) == 0 {
-		o.Tenants = []string{DefaultTenant}
-	}
-	if o.Workers <= 0 {
-		o.Workers = DefaultWorkers
-	}
 	if st, err := Status(home); err != nil || st != nil {
 		if err == nil {
 			for _, t := range o.Tenants {
@@ -42,6 +36,19 @@ func Up(home string, o UpOptions) (st *State, started bool, err error) {
 			}
 		}
 		return st, false, err
+	}
+	last := loadSettings(home)
+	if len(o.Tenants) == 0 {
+		o.Tenants = last.Tenants
+	}
+	if len(o.Tenants) == 0 {
+		o.Tenants = []string{DefaultTenant}
+	}
+	if o.Workers <= 0 {
+		o.Workers = DefaultWorkers
+		if last.Workers > 0 {
+			o.Workers = last.Workers
+		}
 	}
 	if o.Exe == "" {
 		if o.Exe, err = os.Executable(); err != nil {
