@@ -1,11 +1,12 @@
 # Fabric: the client shell and the fabric it administers.
-# make demo   builds the client and runs the demo workflow on the embedded default
+# make demo   builds the client, starts the local fabric and runs the demo workflows
 # make test   installs what the tests need (once) and runs every test
 
 GO       ?= go
 BIN      := bin
 VERSION  := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS  := -s -w -X github.com/fabricops/fabric/cli.Version=$(VERSION)
+DLDFLAGS := -s -w -X main.Version=$(VERSION)
 
 .PHONY: all build test demo bench lint install deps fuzz clean
 
@@ -13,6 +14,7 @@ all: build
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/client ./cmd/client
+	$(GO) build -trimpath -ldflags '$(DLDFLAGS)' -o $(BIN)/fabricd ./cmd/fabricd
 
 # Debian packages the tests use, installed when missing: tmux drives the REPL
 # in a real terminal; nats-server is the standalone server fabricd is tested
@@ -33,11 +35,18 @@ test: deps
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed on:"; gofmt -l .; exit 1; }
 	$(GO) test -count=1 ./...
 
+# The demo runs on the embedded default: the local fabric starts (and keeps
+# running; 'bin/client fabric down' stops it), then two workflows run.
 demo: build
+	$(BIN)/client fabric up
+	$(BIN)/client run examples/fabric_tour.star
 	$(BIN)/client run examples/demo.star
+	@echo "The local fabric keeps running: bin/client fabric down stops it."
+
 
 bench: build
 	bash bench/startup.sh
+	bash bench/pods.sh
 
 lint:
 	$(GO) vet ./...
@@ -52,9 +61,12 @@ fuzz:
 	$(GO) test ./cli -run '^$$' -fuzz FuzzSplitWords -fuzztime $(FUZZTIME)
 	$(GO) test ./runtime/stdlib -run '^$$' -fuzz FuzzDecodeJSON -fuzztime $(FUZZTIME)
 	$(GO) test ./cmd/fabricd -run '^$$' -fuzz FuzzParseSettings -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric/bus -run '^$$' -fuzz FuzzLoadConfig -fuzztime $(FUZZTIME)
+	$(GO) test ./runtime/command -run '^$$' -fuzz FuzzDeclared -fuzztime $(FUZZTIME)
 
 install:
 	$(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cmd/client
+	$(GO) install -trimpath -ldflags '$(DLDFLAGS)' ./cmd/fabricd
 
 clean:
 	rm -rf $(BIN)

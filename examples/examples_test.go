@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fabricops/fabric/cli"
+	"github.com/fabricops/fabric/fabric/fabrictest"
 )
 
 func TestExamples(t *testing.T) {
@@ -16,10 +17,12 @@ func TestExamples(t *testing.T) {
 	if err != nil || len(files) < 2 {
 		t.Fatalf("want at least two examples, found %v (%v)", files, err)
 	}
+	// One fabric for all examples; it sets FABRIC_HOME and the network
+	// configuration, so no example starts a local fabric of its own.
+	fabrictest.Start(t, fabrictest.Options{})
+	t.Setenv("NO_COLOR", "1")
 	for _, f := range files {
 		t.Run(strings.TrimSuffix(f, ".star"), func(t *testing.T) {
-			t.Setenv("FABRIC_HOME", t.TempDir())
-			t.Setenv("NO_COLOR", "1")
 			var stdout, stderr bytes.Buffer
 			code := cli.Main([]string{"run", f, t.TempDir()}, strings.NewReader(""), &stdout, &stderr)
 			if code != 0 {

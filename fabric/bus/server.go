@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -34,12 +33,15 @@ func NewTenant(name string) (Tenant, error) {
 	return Tenant{Name: name, User: name, Password: base64.RawURLEncoding.EncodeToString(buf)}, nil
 }
 
-var tenantRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
-
-// ValidTenantName checks a tenant name: lower-case letters, digits, '_'
-// and '-', starting with a letter or digit.
+// ValidTenantName checks a tenant name: 1 to 63 lower-case letters, digits,
+// '_' and '-', starting with a letter or digit.
 func ValidTenantName(name string) error {
-	if !tenantRE.MatchString(name) {
+	ok := len(name) > 0 && len(name) <= 63
+	for i := 0; ok && i < len(name); i++ {
+		c := name[i]
+		ok = c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || i > 0 && (c == '_' || c == '-')
+	}
+	if !ok {
 		return fmt.Errorf("invalid tenant name %q: use lower-case letters, digits, '_' and '-'", name)
 	}
 	return nil

@@ -89,6 +89,9 @@ func Start(t testing.TB, o Options) *Fabric {
 			t.Fatal(err)
 		}
 		f.Runners[tn.Name] = r
+		if err := r.WaitVisible(10 * time.Second); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return f
 }

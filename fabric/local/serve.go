@@ -111,6 +111,10 @@ func Serve(home string, o ServeOptions) error {
 			return err
 		}
 		runners = append(runners, r)
+		if err := r.WaitVisible(15 * time.Second); err != nil {
+			stopAll()
+			return err
+		}
 	}
 
 	sigs := make(chan os.Signal, 1)

@@ -6,6 +6,8 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"log"
 	"strings"
@@ -221,4 +223,45 @@ func hostPort(url string) string {
 		return rest
 	}
 	return url
+}
+
+// WaitVisible waits until every pod of the runner is listed by the
+// tenant's pods request (the api-server has seen them all), so that a
+// fabric called ready shows all its pods at once.
+func (r *Runner) WaitVisible(timeout time.Duration) error {
+	want := r.Pods()
+	if len(want) == 0 {
+		return nil
+	}
+	r.mu.Lock()
+	nc := r.slots[0].nc
+	r.mu.Unlock()
+	deadline := time.Now().Add(timeout)
+	for {
+		missing := len(want)
+		if msg, err := nc.Request(api.SubjectPods, nil, time.Second); err == nil {
+			var seen []api.Registration
+			if json.Unmarshal(msg.Data, &seen) == nil {
+				ids := map[string]bool{}
+				for _, s := range seen {
+					ids[s.PodID] = true
+				}
+				missing = 0
+				for _, w := range want {
+					if !ids[w.PodID] {
+						missing++
+					}
+				}
+			}
+		} else if errors.Is(err, nats.ErrNoResponders) {
+			return nil // no api-server in this fabric: nothing aggregates
+		}
+		if missing == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("timed out after %s waiting for %d pod(s) to be listed", timeout, missing)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }

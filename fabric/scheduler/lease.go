@@ -35,48 +35,60 @@ func Elect(p *pod.Pod, ttl time.Duration) error {
 	if err != nil {
 		return err
 	}
-	go run(p, kv, ttl)
+	l := &lease{p: p, kv: kv, ttl: ttl}
+	l.try() // a scheduler that can lead leads before it is called started
+	go l.run()
 	return nil
 }
 
-func run(p *pod.Pod, kv jetstream.KeyValue, ttl time.Duration) {
-	var rev uint64
-	tick := time.NewTicker(ttl / 6)
-	defer tick.Stop()
-	try := func() {
-		ctx, cancel := context.WithTimeout(context.Background(), ttl/3)
-		defer cancel()
-		if p.Leader() {
-			r, err := kv.Update(ctx, leaseKey, []byte(p.ID), rev)
-			if err != nil {
-				if errors.Is(err, context.DeadlineExceeded) {
-					return // try again; the lease may still be ours
-				}
-				p.SetLeader(false)
-				return
+type lease struct {
+	p   *pod.Pod
+	kv  jetstream.KeyValue
+	ttl time.Duration
+	rev uint64
+}
+
+// try takes the lease when it is free, or renews it when held.
+func (l *lease) try() {
+	p, kv := l.p, l.kv
+	ctx, cancel := context.WithTimeout(context.Background(), l.ttl/3)
+	defer cancel()
+	if p.Leader() {
+		r, err := kv.Update(ctx, leaseKey, []byte(p.ID), l.rev)
+		if err != nil {
+			if errors.Is(err, context.DeadlineExceeded) {
+				return // try again; the lease may still be ours
 			}
-			rev = r
+			p.SetLeader(false)
 			return
 		}
-		r, err := kv.Create(ctx, leaseKey, []byte(p.ID))
-		if err == nil {
-			rev = r
-			p.SetLeader(true)
-		}
+		l.rev = r
+		return
 	}
-	try()
+	r, err := kv.Create(ctx, leaseKey, []byte(p.ID))
+	if err == nil {
+		l.rev = r
+		p.SetLeader(true)
+	}
+}
+
+// run renews or takes the lease until the pod stops, then gives it up.
+func (l *lease) run() {
+	p, kv := l.p, l.kv
+	tick := time.NewTicker(l.ttl / 6)
+	defer tick.Stop()
 	for {
 		select {
 		case <-p.Done():
 			if p.Leader() {
 				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-				_ = kv.Delete(ctx, leaseKey, jetstream.LastRevision(rev))
+				_ = kv.Delete(ctx, leaseKey, jetstream.LastRevision(l.rev))
 				cancel()
 				p.SetLeader(false)
 			}
 			return
 		case <-tick.C:
-			try()
+			l.try()
 		}
 	}
 }

@@ -1,11 +1,11 @@
 package command
 
 import (
+	"bytes"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -26,17 +26,56 @@ type Source struct {
 	Path string
 }
 
-// declRE finds command declarations: command( with a string literal name at
-// the start of a line.
-var declRE = regexp.MustCompile(`(?m)^[ \t]*command\(\s*(?:name\s*=\s*)?["']([^"'\n]+)["']`)
-
-// Declared returns the names of the commands that src declares.
+// Declared returns the names of the commands that src declares: each
+// command( at the start of a line (after blanks) whose first argument is a
+// string literal, possibly as name = "...". It is a plain byte scan, as it
+// runs over every script on every command.
 func Declared(src []byte) []string {
 	var names []string
-	for _, m := range declRE.FindAllSubmatch(src, -1) {
-		names = append(names, string(m[1]))
+	call := []byte("command(")
+	for i := 0; ; {
+		j := bytes.Index(src[i:], call)
+		if j < 0 {
+			return names
+		}
+		at := i + j
+		i = at + len(call)
+		if !lineStart(src, at) {
+			continue
+		}
+		rest := skipBlank(src[i:])
+		if after, ok := bytes.CutPrefix(rest, []byte("name")); ok {
+			if eq := skipBlank(after); len(eq) > 0 && eq[0] == '=' {
+				rest = skipBlank(eq[1:])
+			}
+		}
+		if len(rest) == 0 || (rest[0] != '"' && rest[0] != '\'') {
+			continue
+		}
+		end := bytes.IndexAny(rest[1:], "\"'\n")
+		if end <= 0 || rest[1+end] == '\n' {
+			continue
+		}
+		names = append(names, string(rest[1:1+end]))
 	}
-	return names
+}
+
+// lineStart reports whether only blanks precede position at on its line.
+func lineStart(src []byte, at int) bool {
+	for k := at - 1; k >= 0; k-- {
+		switch src[k] {
+		case '\n':
+			return true
+		case ' ', '\t':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func skipBlank(b []byte) []byte {
+	return bytes.TrimLeft(b, " \t\r\n")
 }
 
 // NewIndex indexes the *.star files at the root of bundle, then those in

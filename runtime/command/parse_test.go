@@ -216,3 +216,18 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDeclared checks that the index scanner never panics and finds what it
+// is shown.
+func FuzzDeclared(f *testing.F) {
+	f.Add("command(\"a b\", f)\n")
+	f.Add("  command(name = 'x'")
+	f.Add("command(")
+	f.Fuzz(func(t *testing.T, src string) {
+		for _, name := range Declared([]byte(src)) {
+			if name == "" || strings.ContainsAny(name, "\"'\n") {
+				t.Fatalf("bad name %q from %q", name, src)
+			}
+		}
+	})
+}

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/fabricops/fabric/runtime/doc"
@@ -227,7 +228,8 @@ type yamlConverter struct {
 	budget int
 }
 
-var bigIntPattern = regexp.MustCompile(`^[-+]?[0-9][0-9_]*$`)
+// bigIntPattern is compiled on first use: most runs never need it.
+var bigIntPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[-+]?[0-9][0-9_]*$`) })
 
 func (c *yamlConverter) value(n *yaml.Node, depth int) (starlark.Value, error) {
 	if depth > 1000 {
@@ -348,7 +350,7 @@ func scalarValue(n *yaml.Node) (starlark.Value, error) {
 		return starlark.Bool(b), nil
 	case "!!int", "!!float":
 		// Plain integers beyond 64 bits resolve as floats; keep them exact.
-		if bigIntPattern.MatchString(n.Value) {
+		if bigIntPattern().MatchString(n.Value) {
 			digits := strings.ReplaceAll(n.Value, "_", "")
 			_, errInt := strconv.ParseInt(digits, 10, 64)
 			_, errUint := strconv.ParseUint(digits, 10, 64)
