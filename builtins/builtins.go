@@ -15,6 +15,7 @@ func Modules(env *Env) starlark.StringDict {
 	m := starlark.StringDict{
 		"pipeline": pipelineModule(),
 		"fabric":   env.fabricModule(),
+		"object":   env.objectModule(),
 	}
 	for k, v := range env.platform() {
 		m[k] = v

@@ -53,9 +53,66 @@ const (
 	PodsBucket = "fabric_pods"
 	// LeasesBucket holds leader leases (key: the pod type that elects).
 	LeasesBucket = "fabric_leases"
-	// ObjectsBucket is the tenant's object store.
+	// ObjectsBucket is the tenant's object store: dataset data files and
+	// objects.
 	ObjectsBucket = "fabric_objects"
+	// DatasetsBucket holds dataset records (SPEC 2.6), key: the name.
+	DatasetsBucket = "fabric_datasets"
+	// BoundedBucket holds schema-bounded dataset records.
+	BoundedBucket = "fabric_bounded"
+	// ObjectRecordsBucket holds object records (SPEC 2.7), key: folder/name.
+	ObjectRecordsBucket = "fabric_object_records"
+	// SchemasBucket holds schema artifacts (JSON Schema documents).
+	SchemasBucket = "fabric_schemas"
 )
+
+// Dataset is a dataset record (SPEC 2.6).
+type Dataset struct {
+	Name       string            `json:"name"`
+	Format     string            `json:"format"`
+	Datafile   string            `json:"datafile"`
+	MemSizeMB  float64           `json:"mem_size_mb"`
+	NumRows    int64             `json:"num_rows"`
+	NumColumns int               `json:"num_columns"`
+	SavedTime  string            `json:"saved_time"`
+	DTypes     map[string]string `json:"dtypes"`
+	Folder     string            `json:"folder,omitempty"`
+	FileSize   int64             `json:"file_size"`
+	Columns    []string          `json:"columns"`
+}
+
+// BoundedDataset is a schema-bounded dataset record (SPEC 2.6): the data
+// validated against a schema, and drafts of imports not yet published.
+type BoundedDataset struct {
+	Name       string            `json:"name"`
+	Schema     string            `json:"schema"`
+	Drafts     []string          `json:"drafts"`
+	MemSizeMB  float64           `json:"mem_size_mb"`
+	NumRows    int64             `json:"num_rows"`
+	NumColumns int               `json:"num_columns"`
+	SavedTime  string            `json:"saved_time"`
+	Datafile   string            `json:"datafile"`
+	DTypes     map[string]string `json:"dtypes"`
+}
+
+// Object is an object record (SPEC 2.7).
+type Object struct {
+	Name        string `json:"name"`
+	Folder      string `json:"folder"`
+	Description string `json:"description"`
+	SavedTime   string `json:"saved_time"`
+	DataPath    string `json:"data_path"`
+	FileType    string `json:"file_type"`
+	FileSize    int64  `json:"file_size"`
+}
+
+// Schema is a schema artifact: a JSON Schema document by name.
+type Schema struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	SavedTime   string `json:"saved_time"`
+	Schema      any    `json:"schema"`
+}
 
 // Subjects. Every tenant is a NATS account, so these names never collide
 // between tenants.

@@ -8,12 +8,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/apiserver"
 	"github.com/fabricops/fabric/fabric/bus"
 	"github.com/fabricops/fabric/fabric/registry"
+	"github.com/fabricops/fabric/fabric/store"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -25,6 +27,9 @@ const Timeout = 10 * time.Second
 type Client struct {
 	Config *bus.Config
 	nc     *nats.Conn
+
+	storeMu sync.Mutex
+	store   *store.Store
 }
 
 // Connect connects to the fabric that cfg describes.

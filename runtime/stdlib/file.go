@@ -1,8 +1,10 @@
 package stdlib
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -161,7 +163,14 @@ func fileWrite(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 // then renamed over path, so readers see the old or the new content, never
 // a part. An existing file keeps its permission bits; a new one gets 0644.
 // Errors name path, not the temporary file.
-func WriteFileAtomic(path string, data []byte) (err error) {
+func WriteFileAtomic(path string, data []byte) error {
+	return WriteFileAtomicFrom(path, bytes.NewReader(data))
+}
+
+// WriteFileAtomicFrom streams r into path the same way: a temporary file in
+// the same directory, renamed over path once complete, so that a failure
+// leaves no partial file and keeps any previous one.
+func WriteFileAtomicFrom(path string, r io.Reader) (err error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -184,7 +193,7 @@ func WriteFileAtomic(path string, data []byte) (err error) {
 			err = &fs.PathError{Op: "write", Path: path, Err: unwrapPath(err)}
 		}
 	}()
-	if _, err := tmp.Write(data); err != nil {
+	if _, err := io.Copy(tmp, r); err != nil {
 		return err
 	}
 	if err := tmp.Chmod(mode); err != nil {

@@ -1,0 +1,158 @@
+package client
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/store"
+)
+
+// Store returns the tenant's artifact store, opened on first use.
+func (c *Client) Store(ctx context.Context) (*store.Store, error) {
+	c.storeMu.Lock()
+	defer c.storeMu.Unlock()
+	if c.store == nil {
+		s, err := store.Open(ctx, c.nc)
+		if err != nil {
+			return nil, err
+		}
+		c.store = s
+	}
+	return c.store, nil
+}
+
+// ObjectKey is an object's record key: its folder and name.
+func ObjectKey(folder, name string) string {
+	return store.Key(CleanFolder(folder)) + "/" + store.Key(name)
+}
+
+// CleanFolder normalizes a folder name: no leading or trailing slashes.
+func CleanFolder(folder string) string { return strings.Trim(path.Clean("/"+folder), "/") }
+
+// FileType is the file type recorded for a name: its extension, lower case.
+func FileType(name string) string {
+	ext := strings.ToLower(strings.TrimPrefix(path.Ext(name), "."))
+	if ext == "" {
+		return "data"
+	}
+	return ext
+}
+
+// NewToken returns 8 random hex digits, used to name stored files.
+func NewToken() string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// ErrExists is returned when adding an object that exists without
+// overwriting.
+var ErrExists = errors.New("exists")
+
+// AddObject stores r as the object folder/name. An existing object is
+// replaced only with overwrite, and only once the new content is stored.
+func (c *Client) AddObject(ctx context.Context, folder, name, descr string, r io.Reader, overwrite bool) (api.Object, error) {
+	folder = CleanFolder(folder)
+	if name == "" || strings.Contains(name, "/") {
+		return api.Object{}, fmt.Errorf("invalid object name %q (no slashes)", name)
+	}
+	s, err := c.Store(ctx)
+	if err != nil {
+		return api.Object{}, err
+	}
+	key := ObjectKey(folder, name)
+	var old api.Object
+	rev, err := s.Get(ctx, api.ObjectRecordsBucket, key, &old)
+	switch {
+	case err == nil && !overwrite:
+		return api.Object{}, fmt.Errorf("object %q %w in folder %q (overwrite replaces it)", name, ErrExists, folder)
+	case err != nil && !errors.Is(err, store.ErrNotFound):
+		return api.Object{}, err
+	}
+	obj := api.Object{Name: name, Folder: folder, Description: descr, FileType: FileType(name),
+		DataPath: path.Join(folder, NewToken()+"-"+name+".data")}
+	if obj.FileSize, err = s.PutBlob(ctx, obj.DataPath, r); err != nil {
+		return api.Object{}, err
+	}
+	obj.SavedTime = api.Timestamp(time.Now())
+	if err := s.Put(ctx, api.ObjectRecordsBucket, key, obj, rev); err != nil {
+		_ = s.DeleteBlob(ctx, obj.DataPath)
+		return api.Object{}, err
+	}
+	if rev > 0 && old.DataPath != obj.DataPath {
+		_ = s.DeleteBlob(ctx, old.DataPath)
+	}
+	return obj, nil
+}
+
+// Object returns an object's record.
+func (c *Client) Object(ctx context.Context, folder, name string) (api.Object, error) {
+	var obj api.Object
+	s, err := c.Store(ctx)
+	if err != nil {
+		return obj, err
+	}
+	if _, err := s.Get(ctx, api.ObjectRecordsBucket, ObjectKey(folder, name), &obj); errors.Is(err, store.ErrNotFound) {
+		return obj, fmt.Errorf("no object %q in folder %q", name, CleanFolder(folder))
+	} else if err != nil {
+		return obj, err
+	}
+	return obj, nil
+}
+
+// OpenObject opens an object's content; the caller closes it.
+func (c *Client) OpenObject(ctx context.Context, folder, name string) (io.ReadCloser, api.Object, error) {
+	obj, err := c.Object(ctx, folder, name)
+	if err != nil {
+		return nil, obj, err
+	}
+	s, _ := c.Store(ctx)
+	r, _, err := s.GetBlob(ctx, obj.DataPath)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, obj, fmt.Errorf("object %q in folder %q has lost its data file %s", name, obj.Folder, obj.DataPath)
+	}
+	return r, obj, err
+}
+
+// DeleteObject removes an object's record and data.
+func (c *Client) DeleteObject(ctx context.Context, folder, name string) error {
+	obj, err := c.Object(ctx, folder, name)
+	if err != nil {
+		return err
+	}
+	s, _ := c.Store(ctx)
+	if err := s.Delete(ctx, api.ObjectRecordsBucket, ObjectKey(folder, name)); err != nil {
+		return err
+	}
+	return s.DeleteBlob(ctx, obj.DataPath)
+}
+
+// Objects lists the objects, of one folder when folder is not empty.
+func (c *Client) Objects(ctx context.Context, folder string) ([]api.Object, error) {
+	s, err := c.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := s.List(ctx, api.ObjectRecordsBucket)
+	if err != nil {
+		return nil, err
+	}
+	folder = CleanFolder(folder)
+	out := []api.Object{}
+	for _, r := range raw {
+		var o api.Object
+		if json.Unmarshal(r, &o) == nil && (folder == "" || o.Folder == folder) {
+			out = append(out, o)
+		}
+	}
+	return out, nil
+}
