@@ -1,0 +1,303 @@
+package frame
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// Source streams the record batches of a table.
+type Source interface {
+	// Schema returns the columns of every batch.
+	Schema() *arrow.Schema
+	// Next returns the next batch, or io.EOF after the last. The caller
+	// releases each batch.
+	Next() (arrow.Record, error)
+	// Close releases the source's resources (and closes its file).
+	Close() error
+}
+
+// Sink writes record batches to a file.
+type Sink interface {
+	// Write writes one batch; the caller keeps its reference.
+	Write(arrow.Record) error
+	// Close flushes what is buffered (a Parquet footer, an Excel
+	// workbook, a compressor). It does not close the underlying writer.
+	Close() error
+}
+
+// fileSource is a Source that also closes its file and decompressor.
+type fileSource struct {
+	Source
+	closers []func()
+}
+
+func (s *fileSource) Close() error {
+	err := s.Source.Close()
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		s.closers[i]()
+	}
+	s.closers = nil
+	return err
+}
+
+// Open opens a file as a Source. f may be Auto, to tell the format from
+// the extension (which also tells the compression, as in "sales.csv.gz").
+// Errors name the file.
+func Open(path string, f Format, opts ...Option) (Source, error) {
+	format, comp, err := Detect(path, f)
+	if err != nil {
+		return nil, err
+	}
+	if format == ORC {
+		return nil, fmt.Errorf("%s: %w", path, errORC)
+	}
+	o := makeOptions(opts)
+	file, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := file.Stat(); err == nil && st.IsDir() {
+		file.Close()
+		return nil, fmt.Errorf("%s: is a directory", path)
+	}
+	switch format {
+	case Parquet:
+		src, err := newParquetSource(file, path, o)
+		if err != nil {
+			file.Close()
+			return nil, err
+		}
+		return &fileSource{Source: src, closers: []func(){func() { file.Close() }}}, nil
+	case XLSX:
+		src, err := newXLSXSource(file, path, o)
+		if err != nil {
+			file.Close()
+			return nil, err
+		}
+		return &fileSource{Source: src, closers: []func(){func() { file.Close() }}}, nil
+	}
+	src, closers, err := openText(file, path, format, comp, o)
+	if err != nil {
+		file.Close()
+		return nil, err
+	}
+	return &fileSource{Source: src, closers: append([]func(){func() { file.Close() }}, closers...)}, nil
+}
+
+// openText opens CSV or JSON text, decompressing it.
+func openText(r io.Reader, name string, format Format, comp Compression, o options) (Source, []func(), error) {
+	dr, closeDecomp, err := decompress(r, comp)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	var src Source
+	switch format {
+	case CSV:
+		src, err = newCSVSource(dr, name, o)
+	case JSON, JSONL:
+		src, err = newJSONSource(bufio.NewReaderSize(dr, 1<<16), name, format == JSONL, o)
+	default:
+		err = fmt.Errorf("%s: cannot read format %q", name, format)
+	}
+	if err != nil {
+		closeDecomp()
+		return nil, nil, err
+	}
+	return src, []func(){closeDecomp}, nil
+}
+
+// OpenReader reads a table from r in format f (not Auto) compressed with c.
+// Parquet needs random access: when r is not an io.ReaderAt and io.Seeker
+// it is read into memory first. Errors are prefixed with the format name.
+func OpenReader(r io.Reader, f Format, c Compression, opts ...Option) (Source, error) {
+	format, err := ParseFormat(string(f))
+	if err != nil {
+		return nil, err
+	}
+	o := makeOptions(opts)
+	name := string(format)
+	switch format {
+	case Auto:
+		return nil, fmt.Errorf("OpenReader needs a format: csv, json, jsonl, parquet or xlsx")
+	case ORC:
+		return nil, errORC
+	case Parquet:
+		if c != NoCompression {
+			return nil, fmt.Errorf("parquet: %s compression applies to csv, json and jsonl only", c)
+		}
+		return newParquetSource(r, name, o)
+	case XLSX:
+		if c != NoCompression {
+			return nil, fmt.Errorf("xlsx: %s compression applies to csv, json and jsonl only", c)
+		}
+		return newXLSXSource(r, name, o)
+	}
+	src, closers, err := openText(r, name, format, c, o)
+	if err != nil {
+		return nil, err
+	}
+	return &fileSource{Source: src, closers: closers}, nil
+}
+
+// NewSink returns a Sink writing batches of schema to w in format f (not
+// Auto), compressed with c (CSV and JSON only). CSV gets a header row,
+// JSON an array of records, JSONL one record per line, Parquet zstd
+// compressed row groups; Excel is buffered until Close.
+func NewSink(w io.Writer, f Format, c Compression, schema *arrow.Schema) (Sink, error) {
+	format, err := ParseFormat(string(f))
+	if err != nil {
+		return nil, err
+	}
+	switch format {
+	case Auto:
+		return nil, fmt.Errorf("NewSink needs a format: csv, json, jsonl, parquet or xlsx")
+	case ORC:
+		return nil, errORC
+	case Parquet, XLSX:
+		if c != NoCompression {
+			return nil, fmt.Errorf("%s: %s compression applies to csv, json and jsonl only", format, c)
+		}
+		if format == Parquet {
+			return newParquetSink(w, schema)
+		}
+		return newXLSXSink(w, schema)
+	}
+	cw, err := compressWriter(w, c)
+	if err != nil {
+		return nil, err
+	}
+	bw := bufio.NewWriterSize(cw, 1<<20)
+	var s Sink
+	switch format {
+	case CSV:
+		s, err = newCSVSink(bw, schema)
+	default:
+		s, err = newJSONSink(bw, schema, format == JSONL)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &textSink{Sink: s, bw: bw, cw: cw}, nil
+}
+
+// textSink flushes the buffer and compressor of a text sink on Close.
+type textSink struct {
+	Sink
+	bw *bufio.Writer
+	cw io.WriteCloser
+}
+
+func (s *textSink) Close() error {
+	err := s.Sink.Close()
+	if ferr := s.bw.Flush(); err == nil {
+		err = ferr
+	}
+	if cerr := s.cw.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Copy writes every batch of src into dst, releasing each once written,
+// and returns what it moved. It closes neither.
+func Copy(dst Sink, src Source) (Stats, error) {
+	st := Stats{Columns: src.Schema().NumFields(), DTypes: dtypes(src.Schema())}
+	for {
+		rec, err := src.Next()
+		if err == io.EOF {
+			return st, nil
+		}
+		if err != nil {
+			return st, err
+		}
+		st.Rows += rec.NumRows()
+		st.MemBytes += recordBytes(rec)
+		err = dst.Write(rec)
+		rec.Release()
+		if err != nil {
+			return st, err
+		}
+	}
+}
+
+// Convert streams the file from into the file to, converting formats
+// (Auto tells from the extensions). to is written atomically: into a
+// temporary file in its directory, renamed over to once complete.
+func Convert(from, to string, fromFormat, toFormat Format) (Stats, error) {
+	tf, tc, err := Detect(to, toFormat)
+	if err != nil {
+		return Stats{}, err
+	}
+	if tf == ORC {
+		return Stats{}, fmt.Errorf("%s: %w", to, errORC)
+	}
+	src, err := Open(from, fromFormat)
+	if err != nil {
+		return Stats{}, err
+	}
+	defer src.Close()
+	var st Stats
+	err = writeAtomic(to, func(w io.Writer) error {
+		sink, err := NewSink(w, tf, tc, src.Schema())
+		if err != nil {
+			return err
+		}
+		st, err = Copy(sink, src)
+		if cerr := sink.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	})
+	return st, err
+}
+
+// CSVToParquet converts a CSV file (compressed or not) to Parquet,
+// streaming it in batches.
+func CSVToParquet(from, to string) (Stats, error) {
+	return Convert(from, to, CSV, Parquet)
+}
+
+// writeAtomic writes path through fn into a temporary file beside it and
+// renames it over path once fn succeeded; on failure no file is left.
+func writeAtomic(path string, fn func(io.Writer) error) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	bw := bufio.NewWriterSize(tmp, 1<<20)
+	if err = fn(bw); err != nil {
+		return err
+	}
+	if err = bw.Flush(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err = tmp.Chmod(0o644); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	return nil
+}
+
+// errClosed is returned by writes to a closed sink.
+var errClosed = errors.New("sink is closed")
