@@ -1,0 +1,278 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/frame"
+	"github.com/fabricops/fabric/fabric/store"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// CompileSchema checks that doc (a decoded JSON value) is a valid JSON
+// Schema and compiles it.
+func CompileSchema(name string, doc any) (*jsonschema.Schema, error) {
+	// Round-trip through the library's decoder so numbers are as it expects.
+	data, err := json.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	url := "schema:" + store.Key(name) + ".json"
+	if err := c.AddResource(url, inst); err != nil {
+		return nil, fmt.Errorf("schema %q: %v", name, err)
+	}
+	sch, err := c.Compile(url)
+	if err != nil {
+		return nil, fmt.Errorf("schema %q is not a valid JSON Schema: %v", name, oneLine(err))
+	}
+	return sch, nil
+}
+
+// AddSchema stores a schema artifact after checking it compiles.
+func (c *Client) AddSchema(ctx context.Context, name, descr string, doc any, overwrite bool) (api.Schema, error) {
+	if _, err := CompileSchema(name, doc); err != nil {
+		return api.Schema{}, err
+	}
+	s, err := c.Store(ctx)
+	if err != nil {
+		return api.Schema{}, err
+	}
+	var old api.Schema
+	if _, err := s.Get(ctx, api.SchemasBucket, store.Key(name), &old); err == nil && !overwrite {
+		return api.Schema{}, fmt.Errorf("schema %q exists already (overwrite replaces it)", name)
+	}
+	sc := api.Schema{Name: name, Description: descr, SavedTime: api.Timestamp(time.Now()), Schema: doc}
+	return sc, s.Put(ctx, api.SchemasBucket, store.Key(name), sc, 0)
+}
+
+// Schema returns a schema artifact.
+func (c *Client) Schema(ctx context.Context, name string) (api.Schema, error) {
+	var sc api.Schema
+	s, err := c.Store(ctx)
+	if err != nil {
+		return sc, err
+	}
+	if _, err := s.Get(ctx, api.SchemasBucket, store.Key(name), &sc); errors.Is(err, store.ErrNotFound) {
+		return sc, fmt.Errorf("no schema named %q", name)
+	} else if err != nil {
+		return sc, err
+	}
+	return sc, nil
+}
+
+// Schemas lists the schema artifacts.
+func (c *Client) Schemas(ctx context.Context) ([]api.Schema, error) {
+	out := []api.Schema{}
+	err := c.list(ctx, api.SchemasBucket, func(raw json.RawMessage) {
+		var sc api.Schema
+		if json.Unmarshal(raw, &sc) == nil {
+			out = append(out, sc)
+		}
+	})
+	return out, err
+}
+
+// DeleteSchema deletes a schema no bounded dataset uses.
+func (c *Client) DeleteSchema(ctx context.Context, name string) error {
+	if _, err := c.Schema(ctx, name); err != nil {
+		return err
+	}
+	bds, err := c.BoundedDatasets(ctx)
+	if err != nil {
+		return err
+	}
+	for _, b := range bds {
+		if b.Schema == name {
+			return fmt.Errorf("schema %q is used by bounded dataset %q: delete that first", name, b.Name)
+		}
+	}
+	s, _ := c.Store(ctx)
+	return s.Delete(ctx, api.SchemasBucket, store.Key(name))
+}
+
+// BoundedAdd creates an empty bounded dataset whose data must satisfy the
+// schema.
+func (c *Client) BoundedAdd(ctx context.Context, name, schema string) (api.BoundedDataset, error) {
+	if _, err := c.Schema(ctx, schema); err != nil {
+		return api.BoundedDataset{}, err
+	}
+	s, err := c.Store(ctx)
+	if err != nil {
+		return api.BoundedDataset{}, err
+	}
+	var old api.BoundedDataset
+	if _, err := s.Get(ctx, api.BoundedBucket, store.Key(name), &old); err == nil {
+		return api.BoundedDataset{}, fmt.Errorf("bounded dataset %q exists already", name)
+	}
+	b := api.BoundedDataset{Name: name, Schema: schema, Drafts: []string{}, DTypes: map[string]string{}, SavedTime: api.Timestamp(time.Now())}
+	return b, s.Put(ctx, api.BoundedBucket, store.Key(name), b, 0)
+}
+
+// BoundedDataset returns a bounded dataset's record.
+func (c *Client) BoundedDataset(ctx context.Context, name string) (api.BoundedDataset, uint64, error) {
+	var b api.BoundedDataset
+	s, err := c.Store(ctx)
+	if err != nil {
+		return b, 0, err
+	}
+	rev, err := s.Get(ctx, api.BoundedBucket, store.Key(name), &b)
+	if errors.Is(err, store.ErrNotFound) {
+		return b, 0, fmt.Errorf("no bounded dataset named %q", name)
+	}
+	return b, rev, err
+}
+
+// BoundedDatasets lists the bounded dataset records.
+func (c *Client) BoundedDatasets(ctx context.Context) ([]api.BoundedDataset, error) {
+	out := []api.BoundedDataset{}
+	err := c.list(ctx, api.BoundedBucket, func(raw json.RawMessage) {
+		var b api.BoundedDataset
+		if json.Unmarshal(raw, &b) == nil {
+			out = append(out, b)
+		}
+	})
+	return out, err
+}
+
+// BoundedImport validates every row of data against the bounded dataset's
+// schema and stores it as a draft; with publish the draft becomes the
+// dataset's data at once (replacing the previous data only once stored).
+// A row that does not fit the schema fails the import with its number and
+// the reason; nothing is stored then.
+func (c *Client) BoundedImport(ctx context.Context, name string, data *frame.Frame, publish bool) (api.BoundedDataset, error) {
+	b, _, err := c.BoundedDataset(ctx, name)
+	if err != nil {
+		return b, err
+	}
+	sc, err := c.Schema(ctx, b.Schema)
+	if err != nil {
+		return b, err
+	}
+	sch, err := CompileSchema(sc.Name, sc.Schema)
+	if err != nil {
+		return b, err
+	}
+	cols := data.Columns()
+	for i := 0; i < data.NumRows(); i++ {
+		row := map[string]any{}
+		for j, v := range data.Row(i) {
+			if v == nil {
+				continue // a missing value is an absent property
+			}
+			if t, ok := v.(time.Time); ok {
+				v = t.UTC().Format(time.RFC3339Nano)
+			}
+			row[cols[j]] = v
+		}
+		if err := sch.Validate(row); err != nil {
+			return b, fmt.Errorf("row %d does not fit schema %q: %s", i+1, sc.Name, oneLine(err))
+		}
+	}
+	draft := "draft-" + NewToken()
+	stored, err := c.putSource(ctx, "bounded/"+store.Key(name)+"/"+draft+".parquet", data.Source(), fmtParquet)
+	if err != nil {
+		return b, err
+	}
+	s, _ := c.Store(ctx)
+	b, rev, err := c.BoundedDataset(ctx, name)
+	if err != nil {
+		_ = s.DeleteBlob(ctx, stored.path)
+		return b, err
+	}
+	oldData := b.Datafile
+	if publish {
+		b.Datafile = stored.path
+		b.DTypes, _ = dtypeMap(stored.stats.DTypes)
+		b.NumRows, b.NumColumns, b.MemSizeMB = stored.stats.Rows, stored.stats.Columns, stored.stats.MemSizeMB()
+	} else {
+		b.Drafts = append(b.Drafts, stored.path)
+	}
+	b.SavedTime = api.Timestamp(time.Now())
+	if err := s.Put(ctx, api.BoundedBucket, store.Key(name), b, rev); err != nil {
+		_ = s.DeleteBlob(ctx, stored.path)
+		return b, err
+	}
+	if publish && oldData != "" {
+		_ = s.DeleteBlob(ctx, oldData)
+	}
+	return b, nil
+}
+
+// OpenBounded opens a bounded dataset's published data.
+func (c *Client) OpenBounded(ctx context.Context, name string) (frame.Source, api.BoundedDataset, error) {
+	b, _, err := c.BoundedDataset(ctx, name)
+	if err != nil {
+		return nil, b, err
+	}
+	if b.Datafile == "" {
+		return nil, b, fmt.Errorf("bounded dataset %q has no published data yet (bounded-import adds it)", name)
+	}
+	src, err := c.openData(ctx, b.Datafile, fmtParquet)
+	return src, b, err
+}
+
+// BoundedDelete deletes a bounded dataset's drafts, then its data and
+// record.
+func (c *Client) BoundedDelete(ctx context.Context, name string) error {
+	b, _, err := c.BoundedDataset(ctx, name)
+	if err != nil {
+		return err
+	}
+	s, _ := c.Store(ctx)
+	for _, d := range b.Drafts {
+		if err := s.DeleteBlob(ctx, d); err != nil {
+			return err
+		}
+	}
+	if b.Datafile != "" {
+		if err := s.DeleteBlob(ctx, b.Datafile); err != nil {
+			return err
+		}
+	}
+	return s.Delete(ctx, api.BoundedBucket, store.Key(name))
+}
+
+// DraftNames returns the draft ids of drafts paths, for display.
+func DraftNames(paths []string) []string {
+	out := []string{}
+	for _, p := range paths {
+		i := strings.LastIndex(p, "/")
+		out = append(out, strings.TrimSuffix(p[i+1:], ".parquet"))
+	}
+	return slices.Clip(out)
+}
+
+// oneLine keeps the first informative line of a multi-line error.
+func oneLine(err error) string {
+	var ve *jsonschema.ValidationError
+	if errors.As(err, &ve) {
+		if out := ve.BasicOutput(); out != nil {
+			for _, e := range out.Errors {
+				if e.Error != nil {
+					loc := e.InstanceLocation
+					if loc == "" {
+						loc = "/"
+					}
+					return fmt.Sprintf("at %s: %s", loc, e.Error.String())
+				}
+			}
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
+	for i := range lines {
+		lines[i] = strings.TrimSpace(lines[i])
+	}
+	return strings.Join(lines, "; ")
+}
