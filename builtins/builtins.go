@@ -16,6 +16,10 @@ func Modules(env *Env) starlark.StringDict {
 		"pipeline": pipelineModule(),
 		"fabric":   env.fabricModule(),
 		"object":   env.objectModule(),
+		"dataset":  env.datasetModule(),
+		"schema":   env.schemaModule(),
+		"file_ops": fileOpsModule(),
+		"frame":    frameModule(),
 	}
 	for k, v := range env.platform() {
 		m[k] = v

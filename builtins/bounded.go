@@ -1,0 +1,273 @@
+package builtins
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/client"
+	"github.com/fabricops/fabric/fabric/frame"
+	"github.com/fabricops/fabric/runtime/doc"
+	"github.com/fabricops/fabric/runtime/host"
+	"github.com/fabricops/fabric/runtime/value"
+	"go.starlark.net/starlark"
+)
+
+func boundedValue(b api.BoundedDataset) (starlark.Value, error) {
+	b.Drafts = client.DraftNames(b.Drafts)
+	return value.ToStarlark(b)
+}
+
+func (e *Env) boundedAdd(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var name, schema string
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "schema", &schema); err != nil {
+		return nil, err
+	}
+	c, err := e.Client()
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	bd, err := c.BoundedAdd(context.Background(), name, schema)
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	return boundedValue(bd)
+}
+
+func (e *Env) boundedImport(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var name, file string
+	local := "auto"
+	publish := true
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "file", &file, "local_format?", &local, "publish?", &publish); err != nil {
+		return nil, err
+	}
+	lf, err := frame.ParseFormat(local)
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	src, err := openSource(thread, file, lf)
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	data, err := frame.ReadFrom(src)
+	src.Close()
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	defer data.Release()
+	c, err := e.Client()
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	bd, err := c.BoundedImport(context.Background(), name, data, publish)
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	return boundedValue(bd)
+}
+
+func (e *Env) boundedList(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
+		return nil, err
+	}
+	c, err := e.Client()
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	bds, err := c.BoundedDatasets(context.Background())
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	for i := range bds {
+		bds[i].Drafts = client.DraftNames(bds[i].Drafts)
+	}
+	return value.ToStarlark(bds)
+}
+
+func (e *Env) openBounded(b *starlark.Builtin, name string) (frame.Source, error) {
+	c, err := e.Client()
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	src, _, err := c.OpenBounded(context.Background(), name)
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	return src, nil
+}
+
+func (e *Env) boundedGet(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var name string
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name); err != nil {
+		return nil, err
+	}
+	src, err := e.openBounded(b, name)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	f, err := frame.ReadFrom(src)
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	return NewFrameValue(f), nil
+}
+
+func (e *Env) boundedExport(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var name, to string
+	format := "auto"
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "path", &to, "format?", &format); err != nil {
+		return nil, err
+	}
+	f, err := frame.ParseFormat(format)
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	src, err := e.openBounded(b, name)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	stats, err := exportSource(thread, src, to, f)
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	return starlark.MakeInt64(stats.Rows), nil
+}
+
+func (e *Env) boundedMeta(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var name string
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name); err != nil {
+		return nil, err
+	}
+	c, err := e.Client()
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	bd, _, err := c.BoundedDataset(context.Background(), name)
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	return boundedValue(bd)
+}
+
+func (e *Env) boundedDelete(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var name string
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name); err != nil {
+		return nil, err
+	}
+	c, err := e.Client()
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	if err := c.BoundedDelete(context.Background(), name); err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	return starlark.None, nil
+}
+
+// schemaModule is the schema module: JSON Schema artifacts that bound
+// datasets.
+func (e *Env) schemaModule() starlark.Value {
+	return doc.Module("schema", "Schema artifacts: JSON Schema documents by name, which bounded datasets are validated against.", starlark.StringDict{
+		"add": doc.Builtin("schema.add", `add(name, file=None, schema=None, descr="", overwrite=False)
+
+Stores a JSON Schema (from a local JSON file, or a dict) after checking
+that it is one. Returns its record.`, e.schemaAdd),
+		"get":    doc.Builtin("schema.get", "get(name)\n\nReturns a schema's record: name, description, saved_time, schema.", e.schemaGet),
+		"list":   doc.Builtin("schema.list", "list()\n\nReturns the schema records.", e.schemaList),
+		"delete": doc.Builtin("schema.delete", "delete(name)\n\nDeletes a schema that no bounded dataset uses.", e.schemaDelete),
+	})
+}
+
+func (e *Env) schemaAdd(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var name, descr string
+	var file optString
+	var sch starlark.Value = starlark.None
+	var overwrite bool
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "file?", &file, "schema?", &sch, "descr?", &descr, "overwrite?", &overwrite); err != nil {
+		return nil, err
+	}
+	var doc any
+	switch {
+	case file != "" && sch != starlark.None:
+		return nil, fmt.Errorf("%s: give file or schema, not both", b.Name())
+	case file != "":
+		data, err := os.ReadFile(host.From(thread).Path(string(file)))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", b.Name(), trimPathError(err))
+		}
+		if err := json.Unmarshal(data, &doc); err != nil {
+			return nil, fmt.Errorf("%s: %s is not JSON: %v", b.Name(), file, err)
+		}
+	case sch != starlark.None:
+		v, err := value.FromStarlark(sch)
+		if err != nil {
+			return nil, fail(b.Name(), err)
+		}
+		data, err := json.Marshal(v)
+		if err != nil {
+			return nil, fail(b.Name(), err)
+		}
+		_ = json.Unmarshal(data, &doc)
+	default:
+		return nil, fmt.Errorf("%s: give file or schema", b.Name())
+	}
+	c, err := e.Client()
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	sc, err := c.AddSchema(context.Background(), name, descr, doc, overwrite)
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	return value.ToStarlark(sc)
+}
+
+func (e *Env) schemaGet(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var name string
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name); err != nil {
+		return nil, err
+	}
+	c, err := e.Client()
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	sc, err := c.Schema(context.Background(), name)
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	return value.ToStarlark(sc)
+}
+
+func (e *Env) schemaList(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
+		return nil, err
+	}
+	c, err := e.Client()
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	scs, err := c.Schemas(context.Background())
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	return value.ToStarlark(scs)
+}
+
+func (e *Env) schemaDelete(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var name string
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name); err != nil {
+		return nil, err
+	}
+	c, err := e.Client()
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	if err := c.DeleteSchema(context.Background(), name); err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	return starlark.None, nil
+}

@@ -1,0 +1,223 @@
+package builtins
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/fabricops/fabric/fabric/frame"
+	"github.com/fabricops/fabric/runtime/doc"
+	"github.com/fabricops/fabric/runtime/host"
+	"github.com/fabricops/fabric/runtime/value"
+	"go.starlark.net/starlark"
+)
+
+// datasetModule is the dataset module: tables stored in the tenant's
+// object store with a record in KV (SPEC 2.6).
+func (e *Env) datasetModule() starlark.Value {
+	b := func(name, text string, fn func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error)) *starlark.Builtin {
+		return doc.Builtin("dataset."+name, text, fn)
+	}
+	return doc.Module("dataset", "Datasets: tables in the tenant's object store, with records in KV (SPEC 2.6).", starlark.StringDict{
+		"list": b("list", "list()\n\nReturns the dataset records: name, format, datafile, mem_size_mb, num_rows,\nnum_columns, saved_time, dtypes.", e.datasetList),
+		"get":  b("get", "get(name)\n\nReturns a dataset as a frame.", e.datasetGet),
+		"meta": b("meta", "meta(name)\n\nReturns a dataset's record (SPEC 2.6).", e.datasetMeta),
+		"add": b("add", `add(name, file=None, frame=None, folder="", local_format="auto", remote_format="parquet")
+
+Stores a table as the dataset name and returns its record, with
+created=True when it was new. The table is a local file or an
+http/https URL (file=, streamed, never read whole into memory), or a
+frame (frame=). local_format is auto (from the extension), csv, json,
+jsonl, parquet or xlsx; compressed CSV (.gz, .bz2, .xz, .zst) is read as
+such. remote_format is how it is stored: parquet or csv. An existing
+dataset is replaced only once the new data is fully stored.`, e.datasetAdd),
+		"export": b("export", `export(name, path, format="auto")
+
+Writes a dataset to a local file (format from the extension, or csv,
+json, jsonl, parquet, xlsx), streamed and atomically. Returns the number
+of rows written.`, e.datasetExport),
+		"dump": b("dump", `dump(name, format="csv")
+
+Writes a dataset to stdout as csv, json or jsonl, streamed.`, e.datasetDump),
+		"delete":      b("delete", "delete(name)\n\nDeletes a dataset: its record and its data.", e.datasetDelete),
+		"bounded_add": b("bounded_add", "bounded_add(name, schema)\n\nCreates an empty bounded dataset whose data must satisfy the schema artifact.", e.boundedAdd),
+		"bounded_import": b("bounded_import", `bounded_import(name, file, local_format="auto", publish=True)
+
+Validates every row of a file against the bounded dataset's schema and
+stores it: published at once, or kept as a draft with publish=False. A
+row that does not fit fails the import, naming the row and the reason.`, e.boundedImport),
+		"bounded_list":   b("bounded_list", "bounded_list()\n\nReturns the bounded dataset records.", e.boundedList),
+		"bounded_get":    b("bounded_get", "bounded_get(name)\n\nReturns a bounded dataset's published data as a frame.", e.boundedGet),
+		"bounded_export": b("bounded_export", "bounded_export(name, path, format=\"auto\")\n\nWrites a bounded dataset's data to a local file; returns the rows written.", e.boundedExport),
+		"bounded_meta":   b("bounded_meta", "bounded_meta(name)\n\nReturns a bounded dataset's record.", e.boundedMeta),
+		"bounded_delete": b("bounded_delete", "bounded_delete(name)\n\nDeletes a bounded dataset's drafts, then the bounded dataset.", e.boundedDelete),
+	})
+}
+
+func (e *Env) datasetList(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
+		return nil, err
+	}
+	c, err := e.Client()
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	ds, err := c.Datasets(context.Background())
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	return value.ToStarlark(ds)
+}
+
+func (e *Env) datasetGet(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var name string
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name); err != nil {
+		return nil, err
+	}
+	c, err := e.Client()
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	src, _, err := c.OpenDataset(context.Background(), name)
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	defer src.Close()
+	f, err := frame.ReadFrom(src)
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	return NewFrameValue(f), nil
+}
+
+func (e *Env) datasetMeta(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var name string
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name); err != nil {
+		return nil, err
+	}
+	c, err := e.Client()
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	d, err := c.Dataset(context.Background(), name)
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	return value.ToStarlark(d)
+}
+
+func (e *Env) datasetAdd(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var name, folder string
+	var file optString
+	var fr starlark.Value = starlark.None
+	local, remote := "auto", "parquet"
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "file?", &file, "frame?", &fr,
+		"folder?", &folder, "local_format?", &local, "remote_format?", &remote); err != nil {
+		return nil, err
+	}
+	lf, err := frame.ParseFormat(local)
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	if remote != "parquet" && remote != "csv" {
+		return nil, fmt.Errorf("%s: remote_format must be csv or parquet, not %q", b.Name(), remote)
+	}
+	var src frame.Source
+	switch f, isFrame := FrameOf(fr); {
+	case file != "" && fr != starlark.None:
+		return nil, fmt.Errorf("%s: give file or frame, not both", b.Name())
+	case isFrame:
+		src = f.Source()
+	case fr != starlark.None:
+		return nil, fmt.Errorf("%s: frame must be a frame, not %s", b.Name(), fr.Type())
+	case file == "":
+		return nil, fmt.Errorf("%s: give file or frame", b.Name())
+	default:
+		if src, err = openSource(thread, string(file), lf); err != nil {
+			return nil, fail(b.Name(), err)
+		}
+	}
+	defer src.Close()
+	c, err := e.Client()
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	rec, created, err := c.AddDataset(context.Background(), name, folder, src, frame.Format(remote))
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	return dictOf(rec, nil, []starlark.Tuple{{starlark.String("created"), starlark.Bool(created)}})
+}
+
+func (e *Env) datasetExport(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var name, to string
+	format := "auto"
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "path", &to, "format?", &format); err != nil {
+		return nil, err
+	}
+	f, err := frame.ParseFormat(format)
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	c, err := e.Client()
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	src, _, err := c.OpenDataset(context.Background(), name)
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	defer src.Close()
+	stats, err := exportSource(thread, src, to, f)
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	return starlark.MakeInt64(stats.Rows), nil
+}
+
+func (e *Env) datasetDump(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var name string
+	format := "csv"
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "format?", &format); err != nil {
+		return nil, err
+	}
+	f, err := frame.ParseFormat(format)
+	if err != nil || !streamable(f) {
+		return nil, fmt.Errorf("%s: format must be csv, json or jsonl to print, not %q (give a file for others)", b.Name(), format)
+	}
+	c, err := e.Client()
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	src, _, err := c.OpenDataset(context.Background(), name)
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	defer src.Close()
+	sink, err := frame.NewSink(host.From(thread).Stdout, f, "", src.Schema())
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	_, err = frame.Copy(sink, src)
+	if cerr := sink.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	return starlark.None, nil
+}
+
+func (e *Env) datasetDelete(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var name string
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name); err != nil {
+		return nil, err
+	}
+	c, err := e.Client()
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	if err := c.DeleteDataset(context.Background(), name); err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	return starlark.None, nil
+}
