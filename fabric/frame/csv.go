@@ -62,7 +62,7 @@ func newCSVSource(r io.Reader, name string, o options) (*csvSource, error) {
 	}
 	names := make([]string, tok.ncols)
 	for i := range names {
-		names[i] = string(head.field(0, i))
+		names[i] = string(appendUTF8(nil, head.field(0, i)))
 	}
 	names = uniqueNames(names)
 	b := &textBatch{ncols: tok.ncols}
@@ -84,18 +84,19 @@ func newCSVSource(r io.Reader, name string, o options) (*csvSource, error) {
 // uniqueNames names empty columns "Unnamed: i" and suffixes repeated
 // names with .1, .2, ... as pandas does.
 func uniqueNames(names []string) []string {
-	seen := map[string]int{}
+	// pandas' algorithm: a name seen k times before becomes name.k, and
+	// so on while that is taken too.
+	counts := map[string]int{}
 	out := make([]string, len(names))
 	for i, n := range names {
 		if n == "" {
 			n = "Unnamed: " + strconv.Itoa(i)
 		}
-		base := n
-		for k := seen[base]; seen[n] > 0; k++ {
-			n = base + "." + strconv.Itoa(k)
+		for k := counts[n]; k > 0; k = counts[n] {
+			counts[n] = k + 1
+			n += "." + strconv.Itoa(k)
 		}
-		seen[base]++
-		seen[n]++
+		counts[n]++
 		out[i] = n
 	}
 	return out

@@ -14,7 +14,8 @@
 // every value of the first batch (WithBatchSize rows, 65,536 by default)
 // parses as such, and string otherwise. A later value that does not fit
 // the inferred type stops the read with an error naming its line and
-// column. Empty CSV fields are nulls.
+// column. Empty CSV fields are nulls. Text that is not valid UTF-8 has its
+// invalid bytes replaced with U+FFFD, as Arrow strings are UTF-8.
 package frame
 
 import (

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
 // jparser parses one JSON record (an object) whose values become column
@@ -102,9 +103,11 @@ func (jp *jparser) str() (string, error) {
 			continue
 		case '"':
 			jp.p++
-			if !escaped {
+			if !escaped && utf8.Valid(jp.b[start+1:jp.p-1]) {
 				return string(jp.b[start+1 : jp.p-1]), nil
 			}
+			// json.Unmarshal undoes escapes and replaces invalid UTF-8
+			// with U+FFFD.
 			var s string
 			if err := json.Unmarshal(jp.b[start:jp.p], &s); err != nil {
 				jp.p = start

@@ -17,6 +17,7 @@ import (
 // every number is integral, float64 when some have a fraction, bool,
 // date or timestamp when every string is an ISO 8601 date or timestamp,
 // string otherwise, and object (JSON text) for nested objects and arrays.
+// A leading UTF-8 byte order mark is skipped.
 type jsonSource struct {
 	name   string
 	lines  bool
@@ -39,6 +40,9 @@ type jsonSource struct {
 
 func newJSONSource(r *bufio.Reader, name string, lines bool, o options) (*jsonSource, error) {
 	s := &jsonSource{name: name, lines: lines, r: r, batch: o.batch, index: map[string]int{}}
+	if bom, _ := r.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
+		r.Discard(3)
+	}
 	if !lines {
 		s.cr = &countReader{r: r}
 		s.dec = json.NewDecoder(s.cr)
@@ -215,16 +219,24 @@ func (s *jsonSource) next() ([]string, []any, error) {
 		if _, err := s.dec.Token(); err != nil {
 			return nil, nil, s.syntaxError(err)
 		}
+		end := s.dec.InputOffset()
 		if _, err := s.dec.Token(); err != io.EOF {
-			return nil, nil, fmt.Errorf("%s: %s: data after the end of the array", s.name, s.cr.position(s.dec.InputOffset()))
+			return nil, nil, fmt.Errorf("%s: %s: data after the end of the array", s.name, s.cr.position(s.cr.skipSpace(end)))
 		}
 		return nil, nil, io.EOF
 	}
-	start := s.dec.InputOffset()
+	// More left the decoder at the record, or at the comma before it.
+	base := s.dec.InputOffset()
+	if b, ok := s.cr.from(base); ok && len(b) > 0 && b[0] == ',' {
+		base++
+	}
 	var raw json.RawMessage
 	if err := s.dec.Decode(&raw); err != nil {
-		return nil, nil, s.syntaxError(err)
+		return nil, nil, s.decodeError(err, base)
 	}
+	// The decoder is now just past the record (InputOffset before Decode
+	// would point before the comma and blanks ahead of it).
+	start := s.dec.InputOffset() - int64(len(raw))
 	s.elem++
 	jp := jparser{b: raw}
 	ks, vs, err := jp.record()
@@ -235,14 +247,34 @@ func (s *jsonSource) next() ([]string, []any, error) {
 	return ks, vs, nil
 }
 
-// syntaxError adds its position to a JSON decoding error.
+// decodeError adds its position to an error of Decode reading the value
+// at offset base. The offsets of Decode's syntax errors do not count the
+// bytes Token consumed (the array's brackets and commas): the value is
+// decoded again, alone, for the offset of the error within it.
+func (s *jsonSource) decodeError(err error, base int64) error {
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		return s.syntaxError(err)
+	}
+	if b, ok := s.cr.from(base); ok {
+		var raw json.RawMessage
+		var se2 *json.SyntaxError
+		if err := json.NewDecoder(bytes.NewReader(b)).Decode(&raw); errors.As(err, &se2) && se2.Offset > 0 {
+			return fmt.Errorf("%s: %s: %v", s.name, s.cr.position(base+se2.Offset-1), se2)
+		}
+	}
+	return fmt.Errorf("%s: record %d (%s): %v", s.name, s.elem+1, s.cr.position(s.cr.skipSpace(base)), err)
+}
+
+// syntaxError adds its position to a JSON decoding error (of Token, whose
+// offsets are right).
 func (s *jsonSource) syntaxError(err error) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		return fmt.Errorf("%s: %s: %v", s.name, s.cr.position(se.Offset), err)
 	}
 	if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
-		return fmt.Errorf("%s: unexpected end of JSON input", s.name)
+		return fmt.Errorf("%s: %s: unexpected end of JSON input", s.name, s.cr.position(s.cr.end()))
 	}
 	return fmt.Errorf("%s: %v", s.name, err)
 }
@@ -296,6 +328,32 @@ func (c *countReader) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// from returns the bytes read from offset off on, when they are still
+// kept.
+func (c *countReader) from(off int64) ([]byte, bool) {
+	i := off - c.off
+	if i < 0 || i > int64(len(c.window)) {
+		return nil, false
+	}
+	return c.window[i:], true
+}
+
+// skipSpace returns the offset of the first byte from off on that is not
+// JSON white space (as far as it is known).
+func (c *countReader) skipSpace(off int64) int64 {
+	b, _ := c.from(off)
+	for _, ch := range b {
+		if ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r' {
+			break
+		}
+		off++
+	}
+	return off
+}
+
+// end returns the offset after the last byte read.
+func (c *countReader) end() int64 { return c.off + int64(len(c.window)) }
 
 // position renders an offset as "line L, column C", or "offset N" when it
 // is no longer known.

@@ -1,7 +1,9 @@
 package frame
 
 import (
+	"math"
 	"strconv"
+	"time"
 	"unsafe"
 )
 
@@ -87,14 +89,27 @@ type isoTime struct {
 }
 
 // unixNanos returns the instant in nanoseconds since the epoch, and false
-// when it does not fit an int64 (years before 1678 or after 2261).
+// when it does not fit an int64 (before 1677-09-21 or after 2262-04-11,
+// the bounds of pandas' datetime64[ns]).
 func (t isoTime) unixNanos() (int64, bool) {
-	const maxDays = (1<<63 - 1) / (86400 * 1_000_000_000)
-	if t.days >= maxDays || t.days <= -maxDays {
+	const day = 86400 * 1_000_000_000
+	// nanos is within two days of midnight: far from the bounds the sum
+	// cannot overflow.
+	if t.days > -106000 && t.days < 106000 {
+		return t.days*day + t.nanos, true
+	}
+	tm := time.Unix(t.days*86400, t.nanos)
+	if tm.Before(minNanos) || tm.After(maxNanos) {
 		return 0, false
 	}
-	return t.days*86400e9 + t.nanos, true
+	return tm.UnixNano(), true
 }
+
+// The instants datetime64[ns] holds (math.MinInt64 is NaT).
+var (
+	minNanos = time.Unix(0, math.MinInt64+1)
+	maxNanos = time.Unix(0, math.MaxInt64)
+)
 
 func digits(b []byte, n int) (int, bool) {
 	if len(b) < n {

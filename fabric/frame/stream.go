@@ -189,11 +189,18 @@ func NewSink(w io.Writer, f Format, c Compression, schema *arrow.Schema) (Sink, 
 // textSink flushes the buffer and compressor of a text sink on Close.
 type textSink struct {
 	Sink
-	bw *bufio.Writer
-	cw io.WriteCloser
+	bw     *bufio.Writer
+	cw     io.WriteCloser
+	closed bool
 }
 
 func (s *textSink) Close() error {
+	if s.closed {
+		// As the other sinks: closing twice is harmless (the xz
+		// writer would fail).
+		return nil
+	}
+	s.closed = true
 	err := s.Sink.Close()
 	if ferr := s.bw.Flush(); err == nil {
 		err = ferr

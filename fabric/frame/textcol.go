@@ -1,7 +1,9 @@
 package frame
 
 import (
+	"bytes"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -256,10 +258,19 @@ func convertColumn(tc textColumn, b *textBatch, c int) (a arrow.Array, bad int) 
 		if len(f) == 0 {
 			valid.setNull(n, r)
 		}
-		data = append(data, f...)
+		data = appendUTF8(data, f)
 		offsets[r+1] = int32(len(data))
 	}
 	return makeArray(tc.arrowType(), n, &valid, arrow.Int32Traits.CastToBytes(offsets), data), -1
+}
+
+// appendUTF8 appends text to d, replacing the bytes that are not valid
+// UTF-8 (a Latin-1 file, say) with U+FFFD: Arrow strings must be UTF-8.
+func appendUTF8(d, text []byte) []byte {
+	if utf8.Valid(text) {
+		return append(d, text...)
+	}
+	return append(d, bytes.ToValidUTF8(text, []byte("\uFFFD"))...)
 }
 
 // describeConvError renders a convError of a text source.

@@ -188,6 +188,11 @@ func (s *csvSink) Write(rec arrow.Record) error {
 				s.buf = append(s.buf, ',')
 			}
 			if col.IsNull(i) {
+				if len(cols) == 1 {
+					// A lone empty field would be a blank line, which
+					// readers skip: quote it, as Python's csv module does.
+					s.buf = append(s.buf, `""`...)
+				}
 				continue
 			}
 			f := fmts[c]

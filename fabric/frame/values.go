@@ -1,11 +1,13 @@
 package frame
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -214,7 +216,7 @@ func buildValueColumn(vc valueColumn, rows [][]any, c int) (arrow.Array, int) {
 				continue
 			}
 			s, ok := row[c].(string)
-			t, ok2 := parseISO([]byte(s))
+			t, ok2 := parseISO(trimSpace([]byte(s)))
 			if !ok || !ok2 || !t.dateOnly {
 				return nil, r
 			}
@@ -227,10 +229,16 @@ func buildValueColumn(vc valueColumn, rows [][]any, c int) (arrow.Array, int) {
 	for r, row := range rows {
 		if row[c] == nil {
 			valid.setNull(n, r)
-		} else if vc.json {
-			data = appendJSONValue(data, row[c])
 		} else {
-			data = appendText(data, row[c])
+			start := len(data)
+			if vc.json {
+				data = appendJSONValue(data, row[c])
+			} else {
+				data = appendText(data, row[c])
+			}
+			if !utf8.Valid(data[start:]) {
+				data = appendUTF8(data[:start], bytes.Clone(data[start:]))
+			}
 		}
 		offsets[r+1] = int32(len(data))
 	}
@@ -290,7 +298,7 @@ func toNanos(v any) (int64, bool) {
 		}
 		return x.UnixNano(), true
 	case string:
-		t, ok := parseISO([]byte(x))
+		t, ok := parseISO(trimSpace([]byte(x)))
 		if !ok {
 			return 0, false
 		}

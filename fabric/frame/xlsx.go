@@ -14,23 +14,33 @@ import (
 )
 
 // xlsxSource reads the first sheet of an Excel workbook: its first
-// non-empty row names the columns, the rows below are the data. Types are
+// non-empty row names the columns, the rows below are the data (blank
+// rows among them are rows of nulls; blank rows after the last data row
+// are dropped, as pandas does). Types are
 // inferred from the first batch as for CSV, except that text cells make
 // string columns, boolean cells bool columns, and cells formatted as dates
 // date or timestamp columns.
 type xlsxSource struct {
-	name   string
-	f      *excelize.File
-	rows   *excelize.Rows
-	row    int // sheet row last read (1-based)
-	cols   []textColumn
-	xcols  []xlsxColumn
-	schema *arrow.Schema
-	sample int
-	first  arrow.Record
-	batch  int
-	b      textBatch
-	err    error
+	name     string
+	f        *excelize.File
+	rows     *excelize.Rows
+	row      int // sheet row last read (1-based)
+	cols     []textColumn
+	xcols    []xlsxColumn
+	schema   *arrow.Schema
+	sample   int
+	first    arrow.Record
+	batch    int
+	b        textBatch
+	err      error
+	date1904 bool // the workbook counts dates from 1904
+
+	// Blank rows are held back until a data row follows them: blank
+	// rows between data rows are rows of nulls, trailing ones are
+	// dropped.
+	blanks int      // blank rows still to hand out before held
+	held   []string // the data row after them
+	heldAt int      // its sheet row
 }
 
 // xlsxColumn is how the cells of a column are read.
@@ -60,6 +70,9 @@ func (s *xlsxSource) open() error {
 		return fmt.Errorf("%s: the workbook has no sheet", s.name)
 	}
 	sheet := sheets[0]
+	if props, err := s.f.GetWorkbookProps(); err == nil && props.Date1904 != nil {
+		s.date1904 = *props.Date1904
+	}
 	rows, err := s.f.Rows(sheet)
 	if err != nil {
 		return fmt.Errorf("%s: %v", s.name, err)
@@ -79,24 +92,24 @@ func (s *xlsxSource) open() error {
 		}
 		header = cells
 	}
+	for i, h := range header {
+		header[i] = strings.ToValidUTF8(h, "\uFFFD")
+	}
 	names := uniqueNames(header)
 	n := len(names)
 	// Read the first batch as raw text, keeping the sheet rows.
 	var sample [][]string
 	var at []int
 	for len(sample) < s.batch {
-		cells, err := s.next()
+		cells, row, err := s.dataRow()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return err
 		}
-		if blank(cells) {
-			continue
-		}
 		sample = append(sample, cells)
-		at = append(at, s.row)
+		at = append(at, row)
 	}
 	// Look at the first cell of each column for its type and format.
 	s.xcols = make([]xlsxColumn, n)
@@ -201,6 +214,37 @@ func blank(cells []string) bool {
 	return true
 }
 
+// dataRow returns the raw cells of the next data row and its sheet row.
+// Blank rows between data rows are returned as rows without cells (nulls);
+// blank rows after the last data row are dropped.
+func (s *xlsxSource) dataRow() ([]string, int, error) {
+	if s.blanks > 0 {
+		s.blanks--
+		return nil, s.heldAt - s.blanks - 1, nil
+	}
+	if s.held != nil {
+		cells := s.held
+		s.held = nil
+		return cells, s.heldAt, nil
+	}
+	n := 0
+	for {
+		cells, err := s.next()
+		if err != nil {
+			return nil, 0, err
+		}
+		if blank(cells) {
+			n++
+			continue
+		}
+		if n == 0 {
+			return cells, s.row, nil
+		}
+		s.held, s.heldAt, s.blanks = cells, s.row, n-1
+		return nil, s.row - n, nil
+	}
+}
+
 // next reads the next sheet row's raw cells.
 func (s *xlsxSource) next() ([]string, error) {
 	if !s.rows.Next() {
@@ -233,8 +277,7 @@ func (s *xlsxSource) add(cells []string, row int) {
 				v = "false"
 			case xc.date:
 				if f, err := strconv.ParseFloat(v, 64); err == nil {
-					if t, err := excelize.ExcelDateToTime(f, false); err == nil {
-						t = t.Round(time.Millisecond)
+					if t, ok := excelTime(f, s.date1904); ok {
 						if xc.dateOnly && t.Equal(t.Truncate(24*time.Hour)) {
 							v = t.Format(time.DateOnly)
 						} else {
@@ -272,7 +315,7 @@ func (s *xlsxSource) Next() (arrow.Record, error) {
 		return rec, nil
 	}
 	for s.b.rows < s.batch {
-		cells, err := s.next()
+		cells, row, err := s.dataRow()
 		if err == io.EOF {
 			break
 		}
@@ -280,9 +323,7 @@ func (s *xlsxSource) Next() (arrow.Record, error) {
 			s.err = err
 			return nil, err
 		}
-		if !blank(cells) {
-			s.add(cells, s.row)
-		}
+		s.add(cells, row)
 	}
 	if s.b.rows == 0 {
 		s.err = io.EOF
@@ -309,11 +350,37 @@ func (s *xlsxSource) Close() error {
 	return s.f.Close()
 }
 
+// excelTime converts an Excel date serial number to a UTC time rounded to
+// the millisecond (excelize's ExcelDateToTime rounds to the second and is
+// a day early before 1900-03-01). ok is
+// false for serials out of Excel's range (up to 9999-12-31).
+func excelTime(serial float64, date1904 bool) (time.Time, bool) {
+	if serial < 0 || serial >= 2958466 || math.IsNaN(serial) {
+		return time.Time{}, false
+	}
+	// Serial 25569 is 1970-01-01 in the 1900 date system, 24107 in 1904.
+	epoch := 25569.0
+	if date1904 {
+		epoch = 24107
+	} else if serial < 61 {
+		// Excel counts a 1900-02-29 that never was (serial 60): the
+		// serials before it are one day later, 1 being 1900-01-01.
+		epoch = 25568
+	}
+	ms := math.Round((serial - epoch) * 86400e3)
+	return time.UnixMilli(int64(ms)).UTC(), true
+}
+
+// excelEpoch is the first day Excel can hold.
+var excelEpoch = time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC)
+
 // maxExcelRows is the number of rows of a sheet.
 const maxExcelRows = 1 << 20
 
 // xlsxSink writes batches to the first sheet of a new workbook, with a
-// header row; the workbook is written out on Close.
+// header row; the workbook is written out on Close. Dates and timestamps
+// are cells formatted as dates, except those before 1900, which Excel
+// cannot hold: they are written as ISO 8601 text.
 type xlsxSink struct {
 	w          io.Writer
 	f          *excelize.File
@@ -366,11 +433,17 @@ func (s *xlsxSink) Write(rec arrow.Record) error {
 			v := valueAt(col, i)
 			switch x := v.(type) {
 			case time.Time:
-				style := s.stampStyle
+				style, layout := s.stampStyle, naiveLayout
 				if col.DataType().ID() == arrow.DATE32 || col.DataType().ID() == arrow.DATE64 {
-					style = s.dateStyle
+					style, layout = s.dateStyle, time.DateOnly
 				}
-				v = excelize.Cell{StyleID: style, Value: x}
+				if x.Before(excelEpoch) {
+					// Excel has no dates before 1900 (excelize would
+					// write 1899-12-31): write the ISO text.
+					v = x.Format(layout)
+				} else {
+					v = excelize.Cell{StyleID: style, Value: x}
+				}
 			case float64:
 				if math.IsNaN(x) || math.IsInf(x, 0) {
 					v = nil
