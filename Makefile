@@ -47,6 +47,7 @@ demo: build
 bench: build
 	bash bench/startup.sh
 	bash bench/pods.sh
+	bash bench/dataset.sh
 
 lint:
 	$(GO) vet ./...
@@ -63,6 +64,8 @@ fuzz:
 	$(GO) test ./cmd/fabricd -run '^$$' -fuzz FuzzParseSettings -fuzztime $(FUZZTIME)
 	$(GO) test ./fabric/bus -run '^$$' -fuzz FuzzLoadConfig -fuzztime $(FUZZTIME)
 	$(GO) test ./runtime/command -run '^$$' -fuzz FuzzDeclared -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric/frame -run '^$$' -fuzz FuzzReadCSV -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric/frame -run '^$$' -fuzz FuzzReadJSON -fuzztime $(FUZZTIME)
 
 install:
 	$(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cmd/client
