@@ -39,7 +39,7 @@ type csvResult struct {
 // newCSVSource reads the header and first batch of r. name prefixes errors.
 func newCSVSource(r io.Reader, name string, o options) (*csvSource, error) {
 	sp := newSplitter(r)
-	c, err := sp.next(o.batch + 1)
+	c, err := sp.next(o.batch+1, maxChunk)
 	if err == io.EOF {
 		return nil, fmt.Errorf("%s: empty file: no header row", name)
 	}
@@ -110,7 +110,7 @@ type csvJob struct {
 // start runs the splitter and the workers.
 func (s *csvSource) start(sp *splitter, tok *tokenizer, o options) {
 	workers := min(max(runtime.GOMAXPROCS(0), 1), 8)
-	s.order = make(chan chan csvResult, workers+1)
+	s.order = make(chan chan csvResult, workers)
 	jobs := make(chan csvJob)
 	s.wg.Add(1 + workers)
 	go func() {
@@ -118,7 +118,7 @@ func (s *csvSource) start(sp *splitter, tok *tokenizer, o options) {
 		defer close(jobs)
 		defer close(s.order)
 		for {
-			c, err := sp.next(o.batch)
+			c, err := sp.next(o.batch, chunkBytes)
 			if err == io.EOF {
 				return
 			}

@@ -16,6 +16,11 @@ import (
 // maxChunk bounds a chunk: field positions are int32.
 const maxChunk = 1<<31 - 1
 
+// chunkBytes is the text a chunk after the first holds at most (unless one
+// row is longer): with a few chunks in flight, it bounds the memory a
+// large CSV takes whatever the width of its rows.
+const chunkBytes = 4 << 20
+
 // chunk is a run of whole CSV rows.
 type chunk struct {
 	data []byte
@@ -35,7 +40,7 @@ type splitter struct {
 }
 
 func newSplitter(r io.Reader) *splitter {
-	return &splitter{r: r, line: 1, size: 1 << 20, free: make(chan []byte, 8)}
+	return &splitter{r: r, line: 1, size: 1 << 20, free: make(chan []byte, 2)}
 }
 
 // recycle gives a chunk's buffer back for a later chunk.
@@ -60,8 +65,10 @@ func (s *splitter) buffer() []byte {
 	}
 }
 
-// next returns the next chunk of up to batch rows, or io.EOF.
-func (s *splitter) next(batch int) (*chunk, error) {
+// next returns the next chunk of up to batch rows, or io.EOF. A chunk
+// ends early, on a row boundary, once it holds maxBytes: wide rows make
+// smaller batches, so that the text in flight stays bounded.
+func (s *splitter) next(batch, maxBytes int) (*chunk, error) {
 	buf := append(s.buffer(), s.carry...)
 	s.carry = s.carry[:0]
 	var (
@@ -69,7 +76,7 @@ func (s *splitter) next(batch int) (*chunk, error) {
 		inQuote                          bool
 	)
 	for {
-		for rows < batch {
+		for rows < batch && cut < maxBytes {
 			i := bytes.IndexByte(buf[scan:], '\n')
 			if i < 0 {
 				break
@@ -85,7 +92,7 @@ func (s *splitter) next(batch int) (*chunk, error) {
 				cut, cutLines = scan, lines
 			}
 		}
-		if rows >= batch {
+		if rows >= batch || cut >= maxBytes {
 			break
 		}
 		if s.eof {
@@ -118,8 +125,12 @@ func (s *splitter) next(batch int) (*chunk, error) {
 	c := &chunk{data: buf[:cut], line: s.line, rows: rows}
 	s.line += cutLines
 	// Size the next buffer for a full chunk and some slack.
-	if rows >= batch {
-		s.size = max(s.size, cut+cut/4+len(s.carry))
+	// Size the next buffer for a chunk like this one and some slack,
+	// rounded up to a MiB so that recycled buffers stay usable. (The carry
+	// starts the next chunk: it needs no room of its own.)
+	if rows >= batch || cut >= maxBytes {
+		const mib = 1 << 20
+		s.size = max(s.size, (cut+cut/4+mib-1)/mib*mib)
 	}
 	return c, nil
 }

@@ -101,6 +101,10 @@ func newParquetSink(w io.Writer, schema *arrow.Schema) (*parquetSink, error) {
 		parquet.WithCompressionLevel(1),
 		parquet.WithMaxRowGroupLength(rowGroupRows),
 		parquet.WithDictionaryDefault(true),
+		// A dictionary that outgrows this falls back to plain encoding:
+		// low-cardinality columns keep theirs, unique ones stop paying for
+		// a large hash table early.
+		parquet.WithDictionaryPageSizeLimit(256<<10),
 	)
 	aprops := pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema(), pqarrow.WithAllocator(mem))
 	// Hide w's Close: the Parquet writer would close it.
