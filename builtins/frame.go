@@ -169,6 +169,20 @@ var frameMethods = map[string]struct {
 Writes the frame to a local file, atomically: csv, json, jsonl, parquet or
 xlsx, from the extension with auto; .gz, .bz2, .xz, .zst compress CSV and
 JSON. Returns the number of rows written.`, (*Frame).write},
+	"to_csv":     {"to_csv(path)\n\nWrites the frame as CSV (compressed by a .gz, .bz2, .xz or .zst extension); returns the rows written.", writeAs(frame.CSV)},
+	"to_json":    {"to_json(path)\n\nWrites the frame as a JSON array of records; returns the rows written.", writeAs(frame.JSON)},
+	"to_parquet": {"to_parquet(path)\n\nWrites the frame as Parquet; returns the rows written.", writeAs(frame.Parquet)},
+}
+
+// writeAs is the method writing a frame in one format.
+func writeAs(f frame.Format) func(v *Frame, thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	return func(v *Frame, thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var path string
+		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "path", &path); err != nil {
+			return nil, err
+		}
+		return v.writeFile(b, path, f)
+	}
 }
 
 func init() {
@@ -329,6 +343,10 @@ func (v *Frame) write(thread *starlark.Thread, b *starlark.Builtin, args starlar
 	if err != nil {
 		return nil, fail(b.Name(), err)
 	}
+	return v.writeFile(b, path, f)
+}
+
+func (v *Frame) writeFile(b *starlark.Builtin, path string, f frame.Format) (starlark.Value, error) {
 	if err := v.f.Write(path, f); err != nil {
 		return nil, fail(b.Name(), trimPathError(err))
 	}

@@ -41,6 +41,9 @@ func TestFrameBuiltins(t *testing.T) {
 		{`frame.read(OUT + "/x.parquet").rows() == f.rows()`, "True"},
 		{`frame.read(OUT + "/x.parquet", format="parquet").dtypes == f.dtypes`, "True"},
 		{`f.write(OUT + "/y.jsonl")`, "3"},
+		{`f.to_csv(OUT + "/z.csv.gz")`, "3"},
+		{`f.to_parquet(OUT + "/z.pq") and frame.read(OUT + "/z.pq", format="parquet").rows() == f.rows()`, "True"},
+		{`f.to_json(OUT + "/z.json") and frame.read(OUT + "/z.json").rows() == f.rows()`, "True"},
 		{`frame.read(OUT + "/y.jsonl").rows() == f.rows()`, "True"},
 	}
 	for _, tt := range tests {

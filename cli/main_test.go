@@ -247,6 +247,11 @@ func TestBacktrace(t *testing.T) {
 	if code != 1 {
 		t.Errorf("exit %d, want 1", code)
 	}
+	// A builtin's error names the call once.
+	_, errOut, _ = run(t, "", "-c", `file.read("/no/such/file")`)
+	if !strings.Contains(errOut, "Error in file.read: open /no/such/file") || strings.Contains(errOut, "file.read: file.read") {
+		t.Errorf("builtin error:\n%s", errOut)
+	}
 }
 
 func TestCheck(t *testing.T) {

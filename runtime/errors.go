@@ -92,8 +92,13 @@ func Backtrace(err error) string {
 	var list resolve.ErrorList
 	switch {
 	case errors.As(err, &eval):
-		bt := eval.Backtrace()
-		return strings.Replace(bt, "Error in fail: fail: ", "Error: ", 1)
+		bt := strings.Replace(eval.Backtrace(), "Error in fail: fail: ", "Error: ", 1)
+		if stack := eval.CallStack; len(stack) > 0 {
+			// A builtin's message names the call already: say it once.
+			fn := stack[len(stack)-1].Name
+			bt = strings.Replace(bt, "Error in "+fn+": "+fn+": ", "Error in "+fn+": ", 1)
+		}
+		return bt
 	case errors.As(err, &syn):
 		return syn.Pos.String() + ": " + syn.Msg
 	case errors.As(err, &list):
