@@ -20,6 +20,26 @@ func boundedValue(b api.BoundedDataset) (starlark.Value, error) {
 	return value.ToStarlark(b)
 }
 
+func boundedList(ctx context.Context, c *client.Client) (any, error) {
+	bds, err := c.BoundedDatasets(ctx)
+	for i := range bds {
+		bds[i].Drafts = client.DraftNames(bds[i].Drafts)
+	}
+	return bds, err
+}
+
+func boundedMeta(ctx context.Context, c *client.Client, name string) (any, error) {
+	bd, _, err := c.BoundedDataset(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return boundedValue(bd)
+}
+
+func boundedDelete(ctx context.Context, c *client.Client, name string) (any, error) {
+	return nil, c.BoundedDelete(ctx, name)
+}
+
 func (e *Env) boundedAdd(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var name, schema string
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "schema", &schema); err != nil {
@@ -66,24 +86,6 @@ func (e *Env) boundedImport(thread *starlark.Thread, b *starlark.Builtin, args s
 		return nil, fail(b.Name(), err)
 	}
 	return boundedValue(bd)
-}
-
-func (e *Env) boundedList(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
-		return nil, err
-	}
-	c, err := e.Client()
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	bds, err := c.BoundedDatasets(context.Background())
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	for i := range bds {
-		bds[i].Drafts = client.DraftNames(bds[i].Drafts)
-	}
-	return value.ToStarlark(bds)
 }
 
 func (e *Env) openBounded(b *starlark.Builtin, name string) (frame.Source, error) {
@@ -137,37 +139,6 @@ func (e *Env) boundedExport(thread *starlark.Thread, b *starlark.Builtin, args s
 	return starlark.MakeInt64(stats.Rows), nil
 }
 
-func (e *Env) boundedMeta(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var name string
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name); err != nil {
-		return nil, err
-	}
-	c, err := e.Client()
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	bd, _, err := c.BoundedDataset(context.Background(), name)
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	return boundedValue(bd)
-}
-
-func (e *Env) boundedDelete(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var name string
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name); err != nil {
-		return nil, err
-	}
-	c, err := e.Client()
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	if err := c.BoundedDelete(context.Background(), name); err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	return starlark.None, nil
-}
-
 // schemaModule is the schema module: JSON Schema artifacts that bound
 // datasets.
 func (e *Env) schemaModule() starlark.Value {
@@ -176,9 +147,14 @@ func (e *Env) schemaModule() starlark.Value {
 
 Stores a JSON Schema (from a local JSON file, or a dict) after checking
 that it is one. Returns its record.`, e.schemaAdd),
-		"get":    doc.Builtin("schema.get", "get(name)\n\nReturns a schema's record: name, description, saved_time, schema.", e.schemaGet),
-		"list":   doc.Builtin("schema.list", "list()\n\nReturns the schema records.", e.schemaList),
-		"delete": doc.Builtin("schema.delete", "delete(name)\n\nDeletes a schema that no bounded dataset uses.", e.schemaDelete),
+		"get": doc.Builtin("schema.get", "get(name)\n\nReturns a schema's record: name, description, saved_time, schema.",
+			e.nameCall(func(ctx context.Context, c *client.Client, name string) (any, error) { return c.Schema(ctx, name) })),
+		"list": doc.Builtin("schema.list", "list()\n\nReturns the schema records.",
+			e.listCall(func(ctx context.Context, c *client.Client) (any, error) { return c.Schemas(ctx) })),
+		"delete": doc.Builtin("schema.delete", "delete(name)\n\nDeletes a schema that no bounded dataset uses.",
+			e.nameCall(func(ctx context.Context, c *client.Client, name string) (any, error) {
+				return nil, c.DeleteSchema(ctx, name)
+			})),
 	})
 }
 
@@ -224,50 +200,4 @@ func (e *Env) schemaAdd(thread *starlark.Thread, b *starlark.Builtin, args starl
 		return nil, fail(b.Name(), err)
 	}
 	return value.ToStarlark(sc)
-}
-
-func (e *Env) schemaGet(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var name string
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name); err != nil {
-		return nil, err
-	}
-	c, err := e.Client()
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	sc, err := c.Schema(context.Background(), name)
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	return value.ToStarlark(sc)
-}
-
-func (e *Env) schemaList(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
-		return nil, err
-	}
-	c, err := e.Client()
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	scs, err := c.Schemas(context.Background())
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	return value.ToStarlark(scs)
-}
-
-func (e *Env) schemaDelete(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var name string
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name); err != nil {
-		return nil, err
-	}
-	c, err := e.Client()
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	if err := c.DeleteSchema(context.Background(), name); err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	return starlark.None, nil
 }

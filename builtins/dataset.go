@@ -4,23 +4,23 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/fabricops/fabric/fabric/client"
 	"github.com/fabricops/fabric/fabric/frame"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
-	"github.com/fabricops/fabric/runtime/value"
 	"go.starlark.net/starlark"
 )
 
 // datasetModule is the dataset module: tables stored in the tenant's
 // object store with a record in KV (SPEC 2.6).
 func (e *Env) datasetModule() starlark.Value {
-	b := func(name, text string, fn func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error)) *starlark.Builtin {
+	b := func(name, text string, fn builtinFunc) *starlark.Builtin {
 		return doc.Builtin("dataset."+name, text, fn)
 	}
 	return doc.Module("dataset", "Datasets: tables in the tenant's object store, with records in KV (SPEC 2.6).", starlark.StringDict{
-		"list": b("list", "list()\n\nReturns the dataset records: name, format, datafile, mem_size_mb, num_rows,\nnum_columns, saved_time, dtypes.", e.datasetList),
+		"list": b("list", "list()\n\nReturns the dataset records: name, format, datafile, mem_size_mb, num_rows,\nnum_columns, saved_time, dtypes.", e.listCall(datasetList)),
 		"get":  b("get", "get(name)\n\nReturns a dataset as a frame.", e.datasetGet),
-		"meta": b("meta", "meta(name)\n\nReturns a dataset's record (SPEC 2.6).", e.datasetMeta),
+		"meta": b("meta", "meta(name)\n\nReturns a dataset's record (SPEC 2.6).", e.nameCall(datasetMeta)),
 		"add": b("add", `add(name, file=None, frame=None, folder="", local_format="auto", remote_format="parquet")
 
 Stores a table as the dataset name and returns its record, with
@@ -38,34 +38,21 @@ of rows written.`, e.datasetExport),
 		"dump": b("dump", `dump(name, format="csv")
 
 Writes a dataset to stdout as csv, json or jsonl, streamed.`, e.datasetDump),
-		"delete":      b("delete", "delete(name)\n\nDeletes a dataset: its record and its data.", e.datasetDelete),
+		"delete": b("delete", "delete(name)\n\nDeletes a dataset: its record and its data.", e.nameCall(func(ctx context.Context, c *client.Client, name string) (any, error) {
+			return nil, c.DeleteDataset(ctx, name)
+		})),
 		"bounded_add": b("bounded_add", "bounded_add(name, schema)\n\nCreates an empty bounded dataset whose data must satisfy the schema artifact.", e.boundedAdd),
 		"bounded_import": b("bounded_import", `bounded_import(name, file, local_format="auto", publish=True)
 
 Validates every row of a file against the bounded dataset's schema and
 stores it: published at once, or kept as a draft with publish=False. A
 row that does not fit fails the import, naming the row and the reason.`, e.boundedImport),
-		"bounded_list":   b("bounded_list", "bounded_list()\n\nReturns the bounded dataset records.", e.boundedList),
+		"bounded_list":   b("bounded_list", "bounded_list()\n\nReturns the bounded dataset records.", e.listCall(boundedList)),
 		"bounded_get":    b("bounded_get", "bounded_get(name)\n\nReturns a bounded dataset's published data as a frame.", e.boundedGet),
 		"bounded_export": b("bounded_export", "bounded_export(name, path, format=\"auto\")\n\nWrites a bounded dataset's data to a local file; returns the rows written.", e.boundedExport),
-		"bounded_meta":   b("bounded_meta", "bounded_meta(name)\n\nReturns a bounded dataset's record.", e.boundedMeta),
-		"bounded_delete": b("bounded_delete", "bounded_delete(name)\n\nDeletes a bounded dataset's drafts, then the bounded dataset.", e.boundedDelete),
+		"bounded_meta":   b("bounded_meta", "bounded_meta(name)\n\nReturns a bounded dataset's record.", e.nameCall(boundedMeta)),
+		"bounded_delete": b("bounded_delete", "bounded_delete(name)\n\nDeletes a bounded dataset's drafts, then the bounded dataset.", e.nameCall(boundedDelete)),
 	})
-}
-
-func (e *Env) datasetList(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
-		return nil, err
-	}
-	c, err := e.Client()
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	ds, err := c.Datasets(context.Background())
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	return value.ToStarlark(ds)
 }
 
 func (e *Env) datasetGet(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -87,22 +74,6 @@ func (e *Env) datasetGet(thread *starlark.Thread, b *starlark.Builtin, args star
 		return nil, fail(b.Name(), err)
 	}
 	return NewFrameValue(f), nil
-}
-
-func (e *Env) datasetMeta(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var name string
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name); err != nil {
-		return nil, err
-	}
-	c, err := e.Client()
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	d, err := c.Dataset(context.Background(), name)
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	return value.ToStarlark(d)
 }
 
 func (e *Env) datasetAdd(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -207,17 +178,12 @@ func (e *Env) datasetDump(thread *starlark.Thread, b *starlark.Builtin, args sta
 	return starlark.None, nil
 }
 
-func (e *Env) datasetDelete(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var name string
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name); err != nil {
-		return nil, err
-	}
-	c, err := e.Client()
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	if err := c.DeleteDataset(context.Background(), name); err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	return starlark.None, nil
+func datasetList(ctx context.Context, c *client.Client) (any, error) { return c.Datasets(ctx) }
+
+func datasetMeta(ctx context.Context, c *client.Client, name string) (any, error) {
+	return c.Dataset(ctx, name)
+}
+
+func datasetDelete(ctx context.Context, c *client.Client, name string) (any, error) {
+	return nil, c.DeleteDataset(ctx, name)
 }

@@ -133,16 +133,39 @@ func appendFloat(d []byte, v float64, bits int) ([]byte, bool) {
 }
 
 // csvSink writes CSV with a header row.
-type csvSink struct {
+// textWriter buffers the text of a sink and writes it out in blocks.
+type textWriter struct {
 	w      io.Writer
-	schema *arrow.Schema
 	buf    []byte
-	cell   []byte
 	closed bool
 }
 
+// flush writes the buffered text.
+func (t *textWriter) flush() error {
+	if len(t.buf) == 0 {
+		return nil
+	}
+	_, err := t.w.Write(t.buf)
+	t.buf = t.buf[:0]
+	return err
+}
+
+// flushFull writes the buffered text once it fills a block.
+func (t *textWriter) flushFull() error {
+	if len(t.buf) < 1<<16 {
+		return nil
+	}
+	return t.flush()
+}
+
+type csvSink struct {
+	textWriter
+	schema *arrow.Schema
+	cell   []byte
+}
+
 func newCSVSink(w io.Writer, schema *arrow.Schema) (*csvSink, error) {
-	s := &csvSink{w: w, schema: schema}
+	s := &csvSink{textWriter: textWriter{w: w}, schema: schema}
 	for i, f := range schema.Fields() {
 		if i > 0 {
 			s.buf = append(s.buf, ',')
@@ -204,22 +227,11 @@ func (s *csvSink) Write(rec arrow.Record) error {
 			s.buf = appendCSVField(s.buf, s.cell)
 		}
 		s.buf = append(s.buf, '\n')
-		if len(s.buf) >= 1<<16 {
-			if err := s.flush(); err != nil {
-				return err
-			}
+		if err := s.flushFull(); err != nil {
+			return err
 		}
 	}
 	return s.flush()
-}
-
-func (s *csvSink) flush() error {
-	if len(s.buf) == 0 {
-		return nil
-	}
-	_, err := s.w.Write(s.buf)
-	s.buf = s.buf[:0]
-	return err
 }
 
 func (s *csvSink) Close() error {
@@ -232,17 +244,15 @@ func (s *csvSink) Close() error {
 
 // jsonSink writes a JSON array of records, or JSON lines.
 type jsonSink struct {
-	w      io.Writer
+	textWriter
 	schema *arrow.Schema
 	lines  bool
 	keys   [][]byte // `"name":`
-	buf    []byte
 	n      int64
-	closed bool
 }
 
 func newJSONSink(w io.Writer, schema *arrow.Schema, lines bool) (*jsonSink, error) {
-	s := &jsonSink{w: w, schema: schema, lines: lines}
+	s := &jsonSink{textWriter: textWriter{w: w}, schema: schema, lines: lines}
 	for _, f := range schema.Fields() {
 		k := appendJSONString(nil, []byte(f.Name))
 		s.keys = append(s.keys, append(k, ':'))
@@ -333,22 +343,11 @@ func (s *jsonSink) Write(rec arrow.Record) error {
 		if s.lines {
 			s.buf = append(s.buf, '\n')
 		}
-		if len(s.buf) >= 1<<16 {
-			if err := s.flush(); err != nil {
-				return err
-			}
+		if err := s.flushFull(); err != nil {
+			return err
 		}
 	}
 	return s.flush()
-}
-
-func (s *jsonSink) flush() error {
-	if len(s.buf) == 0 {
-		return nil
-	}
-	_, err := s.w.Write(s.buf)
-	s.buf = s.buf[:0]
-	return err
 }
 
 func (s *jsonSink) Close() error {

@@ -1,0 +1,56 @@
+package builtins
+
+import (
+	"context"
+
+	"github.com/fabricops/fabric/fabric/client"
+	"github.com/fabricops/fabric/runtime/value"
+	"go.starlark.net/starlark"
+)
+
+// builtinFunc is the Go signature of a Starlark builtin.
+type builtinFunc = func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error)
+
+// listCall makes a builtin of no arguments that calls list on the fabric
+// and returns its result (see result).
+func (e *Env) listCall(list func(ctx context.Context, c *client.Client) (any, error)) builtinFunc {
+	return func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
+			return nil, err
+		}
+		return e.call(b, func(ctx context.Context, c *client.Client) (any, error) { return list(ctx, c) })
+	}
+}
+
+// nameCall makes a builtin of one argument, name, that calls do on the
+// fabric and returns its result (see result).
+func (e *Env) nameCall(do func(ctx context.Context, c *client.Client, name string) (any, error)) builtinFunc {
+	return func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var name string
+		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name); err != nil {
+			return nil, err
+		}
+		return e.call(b, func(ctx context.Context, c *client.Client) (any, error) { return do(ctx, c, name) })
+	}
+}
+
+// call runs fn with the fabric's client; errors are named after b. A nil
+// result is None, a Starlark value is returned as is, and anything else
+// is converted with value.ToStarlark.
+func (e *Env) call(b *starlark.Builtin, fn func(ctx context.Context, c *client.Client) (any, error)) (starlark.Value, error) {
+	c, err := e.Client()
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	res, err := fn(context.Background(), c)
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	switch v := res.(type) {
+	case nil:
+		return starlark.None, nil
+	case starlark.Value:
+		return v, nil
+	}
+	return value.ToStarlark(res)
+}
