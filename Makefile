@@ -41,6 +41,7 @@ demo: build
 	$(BIN)/client fabric up
 	$(BIN)/client run examples/fabric_tour.star
 	$(BIN)/client run examples/demo.star
+	$(BIN)/client run examples/sales.star
 	@echo "The local fabric keeps running: bin/client fabric down stops it."
 
 
