@@ -1,0 +1,26 @@
+package frame
+
+import "github.com/apache/arrow-go/v18/arrow"
+
+// Records returns the frame's record batches, in order, none empty. The
+// frame keeps them: a caller that holds one past the frame's Release
+// must Retain it.
+func (f *Frame) Records() []arrow.Record {
+	return append([]arrow.Record(nil), f.recs...)
+}
+
+// FromRecords builds a Frame of batches of schema, taking over the
+// caller's reference to each (empty batches are released and dropped).
+func FromRecords(schema *arrow.Schema, recs []arrow.Record) *Frame {
+	return newFrame(schema, recs)
+}
+
+// ValueAt returns value i of an Arrow array as a Go value, as Row does:
+// nil, bool, int64, uint64, float64, string or time.Time (UTC). Every
+// value of a null-typed array is nil.
+func ValueAt(arr arrow.Array, i int) any {
+	if arr.DataType().ID() == arrow.NULL {
+		return nil
+	}
+	return valueAt(arr, i)
+}
