@@ -1,0 +1,183 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestParseParams(t *testing.T) {
+	cases := []struct {
+		query string
+		want  map[string]string
+		err   string
+	}{
+		{"", map[string]string{}, ""},
+		{"   ", map[string]string{}, ""},
+		{"name = 'x'", map[string]string{"name": "x"}, ""},
+		{`host = 'web-1' & cpu = 93.5`, map[string]string{"host": "web-1", "cpu": "93.5"}, ""},
+		{`a="x y"&b='z'`, map[string]string{"a": "x y", "b": "z"}, ""},
+		{`a = 'it''s' & b = "say ""hi"""`, map[string]string{"a": "it's", "b": `say "hi"`}, ""},
+		{`re = '\d+\.\w' & e = ''`, map[string]string{"re": `\d+\.\w`, "e": ""}, ""},
+		{`a = 'x & y = z'`, map[string]string{"a": "x & y = z"}, ""},
+		{"n = -3 & f = 1e3 & w = yes & v = $count & p = /a/b.c", map[string]string{"n": "-3", "f": "1e3", "w": "yes", "v": "$count", "p": "/a/b.c"}, ""},
+		{"`Host Name` = 'x' & my.key-1 = 2", map[string]string{"Host Name": "x", "my.key-1": "2"}, ""},
+		{"a = 'multi\nline'", map[string]string{"a": "multi\nline"}, ""},
+		{"a = 'é' & b = 'ü'", map[string]string{"a": "é", "b": "ü"}, ""},
+		{"a", nil, "col 2: expected '=' after 'a', found the end of the query"},
+		{"a = ", nil, "col 5: expected a value for 'a', found the end of the query"},
+		{"a == 1", nil, "col 3: use '=' rather than '==' in parameters"},
+		{"a = 'x", nil, "col 5: unterminated quoted value of 'a'"},
+		{"a = 1 b = 2", nil, "col 7: expected '&' between parameters, found 'b'"},
+		{"a = 1 &", nil, "col 8: expected a parameter after '&'"},
+		{"a = 1 & & b = 2", nil, "col 9: expected a parameter name, found '&'"},
+		{"& a = 1", nil, "col 1: expected a parameter name, found '&'"},
+		{"a = 1 & a = 2", nil, "col 9: parameter 'a' is given twice"},
+		{"é = 1", nil, "col 1: expected a parameter name, found 'é'"},
+		{"x = 'é' y", nil, "col 9: expected '&' between parameters, found 'y'"},
+		{"`a = 1", nil, "col 1: unterminated `name`"},
+		{"`` = 1", nil, "col 1: empty parameter name"},
+		{"a = &", nil, "col 5: expected a value for 'a', found '&'"},
+		{"a = 1 | b = 2", nil, "col 7: expected '&' between parameters, found '|'"},
+	}
+	for _, c := range cases {
+		got, err := ParseParams(c.query)
+		if c.err != "" {
+			var se *SyntaxError
+			if err == nil || err.Error() != c.err || !errors.As(err, &se) {
+				t.Errorf("ParseParams(%q): error %v, want %q", c.query, err, c.err)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("ParseParams(%q) = %v, %v; want %v", c.query, got, err, c.want)
+		}
+	}
+}
+
+func TestSubst(t *testing.T) {
+	vars := map[string]string{"host": "web-1", "n": "3", "h": "x"}
+	cases := [][2]string{
+		{"$host", "web-1"},
+		{"${host}name", "web-1name"},
+		{"$hostname", "$hostname"},
+		{"a$n-b", "a3-b"},
+		{"$$n", "$3"},
+		{"$", "$"},
+		{"${nope}", "${nope}"},
+		{"${host", "${host"},
+		{"$h.$n", "x.3"},
+		{"price $5", "price $5"},
+	}
+	for _, c := range cases {
+		if got := subst(c[0], vars); got != c[1] {
+			t.Errorf("subst(%q) = %q, want %q", c[0], got, c[1])
+		}
+	}
+}
+
+func TestBareValues(t *testing.T) {
+	cases := map[string]any{"1": int64(1), "-2.5": -2.5, "true": true, "False": false, "null": nil, "web": "web", "": nil, "1e3": 1000.0}
+	for in, want := range cases {
+		if got := bareValue(in); got != want {
+			t.Errorf("bareValue(%q) = %#v, want %#v", in, got, want)
+		}
+	}
+}
+
+func TestParseText(t *testing.T) {
+	steps, err := ParseText(`
+## comments start with ##
+@dm:empty
+  --> @dm:addrow host = 'web-1' & note = 'a --> b ## not a comment'  ## a comment
+  --> @dm:save name = 'temp-hosts'
+## new block
+  --> @c:new-block
+  --> *dm:filter cpu > 90 get host, cpu
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Step{
+		{Tag: "@dm:empty", Comment: "comments start with ##"},
+		{Tag: "@dm:addrow", Query: "host = 'web-1' & note = 'a --> b ## not a comment'", Comment: "a comment"},
+		{Tag: "@dm:save", Query: "name = 'temp-hosts'"},
+		{Tag: "@c:new-block", Comment: "new block"},
+		{Tag: "*dm:filter", Query: "cpu > 90 get host, cpu"},
+	}
+	if !reflect.DeepEqual(steps, want) {
+		t.Errorf("steps:\n%+v\nwant:\n%+v", steps, want)
+	}
+	for _, bad := range []string{"--> @dm:empty", "@dm:empty -->", "@dm:empty --> --> @dm:empty", "@dm:addrow a = 'x"} {
+		if _, err := ParseText(bad); err == nil {
+			t.Errorf("ParseText(%q): no error", bad)
+		}
+	}
+}
+
+// FuzzParseParams checks that ParseParams never panics, positions its
+// errors inside the query, and that what it parses prints back to the
+// same parameters.
+func FuzzParseParams(f *testing.F) {
+	for _, s := range []string{"", "a = 1", `host = 'web-1' & cpu = 93.5`, `a = 'it''s' & b = "x"`,
+		"`A B` = c", "a == 1", "a = 'x", "a = 1 & ", "é = 'ü'", "a = $x & b = ${y}"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m, err := ParseParams(s)
+		if err != nil {
+			var se *SyntaxError
+			if !errors.As(err, &se) {
+				t.Fatalf("ParseParams(%q): error %T %v", s, err, err)
+			}
+			if se.Col < 1 || se.Col > utf8.RuneCountInString(s)+1 {
+				t.Fatalf("ParseParams(%q): column %d out of range", s, se.Col)
+			}
+			return
+		}
+		// print back, quoting every value, and parse again
+		var parts []string
+		for k, v := range m {
+			if strings.Contains(k, "`") {
+				t.Fatalf("ParseParams(%q): key %q holds a backquote", s, k)
+			}
+			parts = append(parts, fmt.Sprintf("`%s` = '%s'", k, strings.ReplaceAll(v, "'", "''")))
+		}
+		again, err := ParseParams(strings.Join(parts, " & "))
+		if err != nil || !reflect.DeepEqual(again, m) {
+			t.Fatalf("ParseParams(%q) = %v; printed back: %v, %v", s, m, again, err)
+		}
+	})
+}
+
+// FuzzParseText checks that ParseText never panics and that every step it
+// returns has a tag without white space.
+func FuzzParseText(f *testing.F) {
+	for _, s := range []string{"@dm:empty --> @dm:addrow a = 'x' ## c", "## only\n", "@a 'b --> c' --> @d", "-->", "`x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		steps, err := ParseText(s)
+		if err != nil {
+			return
+		}
+		for _, st := range steps {
+			if st.Tag == "" || strings.ContainsAny(st.Tag, " \t\r\n") {
+				t.Fatalf("ParseText(%q): tag %q", s, st.Tag)
+			}
+		}
+	})
+}
+
+// FuzzParseTime checks that strftime parsing never panics.
+func FuzzParseTime(f *testing.F) {
+	f.Add("%Y-%m-%d %H:%M:%S.%f%z", "2024-01-02 03:04:05.123+01:00")
+	f.Add("%d/%b/%Y %I %p %j %s %Z", "02/Jan/2024 10 PM 002 17 UTC")
+	f.Fuzz(func(t *testing.T, layout, s string) {
+		_, _ = parseTime(layout, s)
+		_ = formatTime(testNow, layout)
+	})
+}
