@@ -1,6 +1,7 @@
 // Package pipeline holds what the fabric knows about pipeline documents
-// (SPEC 2.10) independently of where they are stored: their canonical form
-// and content checksums.
+// (SPEC 2.10) independently of where they are stored: the forms they are
+// written in (YAML, JSON and the --> text form), their canonical form and
+// content checksums.
 package pipeline
 
 import (
@@ -17,6 +18,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/fabricops/fabric/fabric/api"
 )
 
 // CanonicalForm documents how Canonical encodes a document; checksum -h
@@ -42,10 +45,17 @@ type Checksums struct {
 	Steps    []Step `json:"steps"`
 }
 
-// Checksum computes the content checksums of a pipeline given as JSON: one
-// of the whole canonical document and one of each data.sequence step.
-func Checksum(data []byte) (*Checksums, error) {
-	doc, err := Decode(data)
+// Checksum computes the content checksums of a pipeline given as JSON,
+// YAML or the text form (see Form): one of the whole canonical document
+// and one of each data.sequence step. The same document in JSON and in
+// YAML has the same checksums.
+func Checksum(data []byte) (*Checksums, error) { return ChecksumFile(data, "") }
+
+// ChecksumFile is Checksum of a file's content: the file's extension tells
+// JSON from YAML when the content does not, and its base name names a
+// pipeline written in the text form.
+func ChecksumFile(data []byte, fileName string) (*Checksums, error) {
+	doc, err := Document(data, fileName)
 	if err != nil {
 		return nil, err
 	}
@@ -86,6 +96,37 @@ func Checksum(data []byte) (*Checksums, error) {
 		c.Steps = append(c.Steps, Step{Index: i + 1, Tag: tag, Checksum: sum})
 	}
 	return c, nil
+}
+
+// Document decodes a pipeline document written in any form into JSON
+// values, as Decode makes them. The document of the text form is
+// {"name", "data": {"name", "sequence"}} with the name Load gives it (no
+// name when there is none).
+func Document(data []byte, fileName string) (any, error) {
+	switch Form(data, fileName) {
+	case api.PipelineJSON:
+		return Decode(data)
+	case api.PipelineYAML:
+		n, err := decodeNode(data, api.PipelineYAML)
+		if err != nil {
+			return nil, err
+		}
+		return n.toAny(), nil
+	}
+	p, err := Load(data, fileName)
+	if err != nil {
+		return nil, err
+	}
+	steps := make([]any, len(p.Data.Sequence))
+	for i, s := range p.Data.Sequence {
+		steps[i] = map[string]any{"tag": s.Tag, "query": s.Query, "comment": s.Comment}
+	}
+	d := map[string]any{"sequence": steps}
+	doc := map[string]any{"data": d}
+	if p.Name != "" {
+		doc["name"], d["name"] = p.Name, p.Name
+	}
+	return doc, nil
 }
 
 func digest(v any) (string, error) {

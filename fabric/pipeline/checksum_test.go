@@ -60,7 +60,8 @@ func TestCanonical(t *testing.T) {
 func TestChecksumErrors(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"{\n  \"name\": \"x\",\n  \"data\": {,}\n}", "invalid JSON at line 3, column 12"},
-		{"", "invalid JSON: the document is empty or cut short"},
+		{"", "the pipeline is empty"},
+		{"  \n# only a comment\n", "the pipeline is empty"},
 		{`{"name": "x"`, "invalid JSON: the document is empty or cut short"},
 		{`[1, 2]`, "not a pipeline: the document is an array, want an object"},
 		{`{"data": {"sequence": "x"}}`, "not a pipeline: data.sequence is a string, want a list of steps"},
@@ -74,18 +75,29 @@ func TestChecksumErrors(t *testing.T) {
 	}
 }
 
+func TestChecksumFileEmptyJSON(t *testing.T) {
+	if _, err := ChecksumFile(nil, "p.json"); err == nil || err.Error() != "invalid JSON: the document is empty or cut short" {
+		t.Fatalf("empty .json file: %v", err)
+	}
+}
+
 // FuzzChecksum checks that no input panics and that the checksum of a
 // document equals that of its canonical form.
 func FuzzChecksum(f *testing.F) {
 	f.Add(base)
 	f.Add(`{"data": {"sequence": []}}`)
 	f.Add(`[1e400]`)
+	f.Add("name: hot\ndata:\n  sequence:\n    - {tag: '@dm:empty', query: '', n: 1.5e3}\n")
+	f.Add("## start\n@dm:empty --> *dm:filter cpu > 90\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		c, err := Checksum([]byte(in))
 		if err != nil {
 			return
 		}
-		v, _ := Decode([]byte(in))
+		v, err := Document([]byte(in), "")
+		if err != nil {
+			t.Fatalf("Checksum succeeds but Document fails: %v", err)
+		}
 		canon, err := Canonical(v)
 		if err != nil {
 			t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
@@ -24,6 +25,9 @@ import (
 // ErrNotFound is returned for a missing record or blob.
 var ErrNotFound = errors.New("not found")
 
+// ErrExists is returned by Create when the record is there already.
+var ErrExists = errors.New("exists")
+
 // Timeout bounds one metadata operation (a record, a listing).
 const Timeout = 10 * time.Second
 
@@ -31,6 +35,7 @@ const Timeout = 10 * time.Second
 type Store struct {
 	js      jetstream.JetStream
 	objects jetstream.ObjectStore
+	mu      sync.Mutex // guards kvs: a store is shared by concurrent jobs
 	kvs     map[string]jetstream.KeyValue
 }
 
@@ -51,6 +56,8 @@ func Open(ctx context.Context, nc *nats.Conn) (*Store, error) {
 }
 
 func (s *Store) kv(ctx context.Context, bucket string) (jetstream.KeyValue, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if kv, ok := s.kvs[bucket]; ok {
 		return kv, nil
 	}
@@ -125,6 +132,27 @@ func (s *Store) Put(ctx context.Context, bucket, key string, v any, rev uint64) 
 		return nil
 	}
 	_, err = kv.Put(ctx, key, data)
+	return timeout(err, "writing a record")
+}
+
+// Create writes v as the record key of bucket only when there is no such
+// record yet (ErrExists otherwise): two writers racing for a key cannot
+// both win.
+func (s *Store) Create(ctx context.Context, bucket, key string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	kv, err := s.kv(ctx, bucket)
+	if err != nil {
+		return err
+	}
+	_, err = kv.Create(ctx, key, data)
+	if errors.Is(err, jetstream.ErrKeyExists) {
+		return ErrExists
+	}
 	return timeout(err, "writing a record")
 }
 
