@@ -13,15 +13,19 @@ import (
 // name; those that reach the fabric share env's connection.
 func Modules(env *Env) starlark.StringDict {
 	m := starlark.StringDict{
-		"pipeline": pipelineModule(),
+		"pipeline": env.pipelineModule(),
 		"fabric":   env.fabricModule(),
 		"object":   env.objectModule(),
 		"dataset":  env.datasetModule(),
 		"schema":   env.schemaModule(),
 		"file_ops": fileOpsModule(),
 		"frame":    frameModule(),
+		"cfxql":    cfxqlModule(),
 	}
 	for k, v := range env.platform() {
+		m[k] = v
+	}
+	for k, v := range env.jobBuiltins() {
 		m[k] = v
 	}
 	return m
@@ -40,5 +44,18 @@ func (s *optString) Unpack(v starlark.Value) error {
 	default:
 		return fmt.Errorf("got %s, want string or None", v.Type())
 	}
+	return nil
+}
+
+// seconds unpacks a number of seconds given as an int or a float.
+type seconds float64
+
+// Unpack implements starlark.Unpacker.
+func (s *seconds) Unpack(v starlark.Value) error {
+	f, ok := starlark.AsFloat(v)
+	if !ok {
+		return fmt.Errorf("got %s, want a number of seconds", v.Type())
+	}
+	*s = seconds(f)
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/fabricops/fabric/fabric/cfxql"
 	"github.com/fabricops/fabric/fabric/frame"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/value"
@@ -163,7 +164,11 @@ var frameMethods = map[string]struct {
 	"sort":   {"sort(by, desc=False)\n\nReturns the rows ordered by a column or a list of columns.", (*Frame).sortBy},
 	"rows":   {"rows()\n\nReturns the rows as a list of dicts.", (*Frame).rowsList},
 	"column": {"column(name)\n\nReturns the values of a column as a list.", (*Frame).column},
-	"filter": {"filter(fn)\n\nReturns the rows for which fn(row) is true; row is a dict of column to value.", (*Frame).filter},
+	"filter": {`filter(fn_or_query)
+
+Returns the rows that match: fn(row) is true (row is a dict of column to
+value), or a CFXQL query matches ("cpu > 90 and host ~ 'web'"; a GET
+clause also picks and renames columns).`, (*Frame).filter},
 	"write": {`write(path, format="auto")
 
 Writes the frame to a local file, atomically: csv, json, jsonl, parquet or
@@ -313,8 +318,16 @@ func (v *Frame) filter(thread *starlark.Thread, b *starlark.Builtin, args starla
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "fn", &fn); err != nil {
 		return nil, err
 	}
-	if _, ok := fn.(starlark.String); ok {
-		return nil, fmt.Errorf("%s: filter expressions are not supported yet; pass a function of the row, such as lambda r: r[\"qty\"] > 2", b.Name())
+	if expr, ok := fn.(starlark.String); ok {
+		q, err := cfxql.Parse(string(expr))
+		if err != nil {
+			return nil, fail(b.Name(), err)
+		}
+		out, err := q.Filter(v.f)
+		if err != nil {
+			return nil, fail(b.Name(), err)
+		}
+		return NewFrameValue(out), nil
 	}
 	if _, ok := fn.(starlark.Callable); !ok {
 		return nil, fmt.Errorf("%s: want a function of the row, not %s", b.Name(), fn.Type())

@@ -86,7 +86,7 @@ func TestFrameErrors(t *testing.T) {
 		{`f.select(["nope"])`, "nope"},
 		{`f.sort("nope")`, "nope"},
 		{`f.column("nope")`, "nope"},
-		{`f.filter("units > 2")`, "pass a function of the row"},
+		{`f.filter("units >")`, "col "},
 		{`f.filter(3)`, "want a function of the row"},
 		{`f.filter(lambda r: r["nope"])`, "row 0"},
 		{`frame.from_rows([1])`, "row 0 is a int, want a dict"},

@@ -107,9 +107,14 @@ func (sh *shell) main(args []string) int {
 			return sh.usageError("--check needs a file", "usage: client --check FILE.star...")
 		}
 		return sh.check(args[1:])
+	case a == "run" && len(args) > 1 && strings.HasPrefix(args[1], "-"):
+		// "run --name P" is the command that starts a pipeline on a
+		// worker; "run FILE.star" runs a script.
+		return sh.command(args)
 	case a == "run":
 		if len(args) < 2 {
-			return sh.usageError("run needs a script", "usage: client run FILE.star [ARGS...]")
+			return sh.usageError("run needs a script or a pipeline",
+				"usage: client run FILE.star [ARGS...]   (a workflow)\n       client run --name PIPELINE | --file FILE [flags]   (a pipeline on a worker; client run -h)")
 		}
 		return sh.runFile(args[1], args[1:])
 	case strings.HasSuffix(a, ".star"):

@@ -39,6 +39,7 @@ const cancelledKey = "fabric.cancelled"
 func Cancel(thread *starlark.Thread) {
 	thread.SetLocal(cancelledKey, true)
 	thread.Cancel("interrupted")
+	host.Interrupt(thread)
 }
 
 // ExitCode maps an error from running a script or command to the shell's

@@ -96,6 +96,7 @@ func (rt *Runtime) NewThread(name string) *starlark.Thread {
 		Load: rt.load,
 	}
 	host.Set(thread, rt.io)
+	host.AttachContext(thread)
 	command.Attach(thread, rt.Commands)
 	thread.SetLocal(predeclaredKey, rt.predeclared)
 	return thread

@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/jobs"
 	"github.com/fabricops/fabric/fabric/pod"
 	"github.com/fabricops/fabric/fabric/registry"
+	"github.com/fabricops/fabric/fabric/store"
 	"github.com/nats-io/nats.go"
 )
 
@@ -59,14 +61,54 @@ func Serve(p *pod.Pod) error {
 	}); err != nil {
 		return err
 	}
+	st, err := store.Open(ctx, nc)
+	if err != nil {
+		return err
+	}
+	stop := make(chan struct{})
+	go sweep(jobs.Open(st), regs, stop)
 	go func() {
 		<-p.Done()
+		close(stop)
 		for _, s := range subs {
 			_ = s.Unsubscribe()
 		}
 		w.Stop()
 	}()
 	return nil
+}
+
+// Sweep timing: how often the api-server looks for the jobs of dead
+// workers, and how long a job record may wait for its worker to register.
+const (
+	sweepEvery = 2 * time.Second
+	sweepGrace = 3 * time.Second
+)
+
+// sweep fails the active jobs of workers that are gone and purges the
+// outputs older than api.OutputTTL, until stop closes.
+func sweep(recs *jobs.Records, regs func() []api.Registration, stop <-chan struct{}) {
+	t := time.NewTicker(sweepEvery)
+	defer t.Stop()
+	lastPurge := time.Now()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		live := map[string]bool{}
+		for _, r := range regs() {
+			live[r.PodID] = true
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, _ = recs.FailOrphans(ctx, live, sweepGrace)
+		if time.Since(lastPurge) > time.Minute {
+			lastPurge = time.Now()
+			_, _ = recs.PurgeOutputs(ctx, time.Now().Add(-api.OutputTTL))
+		}
+		cancel()
+	}
 }
 
 // SortPods orders pods as tables show them: infra first, then by type,

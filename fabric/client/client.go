@@ -41,6 +41,10 @@ func Connect(cfg *bus.Config) (*Client, error) {
 	return &Client{Config: cfg, nc: nc}, nil
 }
 
+// New returns a client over an open connection (a pod's own); Close
+// closes that connection.
+func New(nc *nats.Conn) *Client { return &Client{nc: nc} }
+
 // Close closes the connection.
 func (c *Client) Close() { c.nc.Close() }
 

@@ -115,7 +115,7 @@ func (c *Client) Dataset(ctx context.Context, name string) (api.Dataset, error) 
 		return d, err
 	}
 	if _, err := s.Get(ctx, api.DatasetsBucket, store.Key(name), &d); errors.Is(err, store.ErrNotFound) {
-		return d, fmt.Errorf("no dataset named %q", name)
+		return d, notFound(fmt.Sprintf("no dataset named %q", name))
 	} else if err != nil {
 		return d, err
 	}

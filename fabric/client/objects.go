@@ -102,7 +102,7 @@ func (c *Client) Object(ctx context.Context, folder, name string) (api.Object, e
 		return obj, err
 	}
 	if _, err := s.Get(ctx, api.ObjectRecordsBucket, ObjectKey(folder, name), &obj); errors.Is(err, store.ErrNotFound) {
-		return obj, fmt.Errorf("no object %q in folder %q", name, CleanFolder(folder))
+		return obj, notFound(fmt.Sprintf("no object %q in folder %q", name, CleanFolder(folder)))
 	} else if err != nil {
 		return obj, err
 	}
@@ -156,3 +156,13 @@ func (c *Client) Objects(ctx context.Context, folder string) ([]api.Object, erro
 	}
 	return out, nil
 }
+
+// notFoundError names what is missing and is store.ErrNotFound.
+type notFoundError struct{ msg string }
+
+func (e notFoundError) Error() string { return e.msg }
+
+func (e notFoundError) Unwrap() error { return store.ErrNotFound }
+
+// notFound is the error for a record that is not there.
+func notFound(msg string) error { return notFoundError{msg} }

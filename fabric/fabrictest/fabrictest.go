@@ -25,6 +25,9 @@ type Fabric struct {
 	Runners map[string]*runner.Runner
 }
 
+// TestCapacityFilter is the capacity filter of the test fabric's pods.
+const TestCapacityFilter = "pod_usage_active_jobs < 100"
+
 // Options configures Start.
 type Options struct {
 	// Tenants to create (default: "a").
@@ -83,7 +86,10 @@ func Start(t testing.TB, o Options) *Fabric {
 			t.Setenv("FABRIC_NETWORK_CONFIG", path)
 		}
 		f.Configs[tn.Name] = cfg
+		// Workers take jobs whatever the load of the machine running the
+		// tests (the default capacity filter also looks at cpu_load1).
 		r, err := runner.Start(runner.Options{Config: cfg, Pods: o.Pods, Site: "local", BuildTag: "test",
+			CapacityFilter:  TestCapacityFilter,
 			PlatformVersion: "test", LicenseExpires: time.Now().AddDate(1, 0, 0), LeaseTTL: o.LeaseTTL})
 		if err != nil {
 			t.Fatal(err)

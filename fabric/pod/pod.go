@@ -76,6 +76,8 @@ type Pod struct {
 	leader     atomic.Bool
 	activeJobs atomic.Int64
 	totalJobs  atomic.Int64
+	hooksMu    sync.Mutex
+	onStop     []func()
 
 	// onRestart is called (in its own goroutine) when a restart is asked.
 	onRestart func()
@@ -167,6 +169,12 @@ func (p *Pod) Stop() {
 	p.stopOnce.Do(func() {
 		close(p.done)
 		_ = p.svc.Stop()
+		p.hooksMu.Lock()
+		hooks := p.onStop
+		p.hooksMu.Unlock()
+		for i := len(hooks) - 1; i >= 0; i-- {
+			hooks[i]()
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
 		_ = p.registry.Delete(ctx, p.ID)
@@ -317,3 +325,22 @@ func EnsureObjectStore(ctx context.Context, js jetstream.JetStream, bucket strin
 	}
 	return obs, nil
 }
+
+// OnStop adds fn to what Stop runs, after the pod stops answering and
+// before it leaves the registry and its connection is drained: the place
+// to finish work cleanly. Hooks run in the reverse order of their adding.
+func (p *Pod) OnStop(fn func()) {
+	p.hooksMu.Lock()
+	defer p.hooksMu.Unlock()
+	p.onStop = append(p.onStop, fn)
+}
+
+// JobStarted counts a job the pod started (pod_usage_active_jobs and
+// pod_usage_total_jobs of its resources).
+func (p *Pod) JobStarted() {
+	p.activeJobs.Add(1)
+	p.totalJobs.Add(1)
+}
+
+// JobEnded counts a job of the pod that ended.
+func (p *Pod) JobEnded() { p.activeJobs.Add(-1) }

@@ -19,6 +19,7 @@ import (
 	"github.com/fabricops/fabric/fabric/bus"
 	"github.com/fabricops/fabric/fabric/pod"
 	"github.com/fabricops/fabric/fabric/scheduler"
+	"github.com/fabricops/fabric/fabric/worker"
 	"github.com/nats-io/nats.go"
 )
 
@@ -38,6 +39,9 @@ type Options struct {
 	LicenseExpires time.Time
 	// LeaseTTL is the scheduler lease's time to live (0: the default).
 	LeaseTTL time.Duration
+	// CapacityFilter is the pods' capacity filter (empty: the default,
+	// api.DefaultCapacityFilter).
+	CapacityFilter string
 	// Logger receives one line per pod event (nil: none).
 	Logger *log.Logger
 }
@@ -99,6 +103,7 @@ func Start(opts Options) (*Runner, error) {
 			ObjstoreHost:    hostPort(opts.Config.NATS.URLs[0]),
 			ConfigChecksum:  opts.Config.Checksum(),
 			Dependencies:    dependencies[t],
+			CapacityFilter:  opts.CapacityFilter,
 		}
 		if api.Category(t) == api.CategoryApp {
 			spec.Site = opts.Site
@@ -129,6 +134,8 @@ func (r *Runner) startSlot(s *slot) error {
 			err = scheduler.Elect(p, r.opts.LeaseTTL)
 		case api.APIServer:
 			err = apiserver.Serve(p)
+		case api.Worker:
+			err = worker.Serve(p)
 		}
 		if err != nil {
 			p.Stop()

@@ -1,0 +1,325 @@
+package builtins
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/client"
+	"github.com/fabricops/fabric/fabric/frame"
+	"github.com/fabricops/fabric/fabric/pipeline"
+	"github.com/fabricops/fabric/runtime/doc"
+	"github.com/fabricops/fabric/runtime/host"
+	"github.com/fabricops/fabric/runtime/value"
+	"go.starlark.net/starlark"
+)
+
+// jobBuiltins are the top-level builtins of jobs: pipelines running on
+// workers (SPEC 2.9, 4.1).
+func (e *Env) jobBuiltins() starlark.StringDict {
+	return starlark.StringDict{
+		"run": doc.Builtin("run", `run(name=None, version=None, file=None, site=None, lfilter=None, rfilter=None, full=False)
+
+Starts a pipeline on a worker and returns the job id at once; the job runs
+on. The pipeline is a stored one (name, and version: the latest by
+default) or a local file (YAML, JSON or the --> text form). The worker is
+one at site (a name or pattern) whose labels match lfilter and resources
+match rfilter (CFXQL), and whose own capacity filter holds; the least busy
+of them. With full=True the start response (status, reason, results, now,
+status-subject, jobid) is returned instead of the id.`, e.runBuiltin),
+		"verify_pipeline": doc.Builtin("verify_pipeline", `verify_pipeline(name=None, version=None, file=None, site=None, lfilter=None, rfilter=None)
+
+Checks a pipeline on a worker without running it: syntax, unknown bots,
+parameters. Returns the number of steps; fails naming the step.`, e.verifyBuiltin),
+		"jobs": doc.Builtin("jobs", `jobs(all=False, pipeline_name=None)
+
+Returns the job records (SPEC 2.9), the oldest first: only the active ones
+(Initializing, Running) unless all=True.`, e.jobsBuiltin),
+		"job": doc.Builtin("job", "job(jobid)\n\nReturns a job's record; jobid may be partial (it must match exactly one job).", e.jobBuiltin),
+		"wait": doc.Builtin("wait", `wait(jobid, timeout=600, on_status=None)
+
+Waits until a job ends and returns its record; on_status(record) is
+called at each change of status. Fails when timeout (seconds) passes.`, e.waitBuiltin),
+		"evict":  doc.Builtin("evict", "evict(jobid)\n\nStops a running job on its worker (partial ids too) and returns its record.", e.evictBuiltin),
+		"output": doc.Builtin("output", "output(jobid)\n\nReturns a completed job's output as a frame (partial ids too).", e.outputBuiltin),
+		"output_export": doc.Builtin("output_export", `output_export(jobid, path, format="auto")
+
+Writes a completed job's output to a local file (csv, json, jsonl, parquet,
+xlsx; auto: from the extension), streamed and atomically. Returns the rows.`, e.outputExport),
+		"purge_outputs": doc.Builtin("purge_outputs", "purge_outputs()\n\nDeletes the outputs of every finished job; returns how many.",
+			e.listCall(func(ctx context.Context, c *client.Client) (any, error) { return c.PurgeOutputs(ctx) })),
+		"watch_traces": doc.Builtin("watch_traces", `watch_traces(fn, timeout=None)
+
+Calls fn(trace) for every step trace of every job on every worker, until
+Ctrl-C (or timeout seconds). A trace has jobid, pod_id, pipeline, time,
+block, step, tag, status, rows, columns, duration_ms, message.`, e.watchTraces),
+	}
+}
+
+// pipelineArgs are the arguments that name a pipeline and its placement.
+type pipelineArgs struct {
+	name, version, file, site, lfilter, rfilter optString
+}
+
+func (a *pipelineArgs) unpack(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple, more ...any) error {
+	pairs := append([]any{"name?", &a.name, "version?", &a.version, "file?", &a.file,
+		"site?", &a.site, "lfilter?", &a.lfilter, "rfilter?", &a.rfilter}, more...)
+	return starlark.UnpackArgs(b.Name(), args, kwargs, pairs...)
+}
+
+// request resolves the pipeline to run: a stored one or a local file.
+func (a *pipelineArgs) request(ctx context.Context, thread *starlark.Thread, c *client.Client) (api.RunRequest, error) {
+	switch {
+	case a.name != "" && a.file != "":
+		return api.RunRequest{}, fmt.Errorf("give name or file, not both")
+	case a.file != "":
+		data, err := os.ReadFile(host.From(thread).Path(string(a.file)))
+		if err != nil {
+			return api.RunRequest{}, trimPathError(err)
+		}
+		p, err := pipeline.Load(data, string(a.file))
+		if err != nil {
+			return api.RunRequest{}, fmt.Errorf("%s: %v", a.file, err)
+		}
+		return api.RunRequest{Pipeline: p.Name, Version: p.Version, Steps: p.Data.Sequence}, nil
+	case a.name != "":
+		p, err := c.Pipeline(ctx, string(a.name), string(a.version))
+		if err != nil {
+			return api.RunRequest{}, err
+		}
+		return api.RunRequest{Pipeline: p.Name, Version: p.Version, Steps: p.Data.Sequence}, nil
+	}
+	return api.RunRequest{}, fmt.Errorf("give the name of a pipeline or a file")
+}
+
+func (a *pipelineArgs) placement() client.Placement {
+	return client.Placement{Site: string(a.site), LFilter: string(a.lfilter), RFilter: string(a.rfilter)}
+}
+
+func (e *Env) runBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var a pipelineArgs
+	var full bool
+	if err := a.unpack(b, args, kwargs, "full?", &full); err != nil {
+		return nil, err
+	}
+	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+		req, err := a.request(ctx, thread, c)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := c.Run(ctx, req, a.placement())
+		if err != nil {
+			return nil, err
+		}
+		if full {
+			return resp, nil
+		}
+		return resp.JobID, nil
+	})
+}
+
+func (e *Env) verifyBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var a pipelineArgs
+	if err := a.unpack(b, args, kwargs); err != nil {
+		return nil, err
+	}
+	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+		req, err := a.request(ctx, thread, c)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := c.Verify(ctx, req, a.placement())
+		if err != nil {
+			return nil, err
+		}
+		if !resp.OK {
+			return nil, fmt.Errorf("%s", resp.Error)
+		}
+		return resp.Steps, nil
+	})
+}
+
+// jobValue is a job's record as a dict, with now (the time it was read,
+// for the Age column).
+func jobValue(j api.Job) (starlark.Value, error) {
+	return dictOf(j, nil, []starlark.Tuple{{starlark.String("now"), starlark.String(api.Timestamp(time.Now()))}})
+}
+
+func (e *Env) jobsBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var all bool
+	var pipelineName optString
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "all?", &all, "pipeline_name?", &pipelineName); err != nil {
+		return nil, err
+	}
+	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+		js, err := c.Jobs(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var out []starlark.Value
+		for _, j := range js {
+			if (!all && !api.JobActive(j.Status)) || (pipelineName != "" && j.Pipeline != string(pipelineName)) {
+				continue
+			}
+			v, err := jobValue(j)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return starlark.NewList(out), nil
+	})
+}
+
+func (e *Env) jobBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var id string
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "jobid", &id); err != nil {
+		return nil, err
+	}
+	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+		j, err := c.Job(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		return jobValue(j)
+	})
+}
+
+func (e *Env) waitBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var id string
+	timeout := seconds(600)
+	var onStatus starlark.Value = starlark.None
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "jobid", &id, "timeout?", &timeout, "on_status?", &onStatus); err != nil {
+		return nil, err
+	}
+	if onStatus != starlark.None {
+		if _, ok := onStatus.(starlark.Callable); !ok {
+			return nil, fmt.Errorf("%s: on_status must be a function, not %s", b.Name(), onStatus.Type())
+		}
+	}
+	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+		j, err := c.Job(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		var cbErr error
+		j, err = c.Wait(host.Context(thread), j.JobID, time.Duration(float64(timeout)*float64(time.Second)), func(j api.Job) {
+			if onStatus == starlark.None || cbErr != nil {
+				return
+			}
+			v, err := jobValue(j)
+			if err == nil {
+				_, err = starlark.Call(thread, onStatus, starlark.Tuple{v}, nil)
+			}
+			cbErr = err
+		})
+		if cbErr != nil {
+			return nil, cbErr
+		}
+		if err != nil {
+			return nil, err
+		}
+		return jobValue(j)
+	})
+}
+
+func (e *Env) evictBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var id string
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "jobid", &id); err != nil {
+		return nil, err
+	}
+	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+		j, err := c.Evict(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		return jobValue(j)
+	})
+}
+
+func (e *Env) outputBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var id string
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "jobid", &id); err != nil {
+		return nil, err
+	}
+	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+		src, _, err := c.OpenOutput(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		defer src.Close()
+		f, err := frame.ReadFrom(src)
+		if err != nil {
+			return nil, err
+		}
+		return NewFrameValue(f), nil
+	})
+}
+
+func (e *Env) outputExport(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var id, to string
+	format := "auto"
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "jobid", &id, "path", &to, "format?", &format); err != nil {
+		return nil, err
+	}
+	f, err := frame.ParseFormat(format)
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+		src, _, err := c.OpenOutput(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		defer src.Close()
+		stats, err := exportSource(thread, src, to, f)
+		if err != nil {
+			return nil, err
+		}
+		return stats.Rows, nil
+	})
+}
+
+func (e *Env) watchTraces(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var fn starlark.Callable
+	var timeout starlark.Value = starlark.None
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "fn", &fn, "timeout?", &timeout); err != nil {
+		return nil, err
+	}
+	ctx := host.Context(thread)
+	if timeout != starlark.None {
+		secs, ok := starlark.AsFloat(timeout)
+		if !ok {
+			return nil, fmt.Errorf("%s: timeout must be a number of seconds, not %s", b.Name(), timeout.Type())
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(secs*float64(time.Second)))
+		defer cancel()
+	}
+	c, err := e.Client()
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var cbErr error
+	err = c.WatchTraces(wctx, func(t api.Trace) {
+		v, err := value.ToStarlark(t)
+		if err == nil {
+			_, err = starlark.Call(thread, fn, starlark.Tuple{v}, nil)
+		}
+		if err != nil && cbErr == nil {
+			cbErr = err
+			stop()
+		}
+	})
+	if cbErr != nil {
+		return nil, cbErr
+	}
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	return starlark.None, nil
+}

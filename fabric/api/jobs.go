@@ -1,0 +1,123 @@
+package api
+
+import (
+	"fmt"
+	"time"
+)
+
+// Jobs: pipelines running on worker pods (SPEC 2.9).
+const (
+	// JobsBucket holds a record per job, by job id (32 hex).
+	JobsBucket = "jobs"
+	// OutputsFolder is where job outputs are kept in the object store,
+	// as OutputsFolder/<jobid>.parquet.
+	OutputsFolder = "outputs"
+	// OutputTTL is how long a job's output is kept before it is purged.
+	OutputTTL = 6 * time.Hour
+
+	// EndpointRun starts a pipeline on a worker (a RunRequest; the answer
+	// is a StartResponse).
+	EndpointRun = "run"
+	// EndpointEvict stops a job on its worker (an EvictRequest).
+	EndpointEvict = "evict"
+	// EndpointVerify checks a pipeline on a worker without running it.
+	EndpointVerify = "verify"
+
+	// SubjectTraces is the prefix of step traces:
+	// SubjectTraces.<pod id>.<job id>.
+	SubjectTraces = "fabric.trace"
+)
+
+// Job statuses.
+const (
+	JobInitializing = "Initializing"
+	JobRunning      = "Running"
+	JobCompleted    = "Completed"
+	JobFailed       = "Failed"
+	JobEvicted      = "Evicted"
+)
+
+// JobActive reports whether a job status is one of a job still running.
+func JobActive(status string) bool { return status == JobInitializing || status == JobRunning }
+
+// TraceSubject returns the subject of a job's step traces.
+func TraceSubject(podID, jobID string) string {
+	return fmt.Sprintf("%s.%s.%s", SubjectTraces, podID, jobID)
+}
+
+// Job is a job's record (SPEC 2.9: Host, Pod ID, Job ID, PID, Created,
+// Age, Pipeline, Status, Reason).
+type Job struct {
+	JobID    string `json:"jobid"`
+	PodID    string `json:"pod_id"`
+	Host     string `json:"host"`
+	PID      int    `json:"pid"`
+	Site     string `json:"site_name"`
+	Pipeline string `json:"pipeline"`
+	Version  string `json:"version"`
+	Status   string `json:"status"`
+	Reason   string `json:"reason"`
+	Created  string `json:"created"`
+	Updated  string `json:"updated"`
+	// Steps is the number of steps; Step the one running (1-based).
+	Steps int `json:"steps"`
+	Step  int `json:"step"`
+	// Output is the object-store path of the output (empty until the job
+	// completes, and once purged); OutputRows its number of rows.
+	Output     string `json:"output"`
+	OutputRows int64  `json:"output_rows"`
+}
+
+// RunRequest asks a worker to run a pipeline.
+type RunRequest struct {
+	Pipeline string         `json:"pipeline"`
+	Version  string         `json:"version"`
+	Steps    []PipelineStep `json:"steps"`
+}
+
+// StartResponse answers a request that starts work (SPEC 2.9): status is
+// "started" (or "failed", with the reason), and progress follows on the
+// status subject.
+type StartResponse struct {
+	Status        string `json:"status"`
+	Reason        string `json:"reason"`
+	Results       []any  `json:"results"`
+	Now           string `json:"now"`
+	StatusSubject string `json:"status-subject"`
+	JobID         string `json:"jobid"`
+}
+
+// EvictRequest asks a worker to stop a job.
+type EvictRequest struct {
+	JobID  string `json:"jobid"`
+	Reason string `json:"reason"`
+}
+
+// VerifyResponse answers EndpointVerify: Error is empty when the pipeline
+// is sound.
+type VerifyResponse struct {
+	OK    bool   `json:"ok"`
+	Error string `json:"error"`
+	Steps int    `json:"steps"`
+}
+
+// Trace is one step event of a job, published on its trace subject.
+type Trace struct {
+	JobID      string  `json:"jobid"`
+	PodID      string  `json:"pod_id"`
+	Pipeline   string  `json:"pipeline"`
+	Time       string  `json:"time"`
+	Block      int     `json:"block"`
+	Step       int     `json:"step"`
+	Tag        string  `json:"tag"`
+	Status     string  `json:"status"`
+	Rows       int     `json:"rows"`
+	Columns    int     `json:"columns"`
+	DurationMS float64 `json:"duration_ms"`
+	Message    string  `json:"message"`
+}
+
+// ParseTimestamp parses a timestamp written by Timestamp.
+func ParseTimestamp(s string) (time.Time, error) {
+	return time.ParseInLocation(TimeFormat, s, time.UTC)
+}

@@ -1,0 +1,298 @@
+// Package worker is the worker pod's service: it runs pipelines as jobs
+// through the engine, keeps their records (fabric/jobs) and outputs,
+// stops them when evicted, and publishes each step's trace.
+//
+// A job record is written before the start response is sent, moves to
+// Running, and ends Completed (with its output in the object store),
+// Failed (with the reason) or Evicted. A worker restarted in place fails
+// the jobs it had left running; the api-server fails those of a worker
+// that died.
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/client"
+	"github.com/fabricops/fabric/fabric/engine"
+	"github.com/fabricops/fabric/fabric/frame"
+	"github.com/fabricops/fabric/fabric/jobs"
+	"github.com/fabricops/fabric/fabric/pod"
+	"github.com/nats-io/nats.go"
+)
+
+// stopGrace is how long a stopping worker waits for its jobs to notice.
+const stopGrace = 3 * time.Second
+
+// Worker runs jobs on a worker pod.
+type Worker struct {
+	p     *pod.Pod
+	c     *client.Client
+	recs  *jobs.Records
+	store *Store
+	host  string
+
+	mu      sync.Mutex
+	running map[string]context.CancelCauseFunc
+	wg      sync.WaitGroup
+}
+
+// stopCause is why a running job was stopped.
+type stopCause struct {
+	status, reason string
+}
+
+func (s stopCause) Error() string { return s.reason }
+
+// Serve adds the worker's endpoints to the pod p until it stops.
+func Serve(p *pod.Pod) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c := client.New(p.Conn())
+	s, err := c.Store(ctx)
+	if err != nil {
+		return err
+	}
+	host, _ := os.Hostname()
+	w := &Worker{p: p, c: c, recs: jobs.Open(s), store: NewStore(c), host: host, running: map[string]context.CancelCauseFunc{}}
+	if err := w.failLeftovers(ctx); err != nil {
+		return err
+	}
+	nc := p.Conn()
+	var subs []*nats.Subscription
+	for endpoint, h := range map[string]nats.MsgHandler{
+		api.EndpointRun:    w.handleRun,
+		api.EndpointEvict:  w.handleEvict,
+		api.EndpointVerify: w.handleVerify,
+	} {
+		sub, err := nc.Subscribe(api.PodSubject(p.ID, endpoint), h)
+		if err != nil {
+			for _, s := range subs {
+				_ = s.Unsubscribe()
+			}
+			return err
+		}
+		subs = append(subs, sub)
+	}
+	p.OnStop(func() {
+		for _, s := range subs {
+			_ = s.Unsubscribe()
+		}
+		w.stopAll()
+	})
+	return nil
+}
+
+// failLeftovers fails the jobs this pod left active: it was restarted
+// while they ran.
+func (w *Worker) failLeftovers(ctx context.Context) error {
+	all, err := w.recs.List(ctx)
+	if err != nil {
+		return err
+	}
+	for _, j := range all {
+		if j.PodID == w.p.ID && api.JobActive(j.Status) {
+			_, _ = w.recs.Finish(ctx, j.JobID, api.JobFailed, "the worker restarted while the job was "+lower(j.Status), nil)
+		}
+	}
+	return nil
+}
+
+// stopAll stops the running jobs (Failed: the worker stopped) and waits a
+// little for them to record it.
+func (w *Worker) stopAll() {
+	w.mu.Lock()
+	for _, cancel := range w.running {
+		cancel(stopCause{api.JobFailed, "the worker stopped while the job was running"})
+	}
+	w.mu.Unlock()
+	done := make(chan struct{})
+	go func() { w.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(stopGrace):
+	}
+}
+
+func (w *Worker) handleRun(m *nats.Msg) {
+	var req api.RunRequest
+	if err := json.Unmarshal(m.Data, &req); err != nil {
+		reply(m, failed(fmt.Sprintf("bad run request: %v", err)))
+		return
+	}
+	steps := engineSteps(req.Steps)
+	if len(steps) == 0 {
+		reply(m, failed("the pipeline has no steps"))
+		return
+	}
+	eng := &engine.Engine{Store: w.store}
+	if err := eng.Verify(steps); err != nil {
+		reply(m, failed(err.Error()))
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	job := api.Job{JobID: jobs.NewID(), PodID: w.p.ID, Host: w.host, PID: os.Getpid(), Site: w.p.Site,
+		Pipeline: req.Pipeline, Version: req.Version, Status: api.JobInitializing, Steps: len(steps)}
+	if err := w.recs.Create(ctx, job); err != nil {
+		reply(m, failed("cannot record the job: "+err.Error()))
+		return
+	}
+	jctx, jcancel := context.WithCancelCause(context.Background())
+	w.mu.Lock()
+	w.running[job.JobID] = jcancel
+	w.mu.Unlock()
+	w.wg.Add(1)
+	w.p.JobStarted()
+	go w.run(jctx, job, steps)
+	reply(m, api.StartResponse{Status: "started", Results: []any{}, Now: api.Timestamp(time.Now()),
+		StatusSubject: api.TraceSubject(w.p.ID, job.JobID), JobID: job.JobID})
+}
+
+func failed(reason string) api.StartResponse {
+	return api.StartResponse{Status: "failed", Reason: reason, Results: []any{}, Now: api.Timestamp(time.Now())}
+}
+
+// run runs a job to its end and records how it ended.
+func (w *Worker) run(ctx context.Context, job api.Job, steps []engine.Step) {
+	defer w.wg.Done()
+	defer w.p.JobEnded()
+	defer func() {
+		w.mu.Lock()
+		delete(w.running, job.JobID)
+		w.mu.Unlock()
+	}()
+	rctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, _ = w.recs.Update(rctx, job.JobID, func(j *api.Job) error {
+		if j.Status != api.JobInitializing {
+			return jobs.ErrUnchanged
+		}
+		j.Status = api.JobRunning
+		return nil
+	})
+	nc := w.p.Conn()
+	subject := api.TraceSubject(w.p.ID, job.JobID)
+	eng := &engine.Engine{Store: w.store, JobID: job.JobID, Trace: func(t engine.Trace) {
+		data, _ := json.Marshal(api.Trace{JobID: job.JobID, PodID: w.p.ID, Pipeline: job.Pipeline,
+			Time: api.Timestamp(t.Time), Block: t.Block, Step: t.Step, Tag: t.Tag, Status: t.Status,
+			Rows: t.Rows, Columns: t.Columns, DurationMS: float64(t.Duration.Microseconds()) / 1000, Message: t.Message})
+		_ = nc.Publish(subject, data)
+	}}
+	out, err := eng.Run(ctx, steps)
+	fctx, fcancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer fcancel()
+	var cause stopCause
+	switch {
+	case errors.As(context.Cause(ctx), &cause):
+		_, err = w.recs.Finish(fctx, job.JobID, cause.status, cause.reason, nil)
+	case err != nil:
+		_, err = w.recs.Finish(fctx, job.JobID, api.JobFailed, err.Error(), nil)
+	default:
+		path := jobs.OutputPath(job.JobID)
+		if serr := w.saveOutput(fctx, path, out); serr != nil {
+			_, err = w.recs.Finish(fctx, job.JobID, api.JobFailed, "cannot store the output: "+serr.Error(), nil)
+			break
+		}
+		_, err = w.recs.Finish(fctx, job.JobID, api.JobCompleted, "", func(j *api.Job) {
+			j.Output, j.OutputRows = path, int64(out.NumRows())
+		})
+	}
+	if err != nil {
+		log.Printf("worker %s: recording the end of job %s: %v", w.p.ID, job.JobID, err)
+	}
+}
+
+// saveOutput stores a job's final frame as Parquet.
+func (w *Worker) saveOutput(ctx context.Context, path string, f *frame.Frame) error {
+	if f == nil {
+		f, _ = frame.FromRows(nil, nil)
+	}
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(f.WriteTo(pw, frame.Parquet, "")) }()
+	_, err := w.recs.Store().PutBlob(ctx, path, pr)
+	pr.CloseWithError(err)
+	return err
+}
+
+func (w *Worker) handleEvict(m *nats.Msg) {
+	var req api.EvictRequest
+	if err := json.Unmarshal(m.Data, &req); err != nil {
+		reply(m, api.Error{Error: fmt.Sprintf("bad evict request: %v", err)})
+		return
+	}
+	reason := req.Reason
+	if reason == "" {
+		reason = "evicted"
+	}
+	w.mu.Lock()
+	cancel, ok := w.running[req.JobID]
+	w.mu.Unlock()
+	ctx, ccancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer ccancel()
+	if ok {
+		cancel(stopCause{api.JobEvicted, reason})
+		// Wait (briefly) until the job has recorded its eviction.
+		deadline := time.Now().Add(5 * time.Second)
+		for time.Now().Before(deadline) {
+			j, err := w.recs.Get(ctx, req.JobID)
+			if err != nil || !api.JobActive(j.Status) {
+				reply(m, j)
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	j, err := w.recs.Finish(ctx, req.JobID, api.JobEvicted, reason, nil)
+	if err != nil {
+		reply(m, api.Error{Error: err.Error()})
+		return
+	}
+	reply(m, j)
+}
+
+func (w *Worker) handleVerify(m *nats.Msg) {
+	var req api.RunRequest
+	if err := json.Unmarshal(m.Data, &req); err != nil {
+		reply(m, api.VerifyResponse{Error: fmt.Sprintf("bad verify request: %v", err)})
+		return
+	}
+	steps := engineSteps(req.Steps)
+	if len(steps) == 0 {
+		reply(m, api.VerifyResponse{Error: "the pipeline has no steps"})
+		return
+	}
+	if err := (&engine.Engine{Store: w.store}).Verify(steps); err != nil {
+		reply(m, api.VerifyResponse{Error: err.Error(), Steps: len(steps)})
+		return
+	}
+	reply(m, api.VerifyResponse{OK: true, Steps: len(steps)})
+}
+
+func engineSteps(in []api.PipelineStep) []engine.Step {
+	out := make([]engine.Step, len(in))
+	for i, s := range in {
+		out[i] = engine.Step{Tag: s.Tag, Query: s.Query, Comment: s.Comment}
+	}
+	return out
+}
+
+func reply(m *nats.Msg, v any) {
+	data, _ := json.Marshal(v)
+	_ = m.Respond(data)
+}
+
+func lower(s string) string {
+	if s == "" {
+		return s
+	}
+	return string(s[0]|0x20) + s[1:]
+}
