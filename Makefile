@@ -49,6 +49,7 @@ bench: build
 	bash bench/startup.sh
 	bash bench/pods.sh
 	bash bench/dataset.sh
+	bash bench/filter.sh
 
 lint:
 	$(GO) vet ./...
@@ -57,7 +58,7 @@ lint:
 # Short runs of every fuzz test (longer: make fuzz FUZZTIME=5m).
 FUZZTIME ?= 15s
 fuzz:
-	$(GO) test ./runtime/command -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME)
+	$(GO) test ./runtime/command -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./runtime/stdlib -run '^$$' -fuzz FuzzDecodeYAML -fuzztime $(FUZZTIME)
 	$(GO) test ./fabric/pipeline -run '^$$' -fuzz FuzzChecksum -fuzztime $(FUZZTIME)
 	$(GO) test ./cli -run '^$$' -fuzz FuzzSplitWords -fuzztime $(FUZZTIME)
@@ -67,6 +68,11 @@ fuzz:
 	$(GO) test ./runtime/command -run '^$$' -fuzz FuzzDeclared -fuzztime $(FUZZTIME)
 	$(GO) test ./fabric/frame -run '^$$' -fuzz FuzzReadCSV -fuzztime $(FUZZTIME)
 	$(GO) test ./fabric/frame -run '^$$' -fuzz FuzzReadJSON -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric/cfxql -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric/pipeline -run '^$$' -fuzz '^FuzzParseText$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric/pipeline -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric/engine -run '^$$' -fuzz '^FuzzParseParams$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric/engine -run '^$$' -fuzz '^FuzzParseTime$$' -fuzztime $(FUZZTIME)
 
 install:
 	$(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cmd/client

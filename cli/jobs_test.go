@@ -334,3 +334,39 @@ func TestJobDatasetsAndObjects(t *testing.T) {
 		t.Fatalf("recall + dedup: %+v", j)
 	}
 }
+
+// TestWatchTraces: every step of a job is traced on the trace subjects,
+// and the command streams until its timeout.
+func TestWatchTraces(t *testing.T) {
+	f := fabrictest.Start(t, fabrictest.Options{})
+	c, err := client.Connect(f.Configs["a"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	traces := make(chan api.Trace, 100)
+	go c.WatchTraces(ctx, func(tr api.Trace) { traces <- tr })
+	time.Sleep(100 * time.Millisecond) // the subscription is in place
+	id := startJob(t, write(t, t.TempDir(), "hosts.pipeline", hostsPipeline))
+	completed := map[int]bool{}
+	for len(completed) < 4 {
+		select {
+		case tr := <-traces:
+			if tr.JobID == id && tr.Status == "completed" {
+				completed[tr.Step] = true
+				if tr.Pipeline != "hosts" || tr.Tag == "" {
+					t.Fatalf("trace: %+v", tr)
+				}
+			}
+		case <-ctx.Done():
+			t.Fatalf("traces of steps %v only", completed)
+		}
+	}
+	start := time.Now()
+	_, errOut, code := run(t, "", "watch-traces", "--timeout", "0.3")
+	if code != 0 || !strings.Contains(errOut, "Ctrl-C stops") || time.Since(start) > 5*time.Second {
+		t.Fatalf("watch-traces: %d %q after %s", code, errOut, time.Since(start))
+	}
+}

@@ -153,25 +153,6 @@ func FuzzParseParams(f *testing.F) {
 	})
 }
 
-// FuzzParseText checks that ParseText never panics and that every step it
-// returns has a tag without white space.
-func FuzzParseText(f *testing.F) {
-	for _, s := range []string{"@dm:empty --> @dm:addrow a = 'x' ## c", "## only\n", "@a 'b --> c' --> @d", "-->", "`x"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		steps, err := ParseText(s)
-		if err != nil {
-			return
-		}
-		for _, st := range steps {
-			if st.Tag == "" || strings.ContainsAny(st.Tag, " \t\r\n") {
-				t.Fatalf("ParseText(%q): tag %q", s, st.Tag)
-			}
-		}
-	})
-}
-
 // FuzzParseTime checks that strftime parsing never panics.
 func FuzzParseTime(f *testing.F) {
 	f.Add("%Y-%m-%d %H:%M:%S.%f%z", "2024-01-02 03:04:05.123+01:00")
