@@ -18,11 +18,7 @@ out=bench/out
 mkdir -p "$out"
 
 command -v /usr/bin/time >/dev/null 2>&1 || { echo "installing time (Debian)"; apt-get update -qq && apt-get install -y -qq time >/dev/null; }
-if [ ! -d "$out/node/node_modules/@duckdb/node-api" ]; then
-  echo "installing @duckdb/node-api (npm)"
-  mkdir -p "$out/node"
-  (cd "$out/node" && npm init -y >/dev/null && npm install --silent @duckdb/node-api >/dev/null)
-fi
+. bench/duckdb.sh
 cat > "$out/node/copy.mjs" <<'JS'
 import { DuckDBInstance } from '@duckdb/node-api';
 const [csv, parquet] = process.argv.slice(2);

@@ -19,11 +19,7 @@ WHERE=${WHERE:-"cpu > 50 AND status = 'CRIT' AND region IN ('north','east')"}
 out=bench/out
 mkdir -p "$out"
 
-if [ ! -d "$out/node/node_modules/@duckdb/node-api" ]; then
-  echo "installing @duckdb/node-api (npm)"
-  mkdir -p "$out/node"
-  (cd "$out/node" && npm init -y >/dev/null && npm install --silent @duckdb/node-api >/dev/null)
-fi
+. bench/duckdb.sh
 cat > "$out/node/filter.mjs" <<'JS'
 import { DuckDBInstance } from '@duckdb/node-api';
 const [parquet, where] = process.argv.slice(2);
