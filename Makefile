@@ -42,6 +42,7 @@ demo: build
 	$(BIN)/client run examples/fabric_tour.star
 	$(BIN)/client run examples/demo.star
 	$(BIN)/client run examples/sales.star
+	$(BIN)/client run examples/jobs.star
 	@echo "The local fabric keeps running: bin/client fabric down stops it."
 
 
