@@ -8,6 +8,7 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client"
+	"github.com/fabricops/fabric/fabric/engine"
 	"github.com/fabricops/fabric/fabric/pipeline"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
@@ -35,6 +36,11 @@ is the name of the file the text comes from: its extension tells JSON
 from YAML when the text does not, and it names a text-form pipeline.
 
 `+pipeline.CanonicalForm, pipelineChecksum),
+		"bots": b("bots", `bots()
+
+Returns the documentation of every bot the workers run: dicts with tag,
+description and params (name, type, required, default, description,
+choices), sorted by tag.`, pipelineBots),
 		"parse": b("parse", `parse(text, file=None)
 
 Reads a pipeline written as YAML, JSON or the text form, without storing
@@ -201,4 +207,32 @@ func (e *Env) pipelineConvert(thread *starlark.Thread, b *starlark.Builtin, args
 	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
 		return c.ConvertPipelinesToJSON(ctx, pipetype)
 	})
+}
+
+func pipelineBots(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
+		return nil, err
+	}
+	type param struct {
+		Name        string   `json:"name"`
+		Type        string   `json:"type"`
+		Required    bool     `json:"required"`
+		Default     string   `json:"default"`
+		Description string   `json:"description"`
+		Choices     []string `json:"choices"`
+	}
+	type bot struct {
+		Tag         string  `json:"tag"`
+		Description string  `json:"description"`
+		Params      []param `json:"params"`
+	}
+	var out []bot
+	for _, d := range engine.Bots() {
+		bd := bot{Tag: d.Tag, Description: d.Description, Params: []param{}}
+		for _, p := range d.Params {
+			bd.Params = append(bd.Params, param(p))
+		}
+		out = append(out, bd)
+	}
+	return value.ToStarlark(out)
 }

@@ -370,3 +370,18 @@ func TestWatchTraces(t *testing.T) {
 		t.Fatalf("watch-traces: %d %q after %s", code, errOut, time.Since(start))
 	}
 }
+
+func TestPipelineBots(t *testing.T) {
+	out, _, code := run(t, "", "pipeline", "bots")
+	for _, tag := range []string{"@dm:sort", "*dm:filter", "@c:timed-loop", "@files:loadfile", "@dm:grok"} {
+		if code != 0 || !strings.Contains(out, tag) {
+			t.Fatalf("pipeline bots lacks %s:\n%s", tag, out)
+		}
+	}
+	if out, _, code := run(t, "", "pipeline", "bots", "--tag", "dm:sort"); code != 0 || !strings.Contains(out, "order") || !strings.Contains(out, "asc|desc") {
+		t.Fatalf("pipeline bots --tag:\n%s", out)
+	}
+	if _, errOut, code := run(t, "", "pipeline", "bots", "--tag", "@dm:nope"); code != 1 || !strings.Contains(errOut, "no bot") {
+		t.Fatalf("unknown bot: %d %q", code, errOut)
+	}
+}
