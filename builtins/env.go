@@ -59,8 +59,23 @@ func (e *Env) Client() (*client.Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Local && !explicit {
+		e.checkBuild()
+	}
 	e.client = c
 	return c, nil
+}
+
+// checkBuild says so when the local fabric runs another build of the
+// client than this one: its pods lack what this build added.
+func (e *Env) checkBuild() {
+	st, err := local.Status(e.Home)
+	if err != nil || st == nil || st.Build == "" || e.Exe != "" {
+		return
+	}
+	if st.Build != local.BuildID() {
+		e.notice("the local fabric runs another build of client (started " + st.StartedAt + "): 'client fabric down' to run this one")
+	}
 }
 
 func (e *Env) startLocal(path string) (*bus.Config, error) {

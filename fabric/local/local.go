@@ -39,6 +39,24 @@ type State struct {
 	StartedAt      string   `json:"started_at"`
 	LicenseExpires string   `json:"license_expires"`
 	Version        string   `json:"version"`
+	// Build identifies the binary the fabric runs (see BuildID).
+	Build string `json:"build,omitempty"`
+}
+
+// BuildID identifies this process's binary by its path, size and
+// modification time: a rebuilt or upgraded client has another one. It is
+// cheap (one stat), so the client can tell at each start whether the
+// local fabric runs the same build.
+func BuildID() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	st, err := os.Stat(exe)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d:%d", exe, st.Size(), st.ModTime().UnixNano())
 }
 
 // Paths of the local fabric's files under a FABRIC_HOME.

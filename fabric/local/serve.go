@@ -120,7 +120,7 @@ func Serve(home string, o ServeOptions) error {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
 	st := State{PID: os.Getpid(), URL: srv.URL(), Port: set.Port, Tenants: o.Tenants, Workers: o.Workers,
-		StartedAt: api.Timestamp(time.Now()), LicenseExpires: set.LicenseExpires, Version: o.Version}
+		StartedAt: api.Timestamp(time.Now()), LicenseExpires: set.LicenseExpires, Version: o.Version, Build: BuildID()}
 	if err := writeJSON(stateFile(home), st, 0o600); err != nil {
 		stopAll()
 		return err
