@@ -19,6 +19,7 @@ type StepError struct {
 	Err   error
 }
 
+// Error names the step, its tag and what is wrong.
 func (e *StepError) Error() string { return fmt.Sprintf("step %d (%s): %v", e.Step, e.Tag, e.Err) }
 
 // Unwrap returns the cause.

@@ -13,6 +13,7 @@ type SyntaxError struct {
 	Msg string
 }
 
+// Error gives the column and what is wrong there.
 func (e *SyntaxError) Error() string { return fmt.Sprintf("col %d: %s", e.Col, e.Msg) }
 
 // param is one "key = value" pair of a restricted query.

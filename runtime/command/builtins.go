@@ -45,6 +45,7 @@ type FlagValue struct{ *Flag }
 
 var _ starlark.Value = FlagValue{}
 
+// String, Type, Freeze, Truth and Hash make a FlagValue a Starlark value.
 func (f FlagValue) String() string        { return fmt.Sprintf("<flag --%s>", f.Name) }
 func (f FlagValue) Type() string          { return "flag" }
 func (f FlagValue) Freeze()               {}

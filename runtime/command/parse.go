@@ -14,6 +14,7 @@ import (
 // exits 2.
 type UsageError struct{ Msg string }
 
+// Error returns the usage message.
 func (e *UsageError) Error() string { return e.Msg }
 
 func usagef(format string, args ...any) *UsageError {

@@ -35,6 +35,7 @@ type IO struct {
 // ExitError is returned by sys.exit to end a script with an exit code.
 type ExitError struct{ Code int }
 
+// Error says which exit status the script asked for.
 func (e *ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
 
 // Standard returns the process's own streams.
