@@ -1,11 +1,11 @@
 package client
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -13,31 +13,66 @@ import (
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/frame"
 	"github.com/fabricops/fabric/fabric/store"
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // CompileSchema checks that doc (a decoded JSON value) is a valid JSON
-// Schema and compiles it.
-func CompileSchema(name string, doc any) (*jsonschema.Schema, error) {
-	// Round-trip through the library's decoder so numbers are as it expects.
+// Schema (draft 2020-12, or the draft its $schema names) and compiles it.
+func CompileSchema(name string, doc any) (*jsonschema.Resolved, error) {
+	invalid := func(err error) error {
+		return fmt.Errorf("schema %q is not a valid JSON Schema: %s", name, strings.TrimPrefix(err.Error(), "jsonschema.Schema: "))
+	}
+	if err := checkTypes(doc); err != nil {
+		return nil, invalid(err)
+	}
 	data, err := json.Marshal(doc)
 	if err != nil {
 		return nil, err
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	var sch jsonschema.Schema
+	if err := json.Unmarshal(data, &sch); err != nil {
+		return nil, invalid(err)
+	}
+	rs, err := sch.Resolve(nil)
 	if err != nil {
-		return nil, err
+		return nil, invalid(err)
 	}
-	c := jsonschema.NewCompiler()
-	url := "schema:" + store.Key(name) + ".json"
-	if err := c.AddResource(url, inst); err != nil {
-		return nil, fmt.Errorf("schema %q: %v", name, err)
+	return rs, nil
+}
+
+// jsonTypes are the type names of JSON Schema.
+var jsonTypes = map[string]bool{"null": true, "boolean": true, "object": true, "array": true, "number": true, "string": true, "integer": true}
+
+// checkTypes checks the "type" keywords of a schema document, which the
+// validator takes on trust: each must name JSON Schema types.
+func checkTypes(doc any) error {
+	switch d := doc.(type) {
+	case map[string]any:
+		for k, v := range d {
+			if k == "type" {
+				names, _ := v.([]any)
+				if s, ok := v.(string); ok {
+					names = []any{s}
+				}
+				for _, n := range names {
+					if s, _ := n.(string); !jsonTypes[s] {
+						return fmt.Errorf("type %v is not one of null, boolean, object, array, number, string, integer", n)
+					}
+				}
+				continue
+			}
+			if err := checkTypes(v); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for _, v := range d {
+			if err := checkTypes(v); err != nil {
+				return err
+			}
+		}
 	}
-	sch, err := c.Compile(url)
-	if err != nil {
-		return nil, fmt.Errorf("schema %q is not a valid JSON Schema: %v", name, oneLine(err))
-	}
-	return sch, nil
+	return nil
 }
 
 // AddSchema stores a schema artifact after checking it compiles.
@@ -254,25 +289,34 @@ func DraftNames(paths []string) []string {
 	return slices.Clip(out)
 }
 
-// oneLine keeps the first informative line of a multi-line error.
+// Cleaning a validation error: "validating root: validating
+// /properties/cpu: maximum: 150/1 is greater than 100.000000" reads
+// "at /cpu: maximum: 150 is greater than 100".
+var (
+	validatingRe = regexp.MustCompile(`validating (/[^:]*): `)
+	rationalRe   = regexp.MustCompile(`\b(-?\d+)/1\b`)
+	decimalRe    = regexp.MustCompile(`\b(-?\d+)\.(\d*?)0+\b`)
+)
+
+// oneLine renders a validation error in one line, with the instance
+// path of what failed.
 func oneLine(err error) string {
-	var ve *jsonschema.ValidationError
-	if errors.As(err, &ve) {
-		if out := ve.BasicOutput(); out != nil {
-			for _, e := range out.Errors {
-				if e.Error != nil {
-					loc := e.InstanceLocation
-					if loc == "" {
-						loc = "/"
-					}
-					return fmt.Sprintf("at %s: %s", loc, e.Error.String())
-				}
-			}
-		}
+	msg := strings.Join(strings.Fields(err.Error()), " ")
+	msg = strings.ReplaceAll(msg, "validating root: ", "")
+	path := ""
+	msg = validatingRe.ReplaceAllStringFunc(msg, func(m string) string {
+		p := validatingRe.FindStringSubmatch(m)[1]
+		p = strings.ReplaceAll(p, "/properties/", "/")
+		p = strings.ReplaceAll(p, "/items", "")
+		path = p
+		return ""
+	})
+	msg = rationalRe.ReplaceAllString(msg, "$1")
+	msg = decimalRe.ReplaceAllStringFunc(msg, func(m string) string {
+		return strings.TrimSuffix(strings.TrimRight(m, "0"), ".")
+	})
+	if path != "" {
+		return "at " + path + ": " + msg
 	}
-	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
-	for i := range lines {
-		lines[i] = strings.TrimSpace(lines[i])
-	}
-	return strings.Join(lines, "; ")
+	return msg
 }
