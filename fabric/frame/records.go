@@ -18,9 +18,4 @@ func FromRecords(schema *arrow.Schema, recs []arrow.Record) *Frame {
 // ValueAt returns value i of an Arrow array as a Go value, as Row does:
 // nil, bool, int64, uint64, float64, string or time.Time (UTC). Every
 // value of a null-typed array is nil.
-func ValueAt(arr arrow.Array, i int) any {
-	if arr.DataType().ID() == arrow.NULL {
-		return nil
-	}
-	return valueAt(arr, i)
-}
+func ValueAt(arr arrow.Array, i int) any { return valueAt(arr, i) }

@@ -10,12 +10,16 @@ import (
 
 // valueAt returns value i of a column as a Go value: nil, bool, int64,
 // uint64, float64, string or time.Time (UTC). Binary values become
-// strings, lists and structs their JSON text, decimals their text.
+// strings, lists and structs their JSON text, decimals their text. Every
+// value of a null-typed array is nil.
 func valueAt(arr arrow.Array, i int) any {
 	if arr.IsNull(i) {
 		return nil
 	}
 	switch a := arr.(type) {
+	case *array.Null:
+		// A null array has no validity bitmap: IsNull is false.
+		return nil
 	case *array.Int64:
 		return a.Value(i)
 	case *array.Int32:
