@@ -284,7 +284,7 @@ func (s *Store) Bucket(ctx context.Context, name string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("object store %s: %w", name, err)
 	}
-	return &Store{js: s.js, objects: obs, kvs: s.kvs}, nil
+	return &Store{js: s.js, objects: obs, kvs: map[string]jetstream.KeyValue{}}, nil
 }
 
 func timeout(err error, what string) error {
