@@ -51,7 +51,6 @@ type cmp struct {
 	re   *regexp.Regexp
 	t    *timeExpr // opBefore, opAfter; opDuring: the start
 	t2   *timeExpr // opDuring 'A' to 'B': the end (nil for a period)
-	col1 int       // the column of the name in the query, for errors
 }
 
 // litKind is the kind of a literal.

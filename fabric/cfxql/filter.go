@@ -105,7 +105,7 @@ func (q *Query) project(schema *arrow.Schema) ([]int, *arrow.Schema, error) {
 func (q *Query) filterRecord(rec arrow.Record, cols []int, schema *arrow.Schema, now time.Time) (arrow.Record, error) {
 	n := int(rec.NumRows())
 	var mask bitset
-	if _, all := q.root.(*allNode); !all {
+	if !q.MatchesAll() {
 		var err error
 		if mask, err = q.maskBits(rec, now); err != nil {
 			return nil, err

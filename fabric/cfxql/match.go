@@ -91,7 +91,7 @@ func matchValue(c *cmp, v any, now time.Time) bool {
 		if !ok {
 			return false
 		}
-		r := cmpTime(t, c.t.point(now))
+		r := t.Compare(c.t.point(now))
 		return c.op == opBefore && r < 0 || c.op == opAfter && r > 0
 	case opDuring:
 		t, ok := asTime(v)

@@ -76,7 +76,10 @@ func (p *parser) list(opText string) ([]lit, error) {
 	open := p.peek()
 	p.wasList = false
 	if isSym(open, "[") || isSym(open, "(") {
-		closing := map[string]string{"[": "]", "(": ")"}[open.text]
+		closing := "]"
+		if open.text == "(" {
+			closing = ")"
+		}
 		p.advance()
 		var out []lit
 		if isSym(p.peek(), closing) {

@@ -210,7 +210,7 @@ func (p *parser) comparison() (node, error) {
 		}
 		return nil, errAt(optok, "expected an operator after '%s', found %s", nt.raw, optok.describe())
 	}
-	c := &cmp{col: name, op: o.op, neg: o.neg, col1: nt.col}
+	c := &cmp{col: name, op: o.op, neg: o.neg}
 	opText := p.textFrom(optok)
 	switch o.op {
 	case opNull:

@@ -162,7 +162,7 @@ func parseRelTime(s string) (*timeExpr, bool) {
 		return &timeExpr{kind: tkNamed, unit: "day", n: 1, text: "'tomorrow'"}, true
 	}
 	if w := strings.Fields(s); len(w) == 2 {
-		shift, ok := map[string]int{"this": 0, "current": 0, "last": -1, "previous": -1, "next": 1}[w[0]]
+		shift, ok := periodShift(w[0])
 		if u := units[w[1]]; ok && u != "" {
 			return &timeExpr{kind: tkNamed, unit: u, n: shift, text: quoteString(w[0] + " " + u)}, true
 		}
@@ -195,12 +195,26 @@ func parseRelTime(s string) (*timeExpr, bool) {
 	return nil, false
 }
 
+// periodShift reads the word before a calendar unit: this (0), last (-1)
+// or next (1).
+func periodShift(w string) (int, bool) {
+	switch w {
+	case "this", "current":
+		return 0, true
+	case "last", "previous":
+		return -1, true
+	case "next":
+		return 1, true
+	}
+	return 0, false
+}
+
 func offsetExpr(n int, unit string) *timeExpr {
 	text := fmt.Sprintf("'%+d %ss'", n, unit)
 	return &timeExpr{kind: tkOffset, n: n, unit: unit, text: text}
 }
 
-// Layouts of absolute times with a zone, tried in order on the text as
+// Layouts of ISO 8601 times with a zone, tried in order on the text as
 // written.
 var zonedLayouts = []string{
 	time.RFC3339Nano,
@@ -210,8 +224,13 @@ var zonedLayouts = []string{
 	"2006-01-02 15:04:05.999999999 Z07:00",
 	"2006-01-02 15:04:05.999999999 -0700",
 	"2006-01-02T15:04Z07:00",
+}
+
+// Layouts of times in the formats of mail and Unix dates, tried after the
+// ISO ones.
+var namedLayouts = []string{
 	time.RFC1123Z, time.RFC1123, time.RFC822Z, time.RFC850,
-	time.UnixDate,
+	time.UnixDate, time.ANSIC,
 }
 
 // Layouts of absolute times without a zone (read as UTC), tried on the
@@ -225,7 +244,6 @@ var isoLayouts = []string{
 	"2006/01/02 15:04",
 	"01/02/2006 15:04:05",
 	"01/02/2006 15:04",
-	time.ANSIC,
 }
 
 // Date-only layouts (UTC midnight).
@@ -254,7 +272,7 @@ func parseAbsTime(s string) (t time.Time, dateOnly, ok bool) {
 		return time.Time{}, false, false
 	}
 	if isDigit(s[0]) {
-		for _, l := range zonedLayouts[:7] {
+		for _, l := range zonedLayouts {
 			if t, err := time.Parse(l, s); err == nil {
 				return t, false, true
 			}
@@ -270,13 +288,10 @@ func parseAbsTime(s string) (t time.Time, dateOnly, ok bool) {
 			}
 		}
 	}
-	for _, l := range zonedLayouts[7:] {
+	for _, l := range namedLayouts {
 		if t, err := time.Parse(l, s); err == nil {
 			return t, false, true
 		}
-	}
-	if t, err := time.Parse(time.ANSIC, s); err == nil {
-		return t, false, true
 	}
 	low := strings.ToLower(strings.ReplaceAll(s, ",", " "))
 	low = spacesRE.ReplaceAllString(strings.TrimSpace(low), " ")

@@ -1,6 +1,7 @@
 package cfxql
 
 import (
+	gocmp "cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -50,22 +51,12 @@ func isRangeErr(err error) bool {
 // ok is false when a NaN makes them incomparable.
 func cmpNumbers(a, b number) (c int, ok bool) {
 	if a.isInt && b.isInt {
-		return cmpOrdered(a.i, b.i), true
+		return gocmp.Compare(a.i, b.i), true
 	}
 	if math.IsNaN(a.f) || math.IsNaN(b.f) {
 		return 0, false
 	}
-	return cmpOrdered(a.f, b.f), true
-}
-
-func cmpOrdered[T int64 | float64 | string](a, b T) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return gocmp.Compare(a.f, b.f), true
 }
 
 // normalize turns a Go value into one of the kinds the evaluator knows:
@@ -229,7 +220,7 @@ func compareLit(v any, l *lit, now time.Time) (c int, ok bool) {
 		}
 	case time.Time:
 		if l.t != nil {
-			return cmpTime(x, l.t.point(now)), true
+			return x.Compare(l.t.point(now)), true
 		}
 	}
 	return 0, false
@@ -241,14 +232,4 @@ func eqInt(eq bool) int {
 		return 0
 	}
 	return 1
-}
-
-func cmpTime(a, b time.Time) int {
-	switch {
-	case a.Before(b):
-		return -1
-	case a.After(b):
-		return 1
-	}
-	return 0
 }

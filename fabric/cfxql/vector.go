@@ -117,7 +117,7 @@ func leaf(c *cmp, arr arrow.Array, now time.Time, care bitset) bitset {
 		}
 		return out
 	}
-	if arr.DataType().ID() == arrow.NULL || arr.NullN() == n {
+	if arr.NullN() == n { // null-typed arrays included
 		return newBits(n)
 	}
 	if d, ok := arr.(*array.Dictionary); ok {

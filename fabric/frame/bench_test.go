@@ -109,3 +109,42 @@ func BenchmarkCSVToParquet(b *testing.B) {
 		b.ReportMetric(float64(st.Size())/(1<<20), "parquet-MiB")
 	}
 }
+
+// BenchmarkConvertText measures the conversion of tokenized CSV text into
+// typed columns (convertText), the per-row hot path of a CSV read, apart
+// from I/O and Parquet encoding.
+func BenchmarkConvertText(b *testing.B) {
+	const rows = DefaultBatchSize
+	path := filepath.Join(b.TempDir(), "in.csv")
+	writeBenchCSV(b, path, rows)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tok := &tokenizer{}
+	var head textBatch
+	p, line, terr := tok.tokenize(data, 0, 1, 1, &head)
+	if terr != nil {
+		b.Fatal(terr.msg)
+	}
+	names := make([]string, tok.ncols)
+	for i := range names {
+		names[i] = string(head.field(0, i))
+	}
+	batch := &textBatch{ncols: tok.ncols}
+	if _, _, terr := tok.tokenize(data, p, line, rows, batch); terr != nil {
+		b.Fatal(terr.msg)
+	}
+	cols := inferText(names, batch)
+	schema := textSchema(cols)
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		rec, cerr := convertText(schema, cols, batch)
+		if cerr != nil {
+			b.Fatalf("row %d, column %d: %q", cerr.row, cerr.col, cerr.value)
+		}
+		rec.Release()
+	}
+	b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}

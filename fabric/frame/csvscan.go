@@ -124,7 +124,6 @@ func (s *splitter) next(batch, maxBytes int) (*chunk, error) {
 	s.carry = append(s.carry, buf[cut:]...)
 	c := &chunk{data: buf[:cut], line: s.line, rows: rows}
 	s.line += cutLines
-	// Size the next buffer for a full chunk and some slack.
 	// Size the next buffer for a chunk like this one and some slack,
 	// rounded up to a MiB so that recycled buffers stay usable. (The carry
 	// starts the next chunk: it needs no room of its own.)

@@ -81,6 +81,12 @@ func ParseFormat(s string) (Format, error) {
 	return "", fmt.Errorf("unknown format %q: want one of %s", s, validFormats)
 }
 
+// compressionExts are the extensions that tell a compression.
+var compressionExts = []struct {
+	ext string
+	c   Compression
+}{{".gz", Gzip}, {".gzip", Gzip}, {".bz2", Bzip2}, {".xz", XZ}, {".zst", Zstd}, {".zstd", Zstd}}
+
 // Detect resolves the format of path: f itself unless it is Auto (or
 // empty), in which case the extension tells. It also returns the
 // compression told by a trailing .gz, .bz2, .xz, .zst or .zstd, which only
@@ -88,10 +94,9 @@ func ParseFormat(s string) (Format, error) {
 func Detect(path string, f Format) (Format, Compression, error) {
 	base := strings.ToLower(filepath.Base(path))
 	c := NoCompression
-	for ext, comp := range map[string]Compression{".gz": Gzip, ".gzip": Gzip, ".bz2": Bzip2, ".xz": XZ, ".zst": Zstd, ".zstd": Zstd} {
-		if strings.HasSuffix(base, ext) {
-			c = comp
-			base = strings.TrimSuffix(base, ext)
+	for _, e := range compressionExts {
+		if b, ok := strings.CutSuffix(base, e.ext); ok {
+			c, base = e.c, b
 			break
 		}
 	}

@@ -90,16 +90,7 @@ func newJSONSource(r *bufio.Reader, name string, lines bool, o options) (*jsonSo
 		}
 		vals[i] = row
 	}
-	s.cols = make([]valueColumn, len(keys))
-	for c, k := range keys {
-		s.cols[c] = inferValues(k, func(yield func(any) bool) {
-			for _, row := range vals {
-				if !yield(row[c]) {
-					return
-				}
-			}
-		}, true)
-	}
+	s.cols = inferValues(keys, vals, true)
 	s.sample = len(vals)
 	s.schema = valueSchema(s.cols)
 	s.rows = vals
@@ -123,7 +114,7 @@ func (s *jsonSource) build() (arrow.Record, error) {
 		}
 		vc := s.cols[verr.col]
 		return nil, fmt.Errorf("%s: %s, key %q: cannot read %s as %s (the type inferred from the first %d records)",
-			s.name, where, vc.name, describeValue(verr.value), textColumn{kind: vc.kind}.typeName(), s.sample)
+			s.name, where, vc.name, describeValue(verr.value), vc.typeName(), s.sample)
 	}
 	s.rows = s.rows[:0]
 	s.at = s.at[:0]

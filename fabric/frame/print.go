@@ -15,44 +15,37 @@ import (
 const (
 	headRows  = 10
 	tailRows  = 5
-	maxCols   = 20
-	edgeCols  = 10
+	edgeCols  = 10 // columns shown at each end of a wide frame
 	cellWidth = 40
 )
+
+// elide returns the indices 0..n-1, or when there are more than head+tail
+// the first head, -1 (for "...") and the last tail.
+func elide(n, head, tail int) []int {
+	var out []int
+	if n <= head+tail {
+		for i := 0; i < n; i++ {
+			out = append(out, i)
+		}
+		return out
+	}
+	for i := 0; i < head; i++ {
+		out = append(out, i)
+	}
+	out = append(out, -1)
+	for i := n - tail; i < n; i++ {
+		out = append(out, i)
+	}
+	return out
+}
 
 // String renders the frame as pandas does: a table with the row index,
 // right-aligned, showing the first 10 and last 5 rows of a long frame
 // with a "..." row between, then "[N rows x M columns]".
 func (f *Frame) String() string {
 	n, m := f.NumRows(), f.NumCols()
-	var rows []int // -1 is the "..." row
-	if n <= headRows+tailRows {
-		for i := 0; i < n; i++ {
-			rows = append(rows, i)
-		}
-	} else {
-		for i := 0; i < headRows; i++ {
-			rows = append(rows, i)
-		}
-		rows = append(rows, -1)
-		for i := n - tailRows; i < n; i++ {
-			rows = append(rows, i)
-		}
-	}
-	var cols []int // -1 is the "..." column
-	if m <= maxCols {
-		for c := 0; c < m; c++ {
-			cols = append(cols, c)
-		}
-	} else {
-		for c := 0; c < edgeCols; c++ {
-			cols = append(cols, c)
-		}
-		cols = append(cols, -1)
-		for c := m - edgeCols; c < m; c++ {
-			cols = append(cols, c)
-		}
-	}
+	rows := elide(n, headRows, tailRows) // -1 is the "..." row
+	cols := elide(m, edgeCols, edgeCols) // -1 is the "..." column
 	// grid[0] is the header; column 0 of each line the index.
 	grid := make([][]string, len(rows)+1)
 	grid[0] = append(grid[0], "")

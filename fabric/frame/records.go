@@ -14,8 +14,3 @@ func (f *Frame) Records() []arrow.Record {
 func FromRecords(schema *arrow.Schema, recs []arrow.Record) *Frame {
 	return newFrame(schema, recs)
 }
-
-// ValueAt returns value i of an Arrow array as a Go value, as Row does:
-// nil, bool, int64, uint64, float64, string or time.Time (UTC). Every
-// value of a null-typed array is nil.
-func ValueAt(arr arrow.Array, i int) any { return valueAt(arr, i) }

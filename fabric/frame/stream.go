@@ -66,28 +66,23 @@ func Open(path string, f Format, opts ...Option) (Source, error) {
 		file.Close()
 		return nil, fmt.Errorf("%s: is a directory", path)
 	}
+	var src Source
+	closers := []func(){func() { file.Close() }}
 	switch format {
 	case Parquet:
-		src, err := newParquetSource(file, path, o)
-		if err != nil {
-			file.Close()
-			return nil, err
-		}
-		return &fileSource{Source: src, closers: []func(){func() { file.Close() }}}, nil
+		src, err = newParquetSource(file, path, o)
 	case XLSX:
-		src, err := newXLSXSource(file, path, o)
-		if err != nil {
-			file.Close()
-			return nil, err
-		}
-		return &fileSource{Source: src, closers: []func(){func() { file.Close() }}}, nil
+		src, err = newXLSXSource(file, path, o)
+	default:
+		var more []func()
+		src, more, err = openText(file, path, format, comp, o)
+		closers = append(closers, more...)
 	}
-	src, closers, err := openText(file, path, format, comp, o)
 	if err != nil {
 		file.Close()
 		return nil, err
 	}
-	return &fileSource{Source: src, closers: append([]func(){func() { file.Close() }}, closers...)}, nil
+	return &fileSource{Source: src, closers: closers}, nil
 }
 
 // openText opens CSV or JSON text, decompressing it.
@@ -127,14 +122,12 @@ func OpenReader(r io.Reader, f Format, c Compression, opts ...Option) (Source, e
 		return nil, fmt.Errorf("OpenReader needs a format: csv, json, jsonl, parquet or xlsx")
 	case ORC:
 		return nil, errORC
-	case Parquet:
+	case Parquet, XLSX:
 		if c != NoCompression {
-			return nil, fmt.Errorf("parquet: %s compression applies to csv, json and jsonl only", c)
+			return nil, fmt.Errorf("%s: %s compression applies to csv, json and jsonl only", format, c)
 		}
-		return newParquetSource(r, name, o)
-	case XLSX:
-		if c != NoCompression {
-			return nil, fmt.Errorf("xlsx: %s compression applies to csv, json and jsonl only", c)
+		if format == Parquet {
+			return newParquetSource(r, name, o)
 		}
 		return newXLSXSource(r, name, o)
 	}
@@ -174,14 +167,10 @@ func NewSink(w io.Writer, f Format, c Compression, schema *arrow.Schema) (Sink, 
 	}
 	bw := bufio.NewWriterSize(cw, 1<<20)
 	var s Sink
-	switch format {
-	case CSV:
-		s, err = newCSVSink(bw, schema)
-	default:
-		s, err = newJSONSink(bw, schema, format == JSONL)
-	}
-	if err != nil {
-		return nil, err
+	if format == CSV {
+		s = newCSVSink(bw, schema)
+	} else {
+		s = newJSONSink(bw, schema, format == JSONL)
 	}
 	return &textSink{Sink: s, bw: bw, cw: cw}, nil
 }
@@ -251,16 +240,23 @@ func Convert(from, to string, fromFormat, toFormat Format) (Stats, error) {
 	defer src.Close()
 	var st Stats
 	err = writeAtomic(to, func(w io.Writer) error {
-		sink, err := NewSink(w, tf, tc, src.Schema())
-		if err != nil {
-			return err
-		}
-		st, err = Copy(sink, src)
-		if cerr := sink.Close(); err == nil {
-			err = cerr
-		}
+		st, err = copyTo(w, tf, tc, src)
 		return err
 	})
+	return st, err
+}
+
+// copyTo writes every batch of src to w in format f with compression c
+// (through NewSink and Copy) and closes the sink.
+func copyTo(w io.Writer, f Format, c Compression, src Source) (Stats, error) {
+	sink, err := NewSink(w, f, c, src.Schema())
+	if err != nil {
+		return Stats{}, err
+	}
+	st, err := Copy(sink, src)
+	if cerr := sink.Close(); err == nil {
+		err = cerr
+	}
 	return st, err
 }
 

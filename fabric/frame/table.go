@@ -89,16 +89,7 @@ func FromRows(columns []string, rows [][]any) (*Frame, error) {
 		}
 		padded[i] = row
 	}
-	cols := make([]valueColumn, len(columns))
-	for c, name := range columns {
-		cols[c] = inferValues(name, func(yield func(any) bool) {
-			for _, row := range padded {
-				if !yield(row[c]) {
-					return
-				}
-			}
-		}, false)
-	}
+	cols := inferValues(columns, padded, false)
 	schema := valueSchema(cols)
 	rec, verr := buildValues(schema, cols, padded)
 	if verr != nil {
@@ -122,16 +113,7 @@ func (f *Frame) Write(path string, format Format) error {
 
 // WriteTo writes the frame to w in format (not Auto) with compression c.
 func (f *Frame) WriteTo(w io.Writer, format Format, c Compression) error {
-	sink, err := NewSink(w, format, c, f.schema)
-	if err != nil {
-		return err
-	}
-	src := f.Source()
-	defer src.Close()
-	_, err = Copy(sink, src)
-	if cerr := sink.Close(); err == nil {
-		err = cerr
-	}
+	_, err := copyTo(w, format, c, f.Source())
 	return err
 }
 
@@ -383,7 +365,7 @@ func (f *Frame) Row(i int) []any {
 	rec, j := f.locate(i)
 	out := make([]any, rec.NumCols())
 	for c, col := range rec.Columns() {
-		out[c] = valueAt(col, j)
+		out[c] = ValueAt(col, j)
 	}
 	return out
 }
@@ -398,7 +380,7 @@ func (f *Frame) Column(name string) ([]any, error) {
 	for _, r := range f.recs {
 		col := r.Column(c)
 		for j := 0; j < col.Len(); j++ {
-			out = append(out, valueAt(col, j))
+			out = append(out, ValueAt(col, j))
 		}
 	}
 	return out, nil

@@ -103,25 +103,35 @@ type convError struct {
 
 // convertText builds a record of the batch's rows.
 func convertText(schema *arrow.Schema, cols []textColumn, b *textBatch) (arrow.Record, *convError) {
-	arrs := make([]arrow.Array, len(cols))
-	release := func() {
+	rec, row, col := buildRecord(schema, b.rows, func(c int) (arrow.Array, int) {
+		return convertColumn(cols[c], b, c)
+	})
+	if rec == nil {
+		return nil, &convError{row: row, col: col, value: string(b.field(row, col))}
+	}
+	return rec, nil
+}
+
+// buildRecord builds a record of n rows whose column c is made by
+// column(c), which returns the array or the row of a value that does not
+// fit. On such a value rec is nil, and row and col tell where it is.
+func buildRecord(schema *arrow.Schema, n int, column func(c int) (arrow.Array, int)) (rec arrow.Record, row, col int) {
+	arrs := make([]arrow.Array, schema.NumFields())
+	defer func() {
 		for _, a := range arrs {
 			if a != nil {
 				a.Release()
 			}
 		}
-	}
-	for c, tc := range cols {
-		a, bad := convertColumn(tc, b, c)
+	}()
+	for c := range arrs {
+		a, bad := column(c)
 		if bad >= 0 {
-			release()
-			return nil, &convError{row: bad, col: c, value: string(b.field(bad, c))}
+			return nil, bad, c
 		}
 		arrs[c] = a
 	}
-	rec := array.NewRecord(schema, arrs, int64(b.rows))
-	release()
-	return rec, nil
+	return array.NewRecord(schema, arrs, int64(n)), 0, 0
 }
 
 // bitmap is a validity bitmap made on the first null.
@@ -162,91 +172,21 @@ func makeArray(dt arrow.DataType, n int, valid *bitmap, bufs ...[]byte) arrow.Ar
 // convertColumn converts column c of b. bad is the row of a value that does
 // not fit, or -1.
 func convertColumn(tc textColumn, b *textBatch, c int) (a arrow.Array, bad int) {
-	n := b.rows
-	var valid bitmap
+	dt := tc.arrowType()
 	switch tc.kind {
 	case kInt:
-		vals := make([]int64, n)
-		for r := 0; r < n; r++ {
-			f := trimSpace(b.field(r, c))
-			if len(f) == 0 {
-				valid.setNull(n, r)
-				continue
-			}
-			v, ok := parseInt(f)
-			if !ok {
-				return nil, r
-			}
-			vals[r] = v
-		}
-		return makeArray(tc.arrowType(), n, &valid, arrow.Int64Traits.CastToBytes(vals)), -1
+		return parseColumn(dt, b, c, parseInt, arrow.Int64Traits.CastToBytes)
 	case kFloat:
-		vals := make([]float64, n)
-		for r := 0; r < n; r++ {
-			f := trimSpace(b.field(r, c))
-			if len(f) == 0 {
-				valid.setNull(n, r)
-				continue
-			}
-			v, ok := parseFloat(f)
-			if !ok {
-				return nil, r
-			}
-			vals[r] = v
-		}
-		return makeArray(tc.arrowType(), n, &valid, arrow.Float64Traits.CastToBytes(vals)), -1
+		return parseColumn(dt, b, c, parseFloat, arrow.Float64Traits.CastToBytes)
 	case kBool:
-		bits := make([]byte, (n+7)/8)
-		for r := 0; r < n; r++ {
-			f := trimSpace(b.field(r, c))
-			if len(f) == 0 {
-				valid.setNull(n, r)
-				continue
-			}
-			v, ok := parseBool(f)
-			if !ok {
-				return nil, r
-			}
-			if v {
-				bits[r>>3] |= 1 << (r & 7)
-			}
-		}
-		return makeArray(tc.arrowType(), n, &valid, bits), -1
+		return parseColumn(dt, b, c, parseBool, packBools)
 	case kDate:
-		vals := make([]int32, n)
-		for r := 0; r < n; r++ {
-			f := trimSpace(b.field(r, c))
-			if len(f) == 0 {
-				valid.setNull(n, r)
-				continue
-			}
-			t, ok := parseISO(f)
-			if !ok || !t.dateOnly || int64(int32(t.days)) != t.days {
-				return nil, r
-			}
-			vals[r] = int32(t.days)
-		}
-		return makeArray(tc.arrowType(), n, &valid, arrow.Int32Traits.CastToBytes(vals)), -1
+		return parseColumn(dt, b, c, parseDate, arrow.Int32Traits.CastToBytes)
 	case kTimestamp:
-		vals := make([]int64, n)
-		for r := 0; r < n; r++ {
-			f := trimSpace(b.field(r, c))
-			if len(f) == 0 {
-				valid.setNull(n, r)
-				continue
-			}
-			t, ok := parseISO(f)
-			if !ok {
-				return nil, r
-			}
-			ns, ok := t.unixNanos()
-			if !ok {
-				return nil, r
-			}
-			vals[r] = ns
-		}
-		return makeArray(tc.arrowType(), n, &valid, arrow.Int64Traits.CastToBytes(vals)), -1
+		return parseColumn(dt, b, c, parseTimestamp, arrow.Int64Traits.CastToBytes)
 	}
+	n := b.rows
+	var valid bitmap
 	offsets := make([]int32, n+1)
 	size := 0
 	for r := 0; r < n; r++ {
@@ -261,7 +201,59 @@ func convertColumn(tc textColumn, b *textBatch, c int) (a arrow.Array, bad int) 
 		data = appendUTF8(data, f)
 		offsets[r+1] = int32(len(data))
 	}
-	return makeArray(tc.arrowType(), n, &valid, arrow.Int32Traits.CastToBytes(offsets), data), -1
+	return makeArray(dt, n, &valid, arrow.Int32Traits.CastToBytes(offsets), data), -1
+}
+
+// parseColumn builds a fixed-width column of type dt from column c of b:
+// blank fields are nulls, the others are read by parse and the values
+// laid out by toBytes. bad is the row of a field parse rejects, or -1.
+func parseColumn[T any](dt arrow.DataType, b *textBatch, c int, parse func([]byte) (T, bool), toBytes func([]T) []byte) (a arrow.Array, bad int) {
+	n := b.rows
+	var valid bitmap
+	vals := make([]T, n)
+	for r := 0; r < n; r++ {
+		f := trimSpace(b.field(r, c))
+		if len(f) == 0 {
+			valid.setNull(n, r)
+			continue
+		}
+		v, ok := parse(f)
+		if !ok {
+			return nil, r
+		}
+		vals[r] = v
+	}
+	return makeArray(dt, n, &valid, toBytes(vals)), -1
+}
+
+// parseDate reads a date column's field as days since the epoch.
+func parseDate(f []byte) (int32, bool) {
+	t, ok := parseISO(f)
+	if !ok || !t.dateOnly || int64(int32(t.days)) != t.days {
+		return 0, false
+	}
+	return int32(t.days), true
+}
+
+// parseTimestamp reads a timestamp column's field as nanoseconds since
+// the epoch.
+func parseTimestamp(f []byte) (int64, bool) {
+	t, ok := parseISO(f)
+	if !ok {
+		return 0, false
+	}
+	return t.unixNanos()
+}
+
+// packBools lays bools out as an Arrow bitmap.
+func packBools(vals []bool) []byte {
+	bits := make([]byte, (len(vals)+7)/8)
+	for i, v := range vals {
+		if v {
+			bits[i>>3] |= 1 << (i & 7)
+		}
+	}
+	return bits
 }
 
 // appendUTF8 appends text to d, replacing the bytes that are not valid
@@ -275,10 +267,14 @@ func appendUTF8(d, text []byte) []byte {
 
 // describeConvError renders a convError of a text source.
 func describeConvError(name string, cols []textColumn, b *textBatch, e *convError, sample int, unit string) error {
-	v := e.value
-	if len(v) > 60 {
-		v = v[:57] + "..."
-	}
 	return fmt.Errorf("%s: %s %d, column %q: cannot read %q as %s (the type inferred from the first %d rows)",
-		name, unit, b.lines[e.row], cols[e.col].name, v, cols[e.col].typeName(), sample)
+		name, unit, b.lines[e.row], cols[e.col].name, shorten(e.value), cols[e.col].typeName(), sample)
+}
+
+// shorten cuts a value quoted in an error to 60 bytes.
+func shorten(s string) string {
+	if len(s) > 60 {
+		return s[:57] + "..."
+	}
+	return s
 }

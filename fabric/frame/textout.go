@@ -132,10 +132,11 @@ func appendFloat(d []byte, v float64, bits int) ([]byte, bool) {
 	return d, true
 }
 
-// csvSink writes CSV with a header row.
-// textWriter buffers the text of a sink and writes it out in blocks.
+// textWriter is the part the CSV and JSON sinks share: it formats the
+// rows of a batch into a buffer and writes the text out in blocks.
 type textWriter struct {
 	w      io.Writer
+	schema *arrow.Schema
 	buf    []byte
 	closed bool
 }
@@ -150,22 +151,49 @@ func (t *textWriter) flush() error {
 	return err
 }
 
-// flushFull writes the buffered text once it fills a block.
-func (t *textWriter) flushFull() error {
-	if len(t.buf) < 1<<16 {
-		return nil
+// write appends the text of every row of rec to the buffer with row,
+// writing it out each time it fills a block, and then the rest.
+func (t *textWriter) write(rec arrow.Record, row func(cols []arrow.Array, fmts []formatter, i int)) error {
+	if t.closed {
+		return errClosed
+	}
+	cols := rec.Columns()
+	fmts := make([]formatter, len(cols))
+	for c, col := range cols {
+		fmts[c] = newFormatter(col, t.schema.Field(c))
+	}
+	for i := 0; i < int(rec.NumRows()); i++ {
+		row(cols, fmts, i)
+		if len(t.buf) >= 1<<16 {
+			if err := t.flush(); err != nil {
+				return err
+			}
+		}
 	}
 	return t.flush()
 }
 
-type csvSink struct {
-	textWriter
-	schema *arrow.Schema
-	cell   []byte
+// close appends the trailer (the end of a JSON array) and writes out the
+// buffer, once.
+func (t *textWriter) close(trailer func()) error {
+	if t.closed {
+		return nil
+	}
+	t.closed = true
+	if trailer != nil {
+		trailer()
+	}
+	return t.flush()
 }
 
-func newCSVSink(w io.Writer, schema *arrow.Schema) (*csvSink, error) {
-	s := &csvSink{textWriter: textWriter{w: w}, schema: schema}
+// csvSink writes CSV with a header row.
+type csvSink struct {
+	textWriter
+	cell []byte
+}
+
+func newCSVSink(w io.Writer, schema *arrow.Schema) *csvSink {
+	s := &csvSink{textWriter: textWriter{w: w, schema: schema}}
 	for i, f := range schema.Fields() {
 		if i > 0 {
 			s.buf = append(s.buf, ',')
@@ -173,7 +201,7 @@ func newCSVSink(w io.Writer, schema *arrow.Schema) (*csvSink, error) {
 		s.buf = appendCSVField(s.buf, []byte(f.Name))
 	}
 	s.buf = append(s.buf, '\n')
-	return s, nil
+	return s
 }
 
 // appendCSVField appends a field, quoted when it holds a comma, a quote, a
@@ -196,63 +224,46 @@ func appendCSVField(d, v []byte) []byte {
 	return append(d, '"')
 }
 
-func (s *csvSink) Write(rec arrow.Record) error {
-	if s.closed {
-		return errClosed
-	}
-	cols := rec.Columns()
-	fmts := make([]formatter, len(cols))
+func (s *csvSink) Write(rec arrow.Record) error { return s.write(rec, s.row) }
+
+// row appends row i as a CSV line.
+func (s *csvSink) row(cols []arrow.Array, fmts []formatter, i int) {
 	for c, col := range cols {
-		fmts[c] = newFormatter(col, s.schema.Field(c))
-	}
-	for i := 0; i < int(rec.NumRows()); i++ {
-		for c, col := range cols {
-			if c > 0 {
-				s.buf = append(s.buf, ',')
-			}
-			if col.IsNull(i) {
-				if len(cols) == 1 {
-					// A lone empty field would be a blank line, which
-					// readers skip: quote it, as Python's csv module does.
-					s.buf = append(s.buf, `""`...)
-				}
-				continue
-			}
-			f := fmts[c]
-			if f.kind == cellNumber {
-				s.buf, _ = f.format(s.buf, i)
-				continue
-			}
-			s.cell, _ = f.format(s.cell[:0], i)
-			s.buf = appendCSVField(s.buf, s.cell)
+		if c > 0 {
+			s.buf = append(s.buf, ',')
 		}
-		s.buf = append(s.buf, '\n')
-		if err := s.flushFull(); err != nil {
-			return err
+		if col.IsNull(i) {
+			if len(cols) == 1 {
+				// A lone empty field would be a blank line, which
+				// readers skip: quote it, as Python's csv module does.
+				s.buf = append(s.buf, `""`...)
+			}
+			continue
 		}
+		f := fmts[c]
+		if f.kind == cellNumber {
+			s.buf, _ = f.format(s.buf, i)
+			continue
+		}
+		s.cell, _ = f.format(s.cell[:0], i)
+		s.buf = appendCSVField(s.buf, s.cell)
 	}
-	return s.flush()
+	s.buf = append(s.buf, '\n')
 }
 
-func (s *csvSink) Close() error {
-	if s.closed {
-		return nil
-	}
-	s.closed = true
-	return s.flush()
-}
+func (s *csvSink) Close() error { return s.close(nil) }
 
 // jsonSink writes a JSON array of records, or JSON lines.
 type jsonSink struct {
 	textWriter
-	schema *arrow.Schema
-	lines  bool
-	keys   [][]byte // `"name":`
-	n      int64
+	lines bool
+	keys  [][]byte // `"name":`
+	n     int64
+	cell  []byte
 }
 
-func newJSONSink(w io.Writer, schema *arrow.Schema, lines bool) (*jsonSink, error) {
-	s := &jsonSink{textWriter: textWriter{w: w}, schema: schema, lines: lines}
+func newJSONSink(w io.Writer, schema *arrow.Schema, lines bool) *jsonSink {
+	s := &jsonSink{textWriter: textWriter{w: w, schema: schema}, lines: lines}
 	for _, f := range schema.Fields() {
 		k := appendJSONString(nil, []byte(f.Name))
 		s.keys = append(s.keys, append(k, ':'))
@@ -260,7 +271,7 @@ func newJSONSink(w io.Writer, schema *arrow.Schema, lines bool) (*jsonSink, erro
 	if !lines {
 		s.buf = append(s.buf, '[')
 	}
-	return s, nil
+	return s
 }
 
 // appendJSONString appends v as a JSON string.
@@ -296,70 +307,55 @@ func appendJSONString(d, v []byte) []byte {
 	return append(d, '"')
 }
 
-func (s *jsonSink) Write(rec arrow.Record) error {
-	if s.closed {
-		return errClosed
+func (s *jsonSink) Write(rec arrow.Record) error { return s.write(rec, s.row) }
+
+// row appends row i as a JSON object.
+func (s *jsonSink) row(cols []arrow.Array, fmts []formatter, i int) {
+	if !s.lines {
+		if s.n > 0 {
+			s.buf = append(s.buf, ',')
+		}
+		s.buf = append(s.buf, '\n')
 	}
-	cols := rec.Columns()
-	fmts := make([]formatter, len(cols))
+	s.n++
+	s.buf = append(s.buf, '{')
 	for c, col := range cols {
-		fmts[c] = newFormatter(col, s.schema.Field(c))
-	}
-	var cell []byte
-	for i := 0; i < int(rec.NumRows()); i++ {
-		if !s.lines {
-			if s.n > 0 {
-				s.buf = append(s.buf, ',')
-			}
-			s.buf = append(s.buf, '\n')
+		if c > 0 {
+			s.buf = append(s.buf, ',')
 		}
-		s.n++
-		s.buf = append(s.buf, '{')
-		for c, col := range cols {
-			if c > 0 {
-				s.buf = append(s.buf, ',')
-			}
-			s.buf = append(s.buf, s.keys[c]...)
-			if col.IsNull(i) {
-				s.buf = append(s.buf, "null"...)
-				continue
-			}
-			f := fmts[c]
-			var ok bool
-			switch f.kind {
-			case cellNumber:
-				n := len(s.buf)
-				if s.buf, ok = f.format(s.buf, i); !ok {
-					s.buf = append(s.buf[:n], "null"...)
-				}
-			case cellJSON:
-				s.buf, _ = f.format(s.buf, i)
-			default:
-				cell, _ = f.format(cell[:0], i)
-				s.buf = appendJSONString(s.buf, cell)
-			}
+		s.buf = append(s.buf, s.keys[c]...)
+		if col.IsNull(i) {
+			s.buf = append(s.buf, "null"...)
+			continue
 		}
-		s.buf = append(s.buf, '}')
-		if s.lines {
-			s.buf = append(s.buf, '\n')
-		}
-		if err := s.flushFull(); err != nil {
-			return err
+		f := fmts[c]
+		var ok bool
+		switch f.kind {
+		case cellNumber:
+			n := len(s.buf)
+			if s.buf, ok = f.format(s.buf, i); !ok {
+				s.buf = append(s.buf[:n], "null"...)
+			}
+		case cellJSON:
+			s.buf, _ = f.format(s.buf, i)
+		default:
+			s.cell, _ = f.format(s.cell[:0], i)
+			s.buf = appendJSONString(s.buf, s.cell)
 		}
 	}
-	return s.flush()
+	s.buf = append(s.buf, '}')
+	if s.lines {
+		s.buf = append(s.buf, '\n')
+	}
 }
 
 func (s *jsonSink) Close() error {
-	if s.closed {
-		return nil
-	}
-	s.closed = true
-	if !s.lines {
-		if s.n > 0 {
-			s.buf = append(s.buf, '\n')
+	return s.close(func() {
+		if !s.lines {
+			if s.n > 0 {
+				s.buf = append(s.buf, '\n')
+			}
+			s.buf = append(s.buf, "]\n"...)
 		}
-		s.buf = append(s.buf, "]\n"...)
-	}
-	return s.flush()
+	})
 }

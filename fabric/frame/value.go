@@ -8,11 +8,11 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// valueAt returns value i of a column as a Go value: nil, bool, int64,
-// uint64, float64, string or time.Time (UTC). Binary values become
-// strings, lists and structs their JSON text, decimals their text. Every
-// value of a null-typed array is nil.
-func valueAt(arr arrow.Array, i int) any {
+// ValueAt returns value i of an Arrow array as a Go value, as Row does:
+// nil, bool, int64, uint64, float64, string or time.Time (UTC). Binary
+// values become strings, lists and structs their JSON text, decimals their
+// text. Every value of a null-typed array is nil.
+func ValueAt(arr arrow.Array, i int) any {
 	if arr.IsNull(i) {
 		return nil
 	}
@@ -61,7 +61,7 @@ func valueAt(arr arrow.Array, i int) any {
 	case *array.Date64:
 		return a.Value(i).ToTime().UTC()
 	case *array.Dictionary:
-		return valueAt(a.Dictionary(), a.GetValueIndex(i))
+		return ValueAt(a.Dictionary(), a.GetValueIndex(i))
 	}
 	b, err := json.Marshal(arr.GetOneForMarshal(i))
 	if err != nil {

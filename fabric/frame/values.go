@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
 // This file builds columns from Go values: the records of a JSON file and
@@ -21,14 +20,12 @@ type jsonText string
 
 // valueColumn is a column built from Go values and the type it has.
 type valueColumn struct {
-	name string
-	kind kind
-	zone bool
+	textColumn
 	json bool // kString holding JSON text
 }
 
 func (vc valueColumn) field() arrow.Field {
-	f := arrow.Field{Name: vc.name, Type: textColumn{kind: vc.kind, zone: vc.zone}.arrowType(), Nullable: true}
+	f := arrow.Field{Name: vc.name, Type: vc.arrowType(), Nullable: true}
 	if vc.json {
 		f.Metadata = arrow.NewMetadata([]string{jsonMetaKey}, []string{"true"})
 	}
@@ -54,22 +51,30 @@ const (
 	seenOther
 )
 
-// inferValues infers a column's type from its values. With isoStrings,
-// strings that are all ISO 8601 dates or timestamps make a date or
-// timestamp column.
-func inferValues(name string, vals func(yield func(any) bool), isoStrings bool) valueColumn {
+// inferValues infers the columns of rows of values (one per name in each
+// row).
+func inferValues(names []string, rows [][]any, isoStrings bool) []valueColumn {
+	cols := make([]valueColumn, len(names))
+	for c, name := range names {
+		cols[c] = inferValueColumn(name, rows, c, isoStrings)
+	}
+	return cols
+}
+
+// inferValueColumn infers the type of column c of rows from its values.
+// With isoStrings, strings that are all ISO 8601 dates or timestamps make
+// a date or timestamp column.
+func inferValueColumn(name string, rows [][]any, c int, isoStrings bool) valueColumn {
 	seen := 0
 	iso := newInferrer()
 	iso.mask = mDate | mTime
 	strs := 0
-	for v := range vals {
-		switch x := v.(type) {
+	for _, row := range rows {
+		switch x := row[c].(type) {
 		case nil:
 		case bool:
 			seen |= seenBool
-		case int, int8, int16, int32, int64, uint8, uint16, uint32:
-			seen |= seenInt
-		case uint, uint64:
+		case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
 			seen |= seenInt
 		case float32, float64:
 			seen |= seenFloat
@@ -93,7 +98,7 @@ func inferValues(name string, vals func(yield func(any) bool), isoStrings bool) 
 			seen |= seenOther
 		}
 	}
-	vc := valueColumn{name: name, kind: kString}
+	vc := valueColumn{textColumn: textColumn{name: name, kind: kString}}
 	switch seen {
 	case seenInt:
 		vc.kind = kInt
@@ -135,95 +140,31 @@ type valueError struct {
 // buildValues builds a record from rows of values (row-major, one value
 // per column; missing values are nil).
 func buildValues(schema *arrow.Schema, cols []valueColumn, rows [][]any) (arrow.Record, *valueError) {
-	arrs := make([]arrow.Array, len(cols))
-	release := func() {
-		for _, a := range arrs {
-			if a != nil {
-				a.Release()
-			}
-		}
+	rec, row, col := buildRecord(schema, len(rows), func(c int) (arrow.Array, int) {
+		return buildValueColumn(cols[c], rows, c)
+	})
+	if rec == nil {
+		return nil, &valueError{row: row, col: col, value: rows[row][col]}
 	}
-	for c, vc := range cols {
-		a, bad := buildValueColumn(vc, rows, c)
-		if bad >= 0 {
-			release()
-			return nil, &valueError{row: bad, col: c, value: rows[bad][c]}
-		}
-		arrs[c] = a
-	}
-	rec := array.NewRecord(schema, arrs, int64(len(rows)))
-	release()
 	return rec, nil
 }
 
 func buildValueColumn(vc valueColumn, rows [][]any, c int) (arrow.Array, int) {
-	n := len(rows)
-	var valid bitmap
 	dt := vc.field().Type
 	switch vc.kind {
-	case kInt, kTimestamp:
-		vals := make([]int64, n)
-		for r, row := range rows {
-			var ok bool
-			if row[c] == nil {
-				valid.setNull(n, r)
-				continue
-			}
-			if vc.kind == kInt {
-				vals[r], ok = toInt(row[c])
-			} else {
-				vals[r], ok = toNanos(row[c])
-			}
-			if !ok {
-				return nil, r
-			}
-		}
-		return makeArray(dt, n, &valid, arrow.Int64Traits.CastToBytes(vals)), -1
+	case kInt:
+		return valueColumnOf(dt, rows, c, toInt, arrow.Int64Traits.CastToBytes)
+	case kTimestamp:
+		return valueColumnOf(dt, rows, c, toNanos, arrow.Int64Traits.CastToBytes)
 	case kFloat:
-		vals := make([]float64, n)
-		for r, row := range rows {
-			var ok bool
-			if row[c] == nil {
-				valid.setNull(n, r)
-				continue
-			}
-			if vals[r], ok = toFloat(row[c]); !ok {
-				return nil, r
-			}
-		}
-		return makeArray(dt, n, &valid, arrow.Float64Traits.CastToBytes(vals)), -1
+		return valueColumnOf(dt, rows, c, toFloat, arrow.Float64Traits.CastToBytes)
 	case kBool:
-		bits := make([]byte, (n+7)/8)
-		for r, row := range rows {
-			if row[c] == nil {
-				valid.setNull(n, r)
-				continue
-			}
-			v, ok := row[c].(bool)
-			if !ok {
-				return nil, r
-			}
-			if v {
-				bits[r>>3] |= 1 << (r & 7)
-			}
-		}
-		return makeArray(dt, n, &valid, bits), -1
+		return valueColumnOf(dt, rows, c, toBool, packBools)
 	case kDate:
-		vals := make([]int32, n)
-		for r, row := range rows {
-			if row[c] == nil {
-				valid.setNull(n, r)
-				continue
-			}
-			s, ok := row[c].(string)
-			t, ok2 := parseISO(trimSpace([]byte(s)))
-			if !ok || !ok2 || !t.dateOnly {
-				return nil, r
-			}
-			vals[r] = int32(t.days)
-		}
-		return makeArray(dt, n, &valid, arrow.Int32Traits.CastToBytes(vals)), -1
+		return valueColumnOf(dt, rows, c, toDate, arrow.Int32Traits.CastToBytes)
 	}
+	n := len(rows)
+	var valid bitmap
 	offsets := make([]int32, n+1)
 	var data []byte
 	for r, row := range rows {
@@ -243,6 +184,45 @@ func buildValueColumn(vc valueColumn, rows [][]any, c int) (arrow.Array, int) {
 		offsets[r+1] = int32(len(data))
 	}
 	return makeArray(dt, n, &valid, arrow.Int32Traits.CastToBytes(offsets), data), -1
+}
+
+// valueColumnOf builds a fixed-width column of type dt from value c of
+// each row: nil is null, the others are converted by conv and the values
+// laid out by toBytes. bad is the row of a value conv rejects, or -1.
+func valueColumnOf[T any](dt arrow.DataType, rows [][]any, c int, conv func(any) (T, bool), toBytes func([]T) []byte) (a arrow.Array, bad int) {
+	n := len(rows)
+	var valid bitmap
+	vals := make([]T, n)
+	for r, row := range rows {
+		if row[c] == nil {
+			valid.setNull(n, r)
+			continue
+		}
+		v, ok := conv(row[c])
+		if !ok {
+			return nil, r
+		}
+		vals[r] = v
+	}
+	return makeArray(dt, n, &valid, toBytes(vals)), -1
+}
+
+func toBool(v any) (bool, bool) {
+	b, ok := v.(bool)
+	return b, ok
+}
+
+// toDate reads an ISO 8601 date string as days since the epoch.
+func toDate(v any) (int32, bool) {
+	s, ok := v.(string)
+	if !ok {
+		return 0, false
+	}
+	t, ok := parseISO(trimSpace([]byte(s)))
+	if !ok || !t.dateOnly {
+		return 0, false
+	}
+	return int32(t.days), true
 }
 
 func toInt(v any) (int64, bool) {
@@ -359,8 +339,5 @@ func describeValue(v any) string {
 	default:
 		s = fmt.Sprint(v)
 	}
-	if len(s) > 60 {
-		s = s[:57] + "..."
-	}
-	return s
+	return shorten(s)
 }

@@ -430,7 +430,7 @@ func (s *xlsxSink) Write(rec arrow.Record) error {
 	for i := 0; i < int(rec.NumRows()); i++ {
 		s.vals = s.vals[:0]
 		for _, col := range cols {
-			v := valueAt(col, i)
+			v := ValueAt(col, i)
 			switch x := v.(type) {
 			case time.Time:
 				style, layout := s.stampStyle, naiveLayout
