@@ -60,15 +60,10 @@ func parseArgs(args []string, stderr io.Writer) (*Settings, error) {
 	var s Settings
 	var pods, config string
 	fs.StringVar(&config, "config", "", "YAML file of settings")
-	fs.StringVar(&s.NetworkConfig, "network-config", "", "network configuration file (JSON)")
-	fs.StringVar(&s.NATS, "nats", "", "NATS URL(s), comma-separated")
-	fs.StringVar(&s.Tenant, "tenant", "", "tenant (NATS account) name, with --nats")
-	fs.StringVar(&s.User, "user", "", "NATS user, with --nats")
-	fs.StringVar(&s.Password, "password", "", "NATS password, with --nats (prefer FABRIC_PASSWORD)")
-	fs.StringVar(&s.CredsFile, "creds", "", "NATS .creds file, with --nats")
 	fs.StringVar(&pods, "pods", "", "comma-separated pod types to run (a type once per pod)")
-	fs.StringVar(&s.Site, "site", "", "site of the workers and agents")
-	fs.StringVar(&s.LicenseExpiry, "license-expires", "", "license expiry date (YYYY-MM-DD)")
+	for _, f := range s.flags() {
+		fs.StringVar(f.value, f.name, "", f.usage)
+	}
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -85,15 +80,41 @@ func parseArgs(args []string, stderr io.Writer) (*Settings, error) {
 			return nil, fmt.Errorf("%s: %v", config, err)
 		}
 		// Flags given beside the file win over it.
-		fs.Visit(func(f *flag.Flag) { file.override(f.Name, f.Value.String()) })
-		s = *file
-		if pods != "" {
-			s.Pods = strings.Split(pods, ",")
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		for _, f := range file.flags() {
+			if set[f.name] {
+				*f.value = fs.Lookup(f.name).Value.String()
+			}
 		}
-	} else if pods != "" {
+		s = *file
+	}
+	if pods != "" {
 		s.Pods = strings.Split(pods, ",")
 	}
 	return &s, nil
+}
+
+// settingFlag is a flag that sets a string of the settings.
+type settingFlag struct {
+	name  string
+	value *string
+	usage string
+}
+
+// flags are the flags that set a string of s, for parsing them and for
+// letting them win over a settings file.
+func (s *Settings) flags() []settingFlag {
+	return []settingFlag{
+		{"network-config", &s.NetworkConfig, "network configuration file (JSON)"},
+		{"nats", &s.NATS, "NATS URL(s), comma-separated"},
+		{"tenant", &s.Tenant, "tenant (NATS account) name, with --nats"},
+		{"user", &s.User, "NATS user, with --nats"},
+		{"password", &s.Password, "NATS password, with --nats (prefer FABRIC_PASSWORD)"},
+		{"creds", &s.CredsFile, "NATS .creds file, with --nats"},
+		{"site", &s.Site, "site of the workers and agents"},
+		{"license-expires", &s.LicenseExpiry, "license expiry date (YYYY-MM-DD)"},
+	}
 }
 
 // ParseSettings reads settings from YAML, refusing unknown keys.
@@ -105,27 +126,6 @@ func ParseSettings(data []byte) (*Settings, error) {
 		return nil, fmt.Errorf("invalid settings: %v", strings.TrimPrefix(err.Error(), "yaml: "))
 	}
 	return &s, nil
-}
-
-func (s *Settings) override(name, value string) {
-	switch name {
-	case "network-config":
-		s.NetworkConfig = value
-	case "nats":
-		s.NATS = value
-	case "tenant":
-		s.Tenant = value
-	case "user":
-		s.User = value
-	case "password":
-		s.Password = value
-	case "creds":
-		s.CredsFile = value
-	case "site":
-		s.Site = value
-	case "license-expires":
-		s.LicenseExpiry = value
-	}
 }
 
 // options turns settings into the runner's options.

@@ -5,7 +5,6 @@ package apiserver
 
 import (
 	"context"
-	"encoding/json"
 	"sort"
 	"time"
 
@@ -40,7 +39,7 @@ func Serve(p *pod.Pod) error {
 	if err := add(api.SubjectPods, func(m *nats.Msg) {
 		infos, _, _ := registry.Gather[api.PodInfo](context.Background(), nc, regs(), api.EndpointInfo)
 		SortPods(infos)
-		reply(m, infos)
+		pod.Reply(m, infos)
 	}); err != nil {
 		return err
 	}
@@ -50,14 +49,14 @@ func Serve(p *pod.Pod) error {
 		for _, r := range rows {
 			all = append(all, r...)
 		}
-		reply(m, all)
+		pod.Reply(m, all)
 	}); err != nil {
 		return err
 	}
 	if err := add(api.SubjectStatus, func(m *nats.Msg) {
 		st, _, _ := registry.Gather[api.ControllerStatus](context.Background(), nc, regs(), api.EndpointStatus)
 		sort.Slice(st, func(i, j int) bool { return st[i].PodType+st[i].PodID < st[j].PodType+st[j].PodID })
-		reply(m, st)
+		pod.Reply(m, st)
 	}); err != nil {
 		return err
 	}
@@ -65,14 +64,20 @@ func Serve(p *pod.Pod) error {
 	if err != nil {
 		return err
 	}
+	recs := jobs.Open(st)
+	active, err := recs.WatchActive(ctx)
+	if err != nil {
+		return err
+	}
 	stop := make(chan struct{})
-	go sweep(jobs.Open(st), regs, stop)
+	go sweep(recs, active, regs, stop)
 	go func() {
 		<-p.Done()
 		close(stop)
 		for _, s := range subs {
 			_ = s.Unsubscribe()
 		}
+		active.Stop()
 		w.Stop()
 	}()
 	return nil
@@ -86,8 +91,9 @@ const (
 )
 
 // sweep fails the active jobs of workers that are gone and purges the
-// outputs older than api.OutputTTL, until stop closes.
-func sweep(recs *jobs.Records, regs func() []api.Registration, stop <-chan struct{}) {
+// outputs older than api.OutputTTL, until stop closes. The active jobs are
+// known from the watch, so a sweep with none does no KV work.
+func sweep(recs *jobs.Records, active *jobs.Active, regs func() []api.Registration, stop <-chan struct{}) {
 	t := time.NewTicker(sweepEvery)
 	defer t.Stop()
 	lastPurge := time.Now()
@@ -97,12 +103,14 @@ func sweep(recs *jobs.Records, regs func() []api.Registration, stop <-chan struc
 			return
 		case <-t.C:
 		}
-		live := map[string]bool{}
-		for _, r := range regs() {
-			live[r.PodID] = true
-		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		_, _ = recs.FailOrphans(ctx, live, sweepGrace)
+		if running := active.Jobs(); len(running) > 0 {
+			live := map[string]bool{}
+			for _, r := range regs() {
+				live[r.PodID] = true
+			}
+			recs.FailOrphans(ctx, running, live, sweepGrace)
+		}
 		if time.Since(lastPurge) > time.Minute {
 			lastPurge = time.Now()
 			_, _ = recs.PurgeOutputs(ctx, time.Now().Add(-api.OutputTTL))
@@ -127,12 +135,4 @@ func SortPods(infos []api.PodInfo) {
 		}
 		return a.PodID < b.PodID
 	})
-}
-
-func reply(m *nats.Msg, v any) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		data, _ = json.Marshal(api.Error{Error: err.Error()})
-	}
-	_ = m.Respond(data)
 }

@@ -109,14 +109,7 @@ func (c *Client) Schema(ctx context.Context, name string) (api.Schema, error) {
 
 // Schemas lists the schema artifacts.
 func (c *Client) Schemas(ctx context.Context) ([]api.Schema, error) {
-	out := []api.Schema{}
-	err := c.list(ctx, api.SchemasBucket, func(raw json.RawMessage) {
-		var sc api.Schema
-		if json.Unmarshal(raw, &sc) == nil {
-			out = append(out, sc)
-		}
-	})
-	return out, err
+	return listOf[api.Schema](ctx, c, api.SchemasBucket)
 }
 
 // DeleteSchema deletes a schema no bounded dataset uses.
@@ -171,14 +164,7 @@ func (c *Client) BoundedDataset(ctx context.Context, name string) (api.BoundedDa
 
 // BoundedDatasets lists the bounded dataset records.
 func (c *Client) BoundedDatasets(ctx context.Context) ([]api.BoundedDataset, error) {
-	out := []api.BoundedDataset{}
-	err := c.list(ctx, api.BoundedBucket, func(raw json.RawMessage) {
-		var b api.BoundedDataset
-		if json.Unmarshal(raw, &b) == nil {
-			out = append(out, b)
-		}
-	})
-	return out, err
+	return listOf[api.BoundedDataset](ctx, c, api.BoundedBucket)
 }
 
 // BoundedImport validates every row of data against the bounded dataset's

@@ -113,9 +113,7 @@ func (c *Client) Restart(ctx context.Context, podID string) (api.ControllerStatu
 
 func (c *Client) restart(ctx context.Context, podID string) (api.ControllerStatus, error) {
 	var st api.ControllerStatus
-	ctx, cancel := context.WithTimeout(ctx, Timeout)
-	defer cancel()
-	msg, err := c.nc.RequestWithContext(ctx, api.PodSubject(podID, api.EndpointRestart), nil)
+	msg, err := c.send(ctx, api.PodSubject(podID, api.EndpointRestart), nil)
 	switch {
 	case errors.Is(err, nats.ErrNoResponders):
 		return st, fmt.Errorf("pod-controller restart: no live pod with id %s", podID)
@@ -140,9 +138,7 @@ func ask[T any](ctx context.Context, c *Client, subject, endpoint string) ([]T, 
 }
 
 func (c *Client) askAPIServer(ctx context.Context, subject string, out any) error {
-	ctx, cancel := context.WithTimeout(ctx, Timeout)
-	defer cancel()
-	msg, err := c.nc.RequestWithContext(ctx, subject, nil)
+	msg, err := c.send(ctx, subject, nil)
 	if err != nil {
 		if errors.Is(err, nats.ErrNoResponders) {
 			return err
@@ -150,6 +146,37 @@ func (c *Client) askAPIServer(ctx context.Context, subject string, out any) erro
 		return fmt.Errorf("the api-server did not answer: %w", timeoutError(err))
 	}
 	return decode(msg.Data, out)
+}
+
+// send sends v as JSON (nothing when v is nil) to subject and returns the
+// answer, waiting at most Timeout: every request of the client but the
+// polls of Restart goes through it.
+func (c *Client) send(ctx context.Context, subject string, v any) (*nats.Msg, error) {
+	var data []byte
+	if v != nil {
+		var err error
+		if data, err = json.Marshal(v); err != nil {
+			return nil, err
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	return c.nc.RequestWithContext(ctx, subject, data)
+}
+
+// request sends v to subject and decodes the answer into out; what says
+// what was asked, for errors.
+func (c *Client) request(ctx context.Context, subject string, v, out any, what string) error {
+	m, err := c.send(ctx, subject, v)
+	switch {
+	case errors.Is(err, nats.ErrNoResponders):
+		return fmt.Errorf("%s: %w", what, nats.ErrNoResponders)
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("timed out after %s %s", Timeout, what)
+	case err != nil:
+		return fmt.Errorf("%s: %v", what, err)
+	}
+	return json.Unmarshal(m.Data, out)
 }
 
 // gather reads the registry and asks each pod's endpoint.

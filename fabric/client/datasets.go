@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -124,29 +123,16 @@ func (c *Client) Dataset(ctx context.Context, name string) (api.Dataset, error) 
 
 // Datasets lists the dataset records, by name.
 func (c *Client) Datasets(ctx context.Context) ([]api.Dataset, error) {
-	out := []api.Dataset{}
-	err := c.list(ctx, api.DatasetsBucket, func(raw json.RawMessage) {
-		var d api.Dataset
-		if json.Unmarshal(raw, &d) == nil {
-			out = append(out, d)
-		}
-	})
-	return out, err
+	return listOf[api.Dataset](ctx, c, api.DatasetsBucket)
 }
 
-func (c *Client) list(ctx context.Context, bucket string, each func(json.RawMessage)) error {
+// listOf returns the records of a bucket of the tenant's store.
+func listOf[T any](ctx context.Context, c *Client, bucket string) ([]T, error) {
 	s, err := c.Store(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	raw, err := s.List(ctx, bucket)
-	if err != nil {
-		return err
-	}
-	for _, r := range raw {
-		each(r)
-	}
-	return nil
+	return store.ListOf[T](ctx, s, bucket)
 }
 
 // OpenDataset opens a dataset's data as a stream of record batches; the

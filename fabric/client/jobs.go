@@ -316,24 +316,3 @@ func (c *Client) WatchTraces(ctx context.Context, fn func(api.Trace)) error {
 		}
 	}
 }
-
-// request sends v to subject and decodes the answer into out; what says
-// what was asked, for errors.
-func (c *Client) request(ctx context.Context, subject string, v, out any, what string) error {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(ctx, Timeout)
-	defer cancel()
-	m, err := c.nc.RequestWithContext(ctx, subject, data)
-	switch {
-	case errors.Is(err, nats.ErrNoResponders):
-		return fmt.Errorf("%s: %w", what, nats.ErrNoResponders)
-	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("timed out after %s %s", Timeout, what)
-	case err != nil:
-		return fmt.Errorf("%s: %v", what, err)
-	}
-	return json.Unmarshal(m.Data, out)
-}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -138,19 +137,14 @@ func (c *Client) DeleteObject(ctx context.Context, folder, name string) error {
 
 // Objects lists the objects, of one folder when folder is not empty.
 func (c *Client) Objects(ctx context.Context, folder string) ([]api.Object, error) {
-	s, err := c.Store(ctx)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := s.List(ctx, api.ObjectRecordsBucket)
-	if err != nil {
-		return nil, err
-	}
+	all, err := listOf[api.Object](ctx, c, api.ObjectRecordsBucket)
 	folder = CleanFolder(folder)
+	if err != nil || folder == "" {
+		return all, err
+	}
 	out := []api.Object{}
-	for _, r := range raw {
-		var o api.Object
-		if json.Unmarshal(r, &o) == nil && (folder == "" || o.Folder == folder) {
+	for _, o := range all {
+		if o.Folder == folder {
 			out = append(out, o)
 		}
 	}
@@ -166,3 +160,46 @@ func (e notFoundError) Unwrap() error { return store.ErrNotFound }
 
 // notFound is the error for a record that is not there.
 func notFound(msg string) error { return notFoundError{msg} }
+
+// DefaultBucket names the tenant's own objects in BUCKET/PATH entries
+// (copy-to-objstore): PATH is then FOLDER/NAME.
+const DefaultBucket = "default"
+
+// BucketObjectSize returns the size of object in bucket: with
+// DefaultBucket the tenant's object FOLDER/NAME, otherwise the blob object
+// of the named object-store bucket. A missing one is store.ErrNotFound.
+func (c *Client) BucketObjectSize(ctx context.Context, bucket, object string) (int64, error) {
+	if bucket == DefaultBucket {
+		obj, err := c.Object(ctx, path.Dir(object), path.Base(object))
+		return obj.FileSize, err
+	}
+	st, err := c.bucket(ctx, bucket)
+	if err != nil {
+		return 0, err
+	}
+	return st.BlobSize(ctx, object)
+}
+
+// PutBucketObject stores r as object in bucket (see BucketObjectSize),
+// replacing what is there once the new content is complete.
+func (c *Client) PutBucketObject(ctx context.Context, bucket, object string, r io.Reader) error {
+	if bucket == DefaultBucket {
+		_, err := c.AddObject(ctx, path.Dir(object), path.Base(object), "", r, true)
+		return err
+	}
+	st, err := c.bucket(ctx, bucket)
+	if err != nil {
+		return err
+	}
+	_, err = st.PutBlob(ctx, object, r)
+	return err
+}
+
+// bucket opens a named object-store bucket of the tenant.
+func (c *Client) bucket(ctx context.Context, name string) (*store.Store, error) {
+	s, err := c.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.Bucket(ctx, name)
+}

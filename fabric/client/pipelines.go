@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -82,20 +81,17 @@ func (c *Client) AddPipeline(ctx context.Context, p api.Pipeline) (api.Pipeline,
 // allPipelines returns every version of every pipeline, by name, then
 // oldest version first.
 func (c *Client) allPipelines(ctx context.Context) ([]api.Pipeline, error) {
-	out := []api.Pipeline{}
-	err := c.list(ctx, api.PipelinesBucket, func(raw json.RawMessage) {
-		var p api.Pipeline
-		if json.Unmarshal(raw, &p) == nil {
-			out = append(out, p)
-		}
-	})
+	out, err := listOf[api.Pipeline](ctx, c, api.PipelinesBucket)
+	if err != nil {
+		return nil, err
+	}
 	slices.SortStableFunc(out, func(a, b api.Pipeline) int {
 		if c := strings.Compare(a.Name, b.Name); c != 0 {
 			return c
 		}
 		return pipeline.CompareVersions(a.Version, b.Version)
 	})
-	return out, err
+	return out, nil
 }
 
 func (c *Client) pipelineVersions(ctx context.Context, name string) ([]api.Pipeline, error) {

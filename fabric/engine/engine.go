@@ -89,11 +89,27 @@ type run struct {
 // *StepError. When ctx is done the run stops between steps, between loop
 // iterations and inside timed-loop waits, and Run returns ctx.Err().
 func (e *Engine) Run(ctx context.Context, steps []Step) (*frame.Frame, error) {
+	run, err := e.Prepare(steps)
+	if err != nil {
+		return nil, err
+	}
+	return run(ctx)
+}
+
+// Prepare verifies the steps as Verify does and returns their run, which
+// does what Run does without verifying them again: for a caller that
+// answers whether a pipeline is sound before it runs it.
+func (e *Engine) Prepare(steps []Step) (func(context.Context) (*frame.Frame, error), error) {
 	steps = normalize(steps)
 	pl, errs := e.compile(steps)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+	return func(ctx context.Context) (*frame.Frame, error) { return e.execute(ctx, steps, pl) }, nil
+}
+
+// execute runs a compiled plan.
+func (e *Engine) execute(ctx context.Context, steps []Step, pl *plan) (*frame.Frame, error) {
 	r := &run{e: e, ctx: ctx, steps: steps, temps: map[string]*frame.Frame{}}
 	defer func() { r.temps = nil }()
 	var out *frame.Frame

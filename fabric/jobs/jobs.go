@@ -13,10 +13,12 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/store"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // NewID returns a new job id: 32 hex characters.
@@ -104,16 +106,9 @@ func (r *Records) Finish(ctx context.Context, id, status, reason string, set fun
 
 // List returns every job record, the oldest first.
 func (r *Records) List(ctx context.Context) ([]api.Job, error) {
-	raw, err := r.s.List(ctx, api.JobsBucket)
+	out, err := store.ListOf[api.Job](ctx, r.s, api.JobsBucket)
 	if err != nil {
 		return nil, err
-	}
-	out := make([]api.Job, 0, len(raw))
-	for _, m := range raw {
-		var j api.Job
-		if json.Unmarshal(m, &j) == nil {
-			out = append(out, j)
-		}
 	}
 	sort.SliceStable(out, func(i, k int) bool { return out[i].Created < out[k].Created })
 	return out, nil
@@ -131,16 +126,23 @@ func (r *Records) Resolve(ctx context.Context, partial string) (api.Job, error) 
 			return j, nil
 		}
 	}
-	all, err := r.List(ctx)
+	// The keys are the job ids: only the records of those that match are
+	// read, in the order List gives.
+	ids, err := r.s.Keys(ctx, api.JobsBucket)
 	if err != nil {
 		return api.Job{}, err
 	}
 	var matches []api.Job
-	for _, j := range all {
-		if strings.HasPrefix(j.JobID, partial) {
+	for _, id := range ids {
+		if !strings.HasPrefix(id, partial) {
+			continue
+		}
+		j, err := r.Get(ctx, id)
+		if err == nil && j.JobID == id {
 			matches = append(matches, j)
 		}
 	}
+	sort.SliceStable(matches, func(i, k int) bool { return matches[i].Created < matches[k].Created })
 	switch len(matches) {
 	case 0:
 		return api.Job{}, fmt.Errorf("no job id starts with %q", partial)
@@ -155,17 +157,62 @@ func (r *Records) Resolve(ctx context.Context, partial string) (api.Job, error) 
 	return api.Job{}, errors.New(b.String())
 }
 
+// Active is the tenant's active jobs, kept in memory by watching their
+// records: a long-lived process (the api-server) looks at them without
+// reading the bucket.
+type Active struct {
+	mu   sync.Mutex
+	jobs map[string]api.Job
+	w    jetstream.KeyWatcher
+}
+
+// WatchActive starts keeping the active jobs until Stop.
+func (r *Records) WatchActive(ctx context.Context) (*Active, error) {
+	w, err := r.s.Watch(ctx, api.JobsBucket)
+	if err != nil {
+		return nil, err
+	}
+	a := &Active{jobs: map[string]api.Job{}, w: w}
+	go func() {
+		for e := range w.Updates() {
+			if e == nil {
+				continue
+			}
+			var j api.Job
+			put := e.Operation() == jetstream.KeyValuePut && json.Unmarshal(e.Value(), &j) == nil
+			a.mu.Lock()
+			if put && api.JobActive(j.Status) {
+				a.jobs[e.Key()] = j
+			} else {
+				delete(a.jobs, e.Key())
+			}
+			a.mu.Unlock()
+		}
+	}()
+	return a, nil
+}
+
+// Jobs returns the active jobs, in no order.
+func (a *Active) Jobs() []api.Job {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make([]api.Job, 0, len(a.jobs))
+	for _, j := range a.jobs {
+		out = append(out, j)
+	}
+	return out
+}
+
+// Stop ends the watch.
+func (a *Active) Stop() { _ = a.w.Stop() }
+
 // FailOrphans marks Failed the active jobs of workers that are no longer
 // live (live holds the ids of the live pods) and returns how many.
 // Records newer than grace are left alone: their worker may not be
-// registered yet.
-func (r *Records) FailOrphans(ctx context.Context, live map[string]bool, grace time.Duration) (int, error) {
-	all, err := r.List(ctx)
-	if err != nil {
-		return 0, err
-	}
+// registered yet. It reads and writes only the records of orphans.
+func (r *Records) FailOrphans(ctx context.Context, active []api.Job, live map[string]bool, grace time.Duration) int {
 	n := 0
-	for _, j := range all {
+	for _, j := range active {
 		if !api.JobActive(j.Status) || live[j.PodID] || age(j.Updated) < grace {
 			continue
 		}
@@ -174,7 +221,7 @@ func (r *Records) FailOrphans(ctx context.Context, live map[string]bool, grace t
 			n++
 		}
 	}
-	return n, nil
+	return n
 }
 
 // PurgeOutputs deletes the outputs of finished jobs that ended before

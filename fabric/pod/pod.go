@@ -278,6 +278,17 @@ func respondJSON(r micro.Request, v any) {
 	_ = r.RespondJSON(v)
 }
 
+// Reply answers a request made on a plain subscription with v as JSON, or
+// with an api.Error when v does not marshal: the pods' endpoints outside
+// the micro service (api-server, worker) answer through it.
+func Reply(m *nats.Msg, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		data, _ = json.Marshal(api.Error{Error: err.Error()})
+	}
+	_ = m.Respond(data)
+}
+
 func shortHash(s string) string {
 	var h uint32 = 2166136261
 	for i := 0; i < len(s); i++ {

@@ -203,6 +203,59 @@ func (s *Store) List(ctx context.Context, bucket string) ([]json.RawMessage, err
 	}
 }
 
+// Keys returns the keys of every record of bucket, sorted, without reading
+// the records.
+func (s *Store) Keys(ctx context.Context, bucket string) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	kv, err := s.kv(ctx, bucket)
+	if err != nil {
+		return nil, err
+	}
+	lister, err := kv.ListKeys(ctx)
+	if err != nil {
+		return nil, timeout(err, "listing "+bucket)
+	}
+	defer lister.Stop()
+	var keys []string
+	for k := range lister.Keys() {
+		keys = append(keys, k)
+	}
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("timed out after %s listing %s", Timeout, bucket)
+	}
+	sort.Strings(keys)
+	return keys, nil
+}
+
+// Watch watches the records of bucket until the watcher stops: it sends
+// every current record, a nil entry, then every change.
+func (s *Store) Watch(ctx context.Context, bucket string) (jetstream.KeyWatcher, error) {
+	kv, err := s.kv(ctx, bucket)
+	if err != nil {
+		return nil, err
+	}
+	return kv.WatchAll(context.Background())
+}
+
+// ListOf returns every record of bucket that decodes as a T, ordered by
+// key; records that do not decode are left out. The slice is empty, not
+// nil, when there are none.
+func ListOf[T any](ctx context.Context, s *Store, bucket string) ([]T, error) {
+	raw, err := s.List(ctx, bucket)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, 0, len(raw))
+	for _, r := range raw {
+		var v T
+		if json.Unmarshal(r, &v) == nil {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
 // PutBlob stores r's content at path and returns its size. A failed put
 // leaves nothing behind; an existing blob at path is replaced only when the
 // new content is complete.

@@ -17,6 +17,7 @@ import (
 	"io"
 	"log"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -100,7 +101,7 @@ func (w *Worker) failLeftovers(ctx context.Context) error {
 	}
 	for _, j := range all {
 		if j.PodID == w.p.ID && api.JobActive(j.Status) {
-			_, _ = w.recs.Finish(ctx, j.JobID, api.JobFailed, "the worker restarted while the job was "+lower(j.Status), nil)
+			_, _ = w.recs.Finish(ctx, j.JobID, api.JobFailed, "the worker restarted while the job was "+strings.ToLower(j.Status), nil)
 		}
 	}
 	return nil
@@ -125,25 +126,27 @@ func (w *Worker) stopAll() {
 func (w *Worker) handleRun(m *nats.Msg) {
 	var req api.RunRequest
 	if err := json.Unmarshal(m.Data, &req); err != nil {
-		reply(m, failed(fmt.Sprintf("bad run request: %v", err)))
+		pod.Reply(m, failed(fmt.Sprintf("bad run request: %v", err)))
 		return
 	}
 	steps := engineSteps(req.Steps)
 	if len(steps) == 0 {
-		reply(m, failed("the pipeline has no steps"))
+		pod.Reply(m, failed("the pipeline has no steps"))
 		return
 	}
-	eng := &engine.Engine{Store: w.store}
-	if err := eng.Verify(steps); err != nil {
-		reply(m, failed(err.Error()))
+	job := api.Job{JobID: jobs.NewID(), PodID: w.p.ID, Host: w.host, PID: os.Getpid(), Site: w.p.Site,
+		Pipeline: req.Pipeline, Version: req.Version, Status: api.JobInitializing, Steps: len(steps)}
+	// Verified here, so that the start response tells a wrong pipeline,
+	// and run by the job without verifying it again.
+	runSteps, err := w.engine(job).Prepare(steps)
+	if err != nil {
+		pod.Reply(m, failed(err.Error()))
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	job := api.Job{JobID: jobs.NewID(), PodID: w.p.ID, Host: w.host, PID: os.Getpid(), Site: w.p.Site,
-		Pipeline: req.Pipeline, Version: req.Version, Status: api.JobInitializing, Steps: len(steps)}
 	if err := w.recs.Create(ctx, job); err != nil {
-		reply(m, failed("cannot record the job: "+err.Error()))
+		pod.Reply(m, failed("cannot record the job: "+err.Error()))
 		return
 	}
 	jctx, jcancel := context.WithCancelCause(context.Background())
@@ -152,8 +155,8 @@ func (w *Worker) handleRun(m *nats.Msg) {
 	w.mu.Unlock()
 	w.wg.Add(1)
 	w.p.JobStarted()
-	go w.run(jctx, job, steps)
-	reply(m, api.StartResponse{Status: "started", Results: []any{}, Now: api.Timestamp(time.Now()),
+	go w.run(jctx, job, runSteps)
+	pod.Reply(m, api.StartResponse{Status: "started", Results: []any{}, Now: api.Timestamp(time.Now()),
 		StatusSubject: api.TraceSubject(w.p.ID, job.JobID), JobID: job.JobID})
 }
 
@@ -161,8 +164,22 @@ func failed(reason string) api.StartResponse {
 	return api.StartResponse{Status: "failed", Reason: reason, Results: []any{}, Now: api.Timestamp(time.Now())}
 }
 
-// run runs a job to its end and records how it ended.
-func (w *Worker) run(ctx context.Context, job api.Job, steps []engine.Step) {
+// engine returns the engine of a job: it publishes each step's trace on
+// the job's trace subject.
+func (w *Worker) engine(job api.Job) *engine.Engine {
+	nc := w.p.Conn()
+	subject := api.TraceSubject(w.p.ID, job.JobID)
+	return &engine.Engine{Store: w.store, JobID: job.JobID, Trace: func(t engine.Trace) {
+		data, _ := json.Marshal(api.Trace{JobID: job.JobID, PodID: w.p.ID, Pipeline: job.Pipeline,
+			Time: api.Timestamp(t.Time), Block: t.Block, Step: t.Step, Tag: t.Tag, Status: t.Status,
+			Rows: t.Rows, Columns: t.Columns, DurationMS: float64(t.Duration.Microseconds()) / 1000, Message: t.Message})
+		_ = nc.Publish(subject, data)
+	}}
+}
+
+// run runs a job to its end (runSteps, from Engine.Prepare) and records
+// how it ended.
+func (w *Worker) run(ctx context.Context, job api.Job, runSteps func(context.Context) (*frame.Frame, error)) {
 	defer w.wg.Done()
 	defer w.p.JobEnded()
 	defer func() {
@@ -179,15 +196,7 @@ func (w *Worker) run(ctx context.Context, job api.Job, steps []engine.Step) {
 		j.Status = api.JobRunning
 		return nil
 	})
-	nc := w.p.Conn()
-	subject := api.TraceSubject(w.p.ID, job.JobID)
-	eng := &engine.Engine{Store: w.store, JobID: job.JobID, Trace: func(t engine.Trace) {
-		data, _ := json.Marshal(api.Trace{JobID: job.JobID, PodID: w.p.ID, Pipeline: job.Pipeline,
-			Time: api.Timestamp(t.Time), Block: t.Block, Step: t.Step, Tag: t.Tag, Status: t.Status,
-			Rows: t.Rows, Columns: t.Columns, DurationMS: float64(t.Duration.Microseconds()) / 1000, Message: t.Message})
-		_ = nc.Publish(subject, data)
-	}}
-	out, err := eng.Run(ctx, steps)
+	out, err := runSteps(ctx)
 	fctx, fcancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer fcancel()
 	var cause stopCause
@@ -226,7 +235,7 @@ func (w *Worker) saveOutput(ctx context.Context, path string, f *frame.Frame) er
 func (w *Worker) handleEvict(m *nats.Msg) {
 	var req api.EvictRequest
 	if err := json.Unmarshal(m.Data, &req); err != nil {
-		reply(m, api.Error{Error: fmt.Sprintf("bad evict request: %v", err)})
+		pod.Reply(m, api.Error{Error: fmt.Sprintf("bad evict request: %v", err)})
 		return
 	}
 	reason := req.Reason
@@ -245,7 +254,7 @@ func (w *Worker) handleEvict(m *nats.Msg) {
 		for time.Now().Before(deadline) {
 			j, err := w.recs.Get(ctx, req.JobID)
 			if err != nil || !api.JobActive(j.Status) {
-				reply(m, j)
+				pod.Reply(m, j)
 				return
 			}
 			time.Sleep(20 * time.Millisecond)
@@ -253,28 +262,28 @@ func (w *Worker) handleEvict(m *nats.Msg) {
 	}
 	j, err := w.recs.Finish(ctx, req.JobID, api.JobEvicted, reason, nil)
 	if err != nil {
-		reply(m, api.Error{Error: err.Error()})
+		pod.Reply(m, api.Error{Error: err.Error()})
 		return
 	}
-	reply(m, j)
+	pod.Reply(m, j)
 }
 
 func (w *Worker) handleVerify(m *nats.Msg) {
 	var req api.RunRequest
 	if err := json.Unmarshal(m.Data, &req); err != nil {
-		reply(m, api.VerifyResponse{Error: fmt.Sprintf("bad verify request: %v", err)})
+		pod.Reply(m, api.VerifyResponse{Error: fmt.Sprintf("bad verify request: %v", err)})
 		return
 	}
 	steps := engineSteps(req.Steps)
 	if len(steps) == 0 {
-		reply(m, api.VerifyResponse{Error: "the pipeline has no steps"})
+		pod.Reply(m, api.VerifyResponse{Error: "the pipeline has no steps"})
 		return
 	}
 	if err := (&engine.Engine{Store: w.store}).Verify(steps); err != nil {
-		reply(m, api.VerifyResponse{Error: err.Error(), Steps: len(steps)})
+		pod.Reply(m, api.VerifyResponse{Error: err.Error(), Steps: len(steps)})
 		return
 	}
-	reply(m, api.VerifyResponse{OK: true, Steps: len(steps)})
+	pod.Reply(m, api.VerifyResponse{OK: true, Steps: len(steps)})
 }
 
 func engineSteps(in []api.PipelineStep) []engine.Step {
@@ -283,16 +292,4 @@ func engineSteps(in []api.PipelineStep) []engine.Step {
 		out[i] = engine.Step{Tag: s.Tag, Query: s.Query, Comment: s.Comment}
 	}
 	return out
-}
-
-func reply(m *nats.Msg, v any) {
-	data, _ := json.Marshal(v)
-	_ = m.Respond(data)
-}
-
-func lower(s string) string {
-	if s == "" {
-		return s
-	}
-	return string(s[0]|0x20) + s[1:]
 }

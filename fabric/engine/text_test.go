@@ -7,7 +7,9 @@ import (
 )
 
 // ParseText parses a pipeline written in the "-->" text form (see
-// pipeline.ParseText) into engine steps; a text without steps has none.
+// pipeline.ParseText) into engine steps, for the tests; a text without
+// steps has none. (The worker turns a run request's steps into engine
+// steps itself.)
 //
 //	## hot hosts
 //	@dm:empty
