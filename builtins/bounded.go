@@ -15,29 +15,33 @@ import (
 	"go.starlark.net/starlark"
 )
 
-func boundedValue(b api.BoundedDataset) (starlark.Value, error) {
+// bounded names a bounded dataset's drafts by their names, not their paths.
+func bounded(b api.BoundedDataset) api.BoundedDataset {
 	b.Drafts = client.DraftNames(b.Drafts)
-	return value.ToStarlark(b)
+	return b
 }
 
 func boundedList(ctx context.Context, c *client.Client) (any, error) {
 	bds, err := c.BoundedDatasets(ctx)
 	for i := range bds {
-		bds[i].Drafts = client.DraftNames(bds[i].Drafts)
+		bds[i] = bounded(bds[i])
 	}
 	return bds, err
 }
 
 func boundedMeta(ctx context.Context, c *client.Client, name string) (any, error) {
 	bd, _, err := c.BoundedDataset(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	return boundedValue(bd)
+	return bounded(bd), err
 }
 
 func boundedDelete(ctx context.Context, c *client.Client, name string) (any, error) {
 	return nil, c.BoundedDelete(ctx, name)
+}
+
+// openBounded opens a bounded dataset's published data.
+func openBounded(ctx context.Context, c *client.Client, name string) (frame.Source, error) {
+	src, _, err := c.OpenBounded(ctx, name)
+	return src, err
 }
 
 func (e *Env) boundedAdd(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -45,15 +49,10 @@ func (e *Env) boundedAdd(thread *starlark.Thread, b *starlark.Builtin, args star
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "schema", &schema); err != nil {
 		return nil, err
 	}
-	c, err := e.Client()
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	bd, err := c.BoundedAdd(context.Background(), name, schema)
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	return boundedValue(bd)
+	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+		bd, err := c.BoundedAdd(ctx, name, schema)
+		return bounded(bd), err
+	})
 }
 
 func (e *Env) boundedImport(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -77,66 +76,10 @@ func (e *Env) boundedImport(thread *starlark.Thread, b *starlark.Builtin, args s
 		return nil, fail(b.Name(), err)
 	}
 	defer data.Release()
-	c, err := e.Client()
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	bd, err := c.BoundedImport(context.Background(), name, data, publish)
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	return boundedValue(bd)
-}
-
-func (e *Env) openBounded(b *starlark.Builtin, name string) (frame.Source, error) {
-	c, err := e.Client()
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	src, _, err := c.OpenBounded(context.Background(), name)
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	return src, nil
-}
-
-func (e *Env) boundedGet(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var name string
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name); err != nil {
-		return nil, err
-	}
-	src, err := e.openBounded(b, name)
-	if err != nil {
-		return nil, err
-	}
-	defer src.Close()
-	f, err := frame.ReadFrom(src)
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	return NewFrameValue(f), nil
-}
-
-func (e *Env) boundedExport(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var name, to string
-	format := "auto"
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "path", &to, "format?", &format); err != nil {
-		return nil, err
-	}
-	f, err := frame.ParseFormat(format)
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	src, err := e.openBounded(b, name)
-	if err != nil {
-		return nil, err
-	}
-	defer src.Close()
-	stats, err := exportSource(thread, src, to, f)
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	return starlark.MakeInt64(stats.Rows), nil
+	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+		bd, err := c.BoundedImport(ctx, name, data, publish)
+		return bounded(bd), err
+	})
 }
 
 // schemaModule is the schema module: JSON Schema artifacts that bound
@@ -191,13 +134,7 @@ func (e *Env) schemaAdd(thread *starlark.Thread, b *starlark.Builtin, args starl
 	default:
 		return nil, fmt.Errorf("%s: give file or schema", b.Name())
 	}
-	c, err := e.Client()
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	sc, err := c.AddSchema(context.Background(), name, descr, doc, overwrite)
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	return value.ToStarlark(sc)
+	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+		return c.AddSchema(ctx, name, descr, doc, overwrite)
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/fabricops/fabric/fabric/client"
+	"github.com/fabricops/fabric/fabric/frame"
 	"github.com/fabricops/fabric/runtime/value"
 	"go.starlark.net/starlark"
 )
@@ -38,9 +39,9 @@ func (e *Env) nameCall(do func(ctx context.Context, c *client.Client, name strin
 // result is None, a Starlark value is returned as is, and anything else
 // is converted with value.ToStarlark.
 func (e *Env) call(b *starlark.Builtin, fn func(ctx context.Context, c *client.Client) (any, error)) (starlark.Value, error) {
-	c, err := e.Client()
+	c, err := e.connect(b)
 	if err != nil {
-		return nil, fail(b.Name(), err)
+		return nil, err
 	}
 	res, err := fn(context.Background(), c)
 	if err != nil {
@@ -53,4 +54,68 @@ func (e *Env) call(b *starlark.Builtin, fn func(ctx context.Context, c *client.C
 		return v, nil
 	}
 	return value.ToStarlark(res)
+}
+
+// connect returns the fabric's client for b; a failure to connect is
+// named after b. (Builtins that call the fabric go through call; those
+// whose client methods name their errors already use connect.)
+func (e *Env) connect(b *starlark.Builtin) (*client.Client, error) {
+	c, err := e.Client()
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	return c, nil
+}
+
+// opener opens a table kept in the fabric (a dataset, a bounded dataset's
+// data, a job's output) by its key, for reading; the caller closes it.
+type opener func(ctx context.Context, c *client.Client, key string) (frame.Source, error)
+
+// frameCall makes a builtin of one argument, param, that returns the table
+// open opens, read whole, as a frame.
+func (e *Env) frameCall(param string, open opener) builtinFunc {
+	return func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var key string
+		if err := starlark.UnpackArgs(b.Name(), args, kwargs, param, &key); err != nil {
+			return nil, err
+		}
+		return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+			src, err := open(ctx, c, key)
+			if err != nil {
+				return nil, err
+			}
+			defer src.Close()
+			f, err := frame.ReadFrom(src)
+			if err != nil {
+				return nil, err
+			}
+			return NewFrameValue(f), nil
+		})
+	}
+}
+
+// exportCall makes a builtin (param, path, format="auto") that streams the
+// table open opens into a local file (see exportSource) and returns the
+// number of rows written.
+func (e *Env) exportCall(param string, open opener) builtinFunc {
+	return func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var key, to string
+		format := "auto"
+		if err := starlark.UnpackArgs(b.Name(), args, kwargs, param, &key, "path", &to, "format?", &format); err != nil {
+			return nil, err
+		}
+		f, err := frame.ParseFormat(format)
+		if err != nil {
+			return nil, fail(b.Name(), err)
+		}
+		return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+			src, err := open(ctx, c, key)
+			if err != nil {
+				return nil, err
+			}
+			defer src.Close()
+			stats, err := exportSource(thread, src, to, f)
+			return stats.Rows, err
+		})
+	}
 }

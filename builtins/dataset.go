@@ -19,7 +19,7 @@ func (e *Env) datasetModule() starlark.Value {
 	}
 	return doc.Module("dataset", "Datasets: tables in the tenant's object store, with records in KV (SPEC 2.6).", starlark.StringDict{
 		"list": b("list", "list()\n\nReturns the dataset records: name, format, datafile, mem_size_mb, num_rows,\nnum_columns, saved_time, dtypes.", e.listCall(datasetList)),
-		"get":  b("get", "get(name)\n\nReturns a dataset as a frame.", e.datasetGet),
+		"get":  b("get", "get(name)\n\nReturns a dataset as a frame.", e.frameCall("name", openDataset)),
 		"meta": b("meta", "meta(name)\n\nReturns a dataset's record (SPEC 2.6).", e.nameCall(datasetMeta)),
 		"add": b("add", `add(name, file=None, frame=None, folder="", local_format="auto", remote_format="parquet")
 
@@ -34,13 +34,11 @@ dataset is replaced only once the new data is fully stored.`, e.datasetAdd),
 
 Writes a dataset to a local file (format from the extension, or csv,
 json, jsonl, parquet, xlsx), streamed and atomically. Returns the number
-of rows written.`, e.datasetExport),
+of rows written.`, e.exportCall("name", openDataset)),
 		"dump": b("dump", `dump(name, format="csv")
 
 Writes a dataset to stdout as csv, json or jsonl, streamed.`, e.datasetDump),
-		"delete": b("delete", "delete(name)\n\nDeletes a dataset: its record and its data.", e.nameCall(func(ctx context.Context, c *client.Client, name string) (any, error) {
-			return nil, c.DeleteDataset(ctx, name)
-		})),
+		"delete":      b("delete", "delete(name)\n\nDeletes a dataset: its record and its data.", e.nameCall(datasetDelete)),
 		"bounded_add": b("bounded_add", "bounded_add(name, schema)\n\nCreates an empty bounded dataset whose data must satisfy the schema artifact.", e.boundedAdd),
 		"bounded_import": b("bounded_import", `bounded_import(name, file, local_format="auto", publish=True)
 
@@ -48,32 +46,11 @@ Validates every row of a file against the bounded dataset's schema and
 stores it: published at once, or kept as a draft with publish=False. A
 row that does not fit fails the import, naming the row and the reason.`, e.boundedImport),
 		"bounded_list":   b("bounded_list", "bounded_list()\n\nReturns the bounded dataset records.", e.listCall(boundedList)),
-		"bounded_get":    b("bounded_get", "bounded_get(name)\n\nReturns a bounded dataset's published data as a frame.", e.boundedGet),
-		"bounded_export": b("bounded_export", "bounded_export(name, path, format=\"auto\")\n\nWrites a bounded dataset's data to a local file; returns the rows written.", e.boundedExport),
+		"bounded_get":    b("bounded_get", "bounded_get(name)\n\nReturns a bounded dataset's published data as a frame.", e.frameCall("name", openBounded)),
+		"bounded_export": b("bounded_export", "bounded_export(name, path, format=\"auto\")\n\nWrites a bounded dataset's data to a local file; returns the rows written.", e.exportCall("name", openBounded)),
 		"bounded_meta":   b("bounded_meta", "bounded_meta(name)\n\nReturns a bounded dataset's record.", e.nameCall(boundedMeta)),
 		"bounded_delete": b("bounded_delete", "bounded_delete(name)\n\nDeletes a bounded dataset's drafts, then the bounded dataset.", e.nameCall(boundedDelete)),
 	})
-}
-
-func (e *Env) datasetGet(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var name string
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name); err != nil {
-		return nil, err
-	}
-	c, err := e.Client()
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	src, _, err := c.OpenDataset(context.Background(), name)
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	defer src.Close()
-	f, err := frame.ReadFrom(src)
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	return NewFrameValue(f), nil
 }
 
 func (e *Env) datasetAdd(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -108,41 +85,13 @@ func (e *Env) datasetAdd(thread *starlark.Thread, b *starlark.Builtin, args star
 		}
 	}
 	defer src.Close()
-	c, err := e.Client()
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	rec, created, err := c.AddDataset(context.Background(), name, folder, src, frame.Format(remote))
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	return dictOf(rec, nil, []starlark.Tuple{{starlark.String("created"), starlark.Bool(created)}})
-}
-
-func (e *Env) datasetExport(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var name, to string
-	format := "auto"
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "path", &to, "format?", &format); err != nil {
-		return nil, err
-	}
-	f, err := frame.ParseFormat(format)
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	c, err := e.Client()
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	src, _, err := c.OpenDataset(context.Background(), name)
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	defer src.Close()
-	stats, err := exportSource(thread, src, to, f)
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	return starlark.MakeInt64(stats.Rows), nil
+	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+		rec, created, err := c.AddDataset(ctx, name, folder, src, frame.Format(remote))
+		if err != nil {
+			return nil, err
+		}
+		return dictOf(rec, nil, []starlark.Tuple{{starlark.String("created"), starlark.Bool(created)}})
+	})
 }
 
 func (e *Env) datasetDump(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -155,33 +104,27 @@ func (e *Env) datasetDump(thread *starlark.Thread, b *starlark.Builtin, args sta
 	if err != nil || !streamable(f) {
 		return nil, fmt.Errorf("%s: format must be csv, json or jsonl to print, not %q (give a file for others)", b.Name(), format)
 	}
-	c, err := e.Client()
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	src, _, err := c.OpenDataset(context.Background(), name)
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	defer src.Close()
-	sink, err := frame.NewSink(host.From(thread).Stdout, f, "", src.Schema())
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	_, err = frame.Copy(sink, src)
-	if cerr := sink.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	return starlark.None, nil
+	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+		src, err := openDataset(ctx, c, name)
+		if err != nil {
+			return nil, err
+		}
+		defer src.Close()
+		_, err = writeSource(host.From(thread).Stdout, src, f, frame.NoCompression)
+		return nil, err
+	})
 }
 
 func datasetList(ctx context.Context, c *client.Client) (any, error) { return c.Datasets(ctx) }
 
 func datasetMeta(ctx context.Context, c *client.Client, name string) (any, error) {
 	return c.Dataset(ctx, name)
+}
+
+// openDataset opens a dataset's data.
+func openDataset(ctx context.Context, c *client.Client, name string) (frame.Source, error) {
+	src, _, err := c.OpenDataset(ctx, name)
+	return src, err
 }
 
 func datasetDelete(ctx context.Context, c *client.Client, name string) (any, error) {

@@ -70,11 +70,7 @@ func (e *Env) fabricUp(thread *starlark.Thread, b *starlark.Builtin, args starla
 	if err != nil {
 		return nil, fail(b.Name(), err)
 	}
-	d, err := dictOf(st, nil, []starlark.Tuple{{starlark.String("started"), starlark.Bool(started)}})
-	if err != nil {
-		return nil, err
-	}
-	return d, nil
+	return dictOf(st, nil, []starlark.Tuple{{starlark.String("started"), starlark.Bool(started)}})
 }
 
 func (e *Env) fabricDown(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -124,9 +120,5 @@ func (e *Env) fabricConfig(thread *starlark.Thread, b *starlark.Builtin, args st
 	if err != nil {
 		return nil, fail(b.Name(), err)
 	}
-	d, err := dictOf(cfg.Redacted(), []starlark.Tuple{{starlark.String("path"), starlark.String(path)}}, nil)
-	if err != nil {
-		return nil, err
-	}
-	return d, nil
+	return dictOf(cfg.Redacted(), []starlark.Tuple{{starlark.String("path"), starlark.String(path)}}, nil)
 }

@@ -8,14 +8,19 @@ import (
 	"github.com/fabricops/fabric/fabric/cfxql"
 	"github.com/fabricops/fabric/fabric/frame"
 	"github.com/fabricops/fabric/runtime/doc"
+	"github.com/fabricops/fabric/runtime/host"
 	"github.com/fabricops/fabric/runtime/value"
 	starlarktime "go.starlark.net/lib/time"
 	"go.starlark.net/starlark"
 )
 
 // frameModule is the frame module: reading tables into frames and building
-// them from rows.
+// them from rows. It also records the docs of a frame's methods, as
+// doc.Builtin does for the module's own.
 func frameModule() starlark.Value {
+	for name, m := range frameMethods {
+		doc.Register("frame."+name, m.text)
+	}
 	return doc.Module("frame", "Frames: Arrow-backed tables read from files or built from rows.", starlark.StringDict{
 		"read": doc.Builtin("frame.read", `read(path, format="auto")
 
@@ -40,7 +45,7 @@ func frameRead(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 	if err != nil {
 		return nil, fail(b.Name(), err)
 	}
-	fr, err := frame.Read(path, f)
+	fr, err := frame.Read(host.From(thread).Path(path), f)
 	if err != nil {
 		return nil, fail(b.Name(), trimPathError(err))
 	}
@@ -186,13 +191,7 @@ func writeAs(f frame.Format) func(v *Frame, thread *starlark.Thread, b *starlark
 		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "path", &path); err != nil {
 			return nil, err
 		}
-		return v.writeFile(b, path, f)
-	}
-}
-
-func init() {
-	for name, m := range frameMethods {
-		doc.Register("frame."+name, m.text)
+		return v.writeFile(thread, b, path, f)
 	}
 }
 
@@ -356,11 +355,11 @@ func (v *Frame) write(thread *starlark.Thread, b *starlark.Builtin, args starlar
 	if err != nil {
 		return nil, fail(b.Name(), err)
 	}
-	return v.writeFile(b, path, f)
+	return v.writeFile(thread, b, path, f)
 }
 
-func (v *Frame) writeFile(b *starlark.Builtin, path string, f frame.Format) (starlark.Value, error) {
-	if err := v.f.Write(path, f); err != nil {
+func (v *Frame) writeFile(thread *starlark.Thread, b *starlark.Builtin, path string, f frame.Format) (starlark.Value, error) {
+	if err := v.f.Write(host.From(thread).Path(path), f); err != nil {
 		return nil, fail(b.Name(), trimPathError(err))
 	}
 	return starlark.MakeInt(v.f.NumRows()), nil

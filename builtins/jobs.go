@@ -43,11 +43,11 @@ Returns the job records (SPEC 2.9), the oldest first: only the active ones
 Waits until a job ends and returns its record; on_status(record) is
 called at each change of status. Fails when timeout (seconds) passes.`, e.waitBuiltin),
 		"evict":  doc.Builtin("evict", "evict(jobid)\n\nStops a running job on its worker (partial ids too) and returns its record.", e.evictBuiltin),
-		"output": doc.Builtin("output", "output(jobid)\n\nReturns a completed job's output as a frame (partial ids too).", e.outputBuiltin),
+		"output": doc.Builtin("output", "output(jobid)\n\nReturns a completed job's output as a frame (partial ids too).", e.frameCall("jobid", openOutput)),
 		"output_export": doc.Builtin("output_export", `output_export(jobid, path, format="auto")
 
 Writes a completed job's output to a local file (csv, json, jsonl, parquet,
-xlsx; auto: from the extension), streamed and atomically. Returns the rows.`, e.outputExport),
+xlsx; auto: from the extension), streamed and atomically. Returns the rows.`, e.exportCall("jobid", openOutput)),
 		"purge_outputs": doc.Builtin("purge_outputs", "purge_outputs()\n\nDeletes the outputs of every finished job; returns how many.",
 			e.listCall(func(ctx context.Context, c *client.Client) (any, error) { return c.PurgeOutputs(ctx) })),
 		"watch_traces": doc.Builtin("watch_traces", `watch_traces(fn, timeout=None)
@@ -239,47 +239,10 @@ func (e *Env) evictBuiltin(thread *starlark.Thread, b *starlark.Builtin, args st
 	})
 }
 
-func (e *Env) outputBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var id string
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "jobid", &id); err != nil {
-		return nil, err
-	}
-	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
-		src, _, err := c.OpenOutput(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		defer src.Close()
-		f, err := frame.ReadFrom(src)
-		if err != nil {
-			return nil, err
-		}
-		return NewFrameValue(f), nil
-	})
-}
-
-func (e *Env) outputExport(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var id, to string
-	format := "auto"
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "jobid", &id, "path", &to, "format?", &format); err != nil {
-		return nil, err
-	}
-	f, err := frame.ParseFormat(format)
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
-		src, _, err := c.OpenOutput(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		defer src.Close()
-		stats, err := exportSource(thread, src, to, f)
-		if err != nil {
-			return nil, err
-		}
-		return stats.Rows, nil
-	})
+// openOutput opens a completed job's output (partial ids too).
+func openOutput(ctx context.Context, c *client.Client, jobid string) (frame.Source, error) {
+	src, _, err := c.OpenOutput(ctx, jobid)
+	return src, err
 }
 
 func (e *Env) watchTraces(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -298,9 +261,9 @@ func (e *Env) watchTraces(thread *starlark.Thread, b *starlark.Builtin, args sta
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(secs*float64(time.Second)))
 		defer cancel()
 	}
-	c, err := e.Client()
+	c, err := e.connect(b)
 	if err != nil {
-		return nil, fail(b.Name(), err)
+		return nil, err
 	}
 	wctx, stop := context.WithCancel(ctx)
 	defer stop()

@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,13 +13,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client"
-	"github.com/fabricops/fabric/fabric/store"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
 	"github.com/fabricops/fabric/runtime/stdlib"
-	"github.com/fabricops/fabric/runtime/value"
 	"go.starlark.net/starlark"
 )
 
@@ -70,21 +68,15 @@ func (e *Env) objectAdd(thread *starlark.Thread, b *starlark.Builtin, args starl
 	}
 	f, err := os.Open(host.From(thread).Path(file))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", b.Name(), trimPathError(err))
+		return nil, fail(b.Name(), trimPathError(err))
 	}
 	defer f.Close()
 	st, _ := f.Stat()
-	c, err := e.Client()
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	p := withProgress(thread, f, "uploading "+path.Base(file), st.Size())
-	obj, err := c.AddObject(context.Background(), folder, name, descr, p, overwrite)
-	p.finish()
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	return value.ToStarlark(obj)
+	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+		p := withProgress(thread, f, "uploading "+path.Base(file), st.Size())
+		defer p.finish()
+		return c.AddObject(ctx, folder, name, descr, p, overwrite)
+	})
 }
 
 func (e *Env) objectPut(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -103,15 +95,9 @@ func (e *Env) objectPut(thread *starlark.Thread, b *starlark.Builtin, args starl
 	default:
 		return nil, fmt.Errorf("%s: content must be str or bytes, not %s", b.Name(), content.Type())
 	}
-	c, err := e.Client()
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	obj, err := c.AddObject(context.Background(), folder, name, descr, bytes.NewReader(data), overwrite)
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	return value.ToStarlark(obj)
+	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+		return c.AddObject(ctx, folder, name, descr, bytes.NewReader(data), overwrite)
+	})
 }
 
 func (e *Env) objectRead(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -120,23 +106,21 @@ func (e *Env) objectRead(thread *starlark.Thread, b *starlark.Builtin, args star
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "folder", &folder, "binary?", &binary); err != nil {
 		return nil, err
 	}
-	c, err := e.Client()
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	r, _, err := c.OpenObject(context.Background(), folder, name)
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	defer r.Close()
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	if binary {
-		return starlark.Bytes(data), nil
-	}
-	return starlark.String(data), nil
+	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+		r, _, err := c.OpenObject(ctx, folder, name)
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		data, err := io.ReadAll(r)
+		if err != nil {
+			return nil, err
+		}
+		if binary {
+			return starlark.Bytes(data), nil
+		}
+		return starlark.String(data), nil
+	})
 }
 
 func (e *Env) objectDownload(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -144,22 +128,16 @@ func (e *Env) objectDownload(thread *starlark.Thread, b *starlark.Builtin, args 
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "folder", &folder, "path", &to); err != nil {
 		return nil, err
 	}
-	c, err := e.Client()
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	r, obj, err := c.OpenObject(context.Background(), folder, name)
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	defer r.Close()
-	p := withProgress(thread, r, "downloading "+name, obj.FileSize)
-	err = writeFileFrom(host.From(thread).Path(to), p)
-	p.finish()
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	return starlark.String(to), nil
+	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+		r, obj, err := c.OpenObject(ctx, folder, name)
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		p := withProgress(thread, r, "downloading "+name, obj.FileSize)
+		defer p.finish()
+		return to, writeFileFrom(host.From(thread).Path(to), p)
+	})
 }
 
 func (e *Env) objectDelete(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -167,14 +145,9 @@ func (e *Env) objectDelete(thread *starlark.Thread, b *starlark.Builtin, args st
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "folder", &folder); err != nil {
 		return nil, err
 	}
-	c, err := e.Client()
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	if err := c.DeleteObject(context.Background(), folder, name); err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	return starlark.None, nil
+	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+		return nil, c.DeleteObject(ctx, folder, name)
+	})
 }
 
 func (e *Env) objectList(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -182,15 +155,9 @@ func (e *Env) objectList(thread *starlark.Thread, b *starlark.Builtin, args star
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "folder?", &folder); err != nil {
 		return nil, err
 	}
-	c, err := e.Client()
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	objs, err := c.Objects(context.Background(), string(folder))
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	return value.ToStarlark(objs)
+	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+		return c.Objects(ctx, string(folder))
+	})
 }
 
 func (e *Env) objectMeta(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -198,15 +165,9 @@ func (e *Env) objectMeta(thread *starlark.Thread, b *starlark.Builtin, args star
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "folder", &folder); err != nil {
 		return nil, err
 	}
-	c, err := e.Client()
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	obj, err := c.Object(context.Background(), folder, name)
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	return value.ToStarlark(obj)
+	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+		return c.Object(ctx, folder, name)
+	})
 }
 
 // copyRow is one entry's result of copy_to_objstore.
@@ -233,59 +194,48 @@ func (e *Env) copyToObjstore(thread *starlark.Thread, b *starlark.Builtin, args 
 		return nil, fmt.Errorf("%s: %s is not a readable ZIP file: %v", b.Name(), file, err)
 	}
 	defer zr.Close()
-	c, err := e.Client()
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	ctx := context.Background()
-	base, err := c.Store(ctx)
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	rows := []copyRow{}
-	for _, f := range zr.File {
-		if f.FileInfo().IsDir() {
-			continue
-		}
-		bucket, object, ok := strings.Cut(strings.TrimPrefix(f.Name, "/"), "/")
-		if !ok || object == "" {
-			rows = append(rows, copyRow{Object: f.Name, Status: "skipped: not BUCKET/PATH"})
-			continue
-		}
-		row := copyRow{Bucket: bucket, Object: object, Size: int64(f.UncompressedSize64)}
-		st := base
-		if bucket != "default" {
-			if st, err = base.Bucket(ctx, bucket); err != nil {
-				return nil, fail(b.Name(), err)
+	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+		rows := []copyRow{}
+		for _, f := range zr.File {
+			if f.FileInfo().IsDir() {
+				continue
 			}
-		}
-		var existing int64
-		if bucket == "default" {
-			var obj api.Object
-			obj, err = c.Object(ctx, path.Dir(object), path.Base(object))
-			existing = obj.FileSize
-		} else {
-			existing, err = st.BlobSize(ctx, object)
-		}
-		same := err == nil && existing == row.Size
-		switch {
-		case same && !force:
-			row.Status = "skipped: same size exists"
-		case verify && same:
-			row.Status = "would upload (forced)"
-		case verify && err == nil:
-			row.Status = fmt.Sprintf("would replace (size %d differs)", existing)
-		case verify:
-			row.Status = "would upload"
-		default:
-			if err := copyEntry(ctx, c, st, bucket, object, f); err != nil {
-				return nil, fmt.Errorf("%s: %s: %v", b.Name(), f.Name, err)
+			row, err := copyZipEntry(ctx, c, f, verify, force)
+			if err != nil {
+				return nil, err
 			}
-			row.Status = "uploaded"
+			rows = append(rows, row)
 		}
-		rows = append(rows, row)
+		return rows, nil
+	})
+}
+
+// copyZipEntry uploads the ZIP entry BUCKET/PATH unless an object of the
+// same size exists (or force), or with verify only says what it would do.
+func copyZipEntry(ctx context.Context, c *client.Client, f *zip.File, verify, force bool) (copyRow, error) {
+	bucket, object, ok := strings.Cut(strings.TrimPrefix(f.Name, "/"), "/")
+	if !ok || object == "" {
+		return copyRow{Object: f.Name, Status: "skipped: not BUCKET/PATH"}, nil
 	}
-	return value.ToStarlark(rows)
+	row := copyRow{Bucket: bucket, Object: object, Size: int64(f.UncompressedSize64)}
+	existing, err := c.BucketObjectSize(ctx, bucket, object)
+	same := err == nil && existing == row.Size
+	switch {
+	case same && !force:
+		row.Status = "skipped: same size exists"
+	case verify && same:
+		row.Status = "would upload (forced)"
+	case verify && err == nil:
+		row.Status = fmt.Sprintf("would replace (size %d differs)", existing)
+	case verify:
+		row.Status = "would upload"
+	default:
+		if err := copyEntry(ctx, c, bucket, object, f); err != nil {
+			return row, fmt.Errorf("%s: %v", f.Name, err)
+		}
+		row.Status = "uploaded"
+	}
+	return row, nil
 }
 
 // localCopy returns a local path for file: itself, or for a URL a
@@ -302,19 +252,11 @@ func localCopy(thread *starlark.Thread, file string) (string, func(), error) {
 	if err != nil {
 		return "", nil, err
 	}
-	defer body.Close()
-	tmp, err := os.CreateTemp("", "fabric-download-*")
+	name, err := spool(thread, body, 0, file, "downloading", "")
 	if err != nil {
 		return "", nil, err
 	}
-	cleanup := func() { os.Remove(tmp.Name()) }
-	if _, err := io.Copy(tmp, withProgress(thread, body, "downloading", 0)); err != nil {
-		tmp.Close()
-		cleanup()
-		return "", nil, fmt.Errorf("downloading %s: %v", file, err)
-	}
-	tmp.Close()
-	return tmp.Name(), cleanup, nil
+	return name, func() { os.Remove(name) }, nil
 }
 
 // HTTPTimeout bounds connecting to a URL and receiving its headers.
@@ -335,27 +277,20 @@ func httpGet(url string) (io.ReadCloser, int64, error) {
 }
 
 func unwrapURLError(err error) error {
-	type unwrapper interface{ Unwrap() error }
-	if u, ok := err.(unwrapper); ok && u.Unwrap() != nil {
-		return u.Unwrap()
+	if u := errors.Unwrap(err); u != nil {
+		return u
 	}
 	return err
 }
 
-// copyEntry uploads one ZIP entry: into an object record for the default
-// bucket, as a plain blob into another bucket.
-func copyEntry(ctx context.Context, c *client.Client, st *store.Store, bucket, object string, f *zip.File) error {
+// copyEntry uploads one ZIP entry into bucket.
+func copyEntry(ctx context.Context, c *client.Client, bucket, object string, f *zip.File) error {
 	r, err := f.Open()
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	if bucket == "default" {
-		_, err = c.AddObject(ctx, path.Dir(object), path.Base(object), "", r, true)
-		return err
-	}
-	_, err = st.PutBlob(ctx, object, r)
-	return err
+	return c.PutBucketObject(ctx, bucket, object, r)
 }
 
 // writeFileFrom writes r to path atomically: a failure leaves no partial

@@ -3,6 +3,7 @@ package builtins
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/fabricops/fabric/fabric/api"
@@ -45,17 +46,17 @@ asked. The pod answers again a moment later.`, e.controllerRestart),
 	}
 }
 
+// The platform builtins return the client's errors as they are: Pods,
+// Health, Status and Restart name what failed already ("pods: ...",
+// "pod-controller restart: ..."), so they do not go through e.call.
+
 func (e *Env) podsBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var typ optString
 	var versions bool
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "type?", &typ, "versions?", &versions); err != nil {
 		return nil, err
 	}
-	c, err := e.Client()
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	infos, err := c.Pods(context.Background())
+	infos, err := e.livePods(b)
 	if err != nil {
 		return nil, err
 	}
@@ -81,46 +82,12 @@ func (e *Env) podsBuiltin(thread *starlark.Thread, b *starlark.Builtin, args sta
 	return starlark.NewList(out), nil
 }
 
-func (e *Env) healthBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var typ optString
-	var infra, apps bool
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "type?", &typ, "infra?", &infra, "apps?", &apps); err != nil {
-		return nil, err
-	}
-	if infra && apps {
-		return nil, fmt.Errorf("%s: infra and apps are not compatible", b.Name())
-	}
-	c, err := e.Client()
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	rows, err := c.Health(context.Background())
-	if err != nil {
-		return nil, err
-	}
-	var out []any
-	for _, r := range rows {
-		switch {
-		case typ != "" && r.PodType != string(typ):
-		case infra && r.Cat != api.CategoryInfra:
-		case apps && r.Cat != api.CategoryApp:
-		default:
-			out = append(out, r)
-		}
-	}
-	return toList(out)
-}
-
 func (e *Env) agentsBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var typ, site optString
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "type?", &typ, "site?", &site); err != nil {
 		return nil, err
 	}
-	c, err := e.Client()
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	infos, err := c.Pods(context.Background())
+	infos, err := e.livePods(b)
 	if err != nil {
 		return nil, err
 	}
@@ -138,19 +105,52 @@ func (e *Env) agentsBuiltin(thread *starlark.Thread, b *starlark.Builtin, args s
 	return starlark.NewList(out), nil
 }
 
+// livePods returns the live pods of the tenant, infra pods first.
+func (e *Env) livePods(b *starlark.Builtin) ([]api.PodInfo, error) {
+	c, err := e.connect(b)
+	if err != nil {
+		return nil, err
+	}
+	return c.Pods(context.Background())
+}
+
+func (e *Env) healthBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var typ optString
+	var infra, apps bool
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "type?", &typ, "infra?", &infra, "apps?", &apps); err != nil {
+		return nil, err
+	}
+	if infra && apps {
+		return nil, fmt.Errorf("%s: infra and apps are not compatible", b.Name())
+	}
+	c, err := e.connect(b)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := c.Health(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	return value.ToStarlark(slices.DeleteFunc(rows, func(r api.HealthRow) bool {
+		return (typ != "" && r.PodType != string(typ)) ||
+			(infra && r.Cat != api.CategoryInfra) ||
+			(apps && r.Cat != api.CategoryApp)
+	}))
+}
+
 func (e *Env) controllerStatus(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
 		return nil, err
 	}
-	c, err := e.Client()
+	c, err := e.connect(b)
 	if err != nil {
-		return nil, fail(b.Name(), err)
+		return nil, err
 	}
 	st, err := c.Status(context.Background())
 	if err != nil {
 		return nil, err
 	}
-	return value.ToStarlark(nonNil(st))
+	return value.ToStarlark(st)
 }
 
 func (e *Env) controllerRestart(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -158,9 +158,9 @@ func (e *Env) controllerRestart(thread *starlark.Thread, b *starlark.Builtin, ar
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "pod_id", &id); err != nil {
 		return nil, err
 	}
-	c, err := e.Client()
+	c, err := e.connect(b)
 	if err != nil {
-		return nil, fail(b.Name(), err)
+		return nil, err
 	}
 	st, err := c.Restart(context.Background(), id)
 	if err != nil {
@@ -186,18 +186,4 @@ func dictOf(v any, front, back []starlark.Tuple) (*starlark.Dict, error) {
 		}
 	}
 	return d, nil
-}
-
-func toList(items []any) (starlark.Value, error) {
-	if items == nil {
-		items = []any{}
-	}
-	return value.ToStarlark(items)
-}
-
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }

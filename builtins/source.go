@@ -64,8 +64,9 @@ func openURL(thread *starlark.Thread, raw string, f frame.Format) (frame.Source,
 	if err != nil {
 		return nil, err
 	}
-	pr := withProgress(thread, body, "downloading "+path.Base(u.Path), size)
+	label := "downloading " + path.Base(u.Path)
 	if streamable(format) {
+		pr := withProgress(thread, body, label, size)
 		src, err := frame.OpenReader(pr, format, comp)
 		if err != nil {
 			body.Close()
@@ -73,25 +74,37 @@ func openURL(thread *starlark.Thread, raw string, f frame.Format) (frame.Source,
 		}
 		return sourceCloser{src, func() error { pr.finish(); return body.Close() }}, nil
 	}
-	defer body.Close()
-	tmp, err := os.CreateTemp("", "fabric-download-*"+path.Ext(u.Path))
+	tmp, err := spool(thread, body, size, raw, label, path.Ext(u.Path))
 	if err != nil {
 		return nil, err
 	}
-	remove := func() error { return os.Remove(tmp.Name()) }
-	if _, err := io.Copy(tmp, pr); err != nil {
-		tmp.Close()
-		remove()
-		return nil, fmt.Errorf("downloading %s: %v", raw, err)
-	}
-	pr.finish()
-	tmp.Close()
-	src, err := frame.Open(tmp.Name(), format)
+	remove := func() error { return os.Remove(tmp) }
+	src, err := frame.Open(tmp, format)
 	if err != nil {
 		remove()
 		return nil, err
 	}
 	return sourceCloser{src, remove}, nil
+}
+
+// spool copies body, the download of raw (size bytes, 0 if unknown), into
+// a temporary file whose name ends in ext, with a progress line, and closes
+// body. It returns the file's name; the caller removes the file.
+func spool(thread *starlark.Thread, body io.ReadCloser, size int64, raw, label, ext string) (string, error) {
+	defer body.Close()
+	tmp, err := os.CreateTemp("", "fabric-download-*"+ext)
+	if err != nil {
+		return "", err
+	}
+	pr := withProgress(thread, body, label, size)
+	if _, err := io.Copy(tmp, pr); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return "", fmt.Errorf("downloading %s: %v", raw, err)
+	}
+	pr.finish()
+	tmp.Close()
+	return tmp.Name(), nil
 }
 
 // sourceCloser is a Source that releases something more when closed.
@@ -117,17 +130,23 @@ func exportSource(thread *starlark.Thread, src frame.Source, to string, f frame.
 		return frame.Stats{}, err
 	}
 	var stats frame.Stats
-	err = writeFileWith(p, func(w io.Writer) error {
-		sink, err := frame.NewSink(w, format, comp, src.Schema())
-		if err != nil {
-			return err
-		}
-		stats, err = frame.Copy(sink, src)
-		if cerr := sink.Close(); err == nil {
-			err = cerr
-		}
+	err = writeFileWith(p, func(w io.Writer) (err error) {
+		stats, err = writeSource(w, src, format, comp)
 		return err
 	})
+	return stats, err
+}
+
+// writeSource streams src to w in format f, compressed with comp.
+func writeSource(w io.Writer, src frame.Source, f frame.Format, comp frame.Compression) (frame.Stats, error) {
+	sink, err := frame.NewSink(w, f, comp, src.Schema())
+	if err != nil {
+		return frame.Stats{}, err
+	}
+	stats, err := frame.Copy(sink, src)
+	if cerr := sink.Close(); err == nil {
+		err = cerr
+	}
 	return stats, err
 }
 

@@ -31,7 +31,7 @@ var Version = "0.1.0-dev"
 // Main runs the client with args (without the program name) and returns
 // its exit code: 0 success, 1 failure, 2 usage error, 130 interrupted.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	sh := &shell{terminal: isTerminal(stdin)}
+	sh := &shell{terminal: host.IsTerminal(stdin)}
 	if _, ok := stdin.(io.ByteReader); !ok {
 		// One buffer for the whole run, so that successive input() calls
 		// (on any thread) never lose what a previous one read ahead.
@@ -67,11 +67,6 @@ type shell struct {
 	env      *builtins.Env
 	debug    bool
 	terminal bool // stdin is a terminal: no arguments means the REPL
-}
-
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	return ok && host.IsTerminal(f)
 }
 
 func (sh *shell) main(args []string) int {

@@ -2,12 +2,12 @@ package stdlib
 
 import (
 	"fmt"
-	"github.com/fabricops/fabric/runtime/value"
 	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/fabricops/fabric/runtime/value"
 	"go.starlark.net/starlark"
 )
 
