@@ -61,19 +61,19 @@ FUZZTIME ?= 15s
 fuzz:
 	$(GO) test ./runtime/command -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./runtime/stdlib -run '^$$' -fuzz FuzzDecodeYAML -fuzztime $(FUZZTIME)
-	$(GO) test ./fabric/pipeline -run '^$$' -fuzz FuzzChecksum -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric/lib/pipeline -run '^$$' -fuzz FuzzChecksum -fuzztime $(FUZZTIME)
 	$(GO) test ./cli -run '^$$' -fuzz FuzzSplitWords -fuzztime $(FUZZTIME)
 	$(GO) test ./runtime/stdlib -run '^$$' -fuzz FuzzDecodeJSON -fuzztime $(FUZZTIME)
 	$(GO) test ./cmd/fabricd -run '^$$' -fuzz FuzzParseSettings -fuzztime $(FUZZTIME)
-	$(GO) test ./fabric/bus -run '^$$' -fuzz FuzzLoadConfig -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric/infra/bus -run '^$$' -fuzz FuzzLoadConfig -fuzztime $(FUZZTIME)
 	$(GO) test ./runtime/command -run '^$$' -fuzz FuzzDeclared -fuzztime $(FUZZTIME)
-	$(GO) test ./fabric/frame -run '^$$' -fuzz FuzzReadCSV -fuzztime $(FUZZTIME)
-	$(GO) test ./fabric/frame -run '^$$' -fuzz FuzzReadJSON -fuzztime $(FUZZTIME)
-	$(GO) test ./fabric/cfxql -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./fabric/pipeline -run '^$$' -fuzz '^FuzzParseText$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./fabric/pipeline -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./fabric/engine -run '^$$' -fuzz '^FuzzParseParams$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./fabric/engine -run '^$$' -fuzz '^FuzzParseTime$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric/lib/frame -run '^$$' -fuzz FuzzReadCSV -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric/lib/frame -run '^$$' -fuzz FuzzReadJSON -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric/lib/cfxql -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric/lib/pipeline -run '^$$' -fuzz '^FuzzParseText$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric/lib/pipeline -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric/lib/engine -run '^$$' -fuzz '^FuzzParseParams$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric/lib/engine -run '^$$' -fuzz '^FuzzParseTime$$' -fuzztime $(FUZZTIME)
 
 install:
 	$(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cmd/client

@@ -28,6 +28,7 @@ await conn.run(`COPY (SELECT * FROM read_csv_auto('${csv}')) TO '${parquet}' (FO
 JS
 
 go build -trimpath -ldflags '-s -w' -o "$out/client" ./cmd/client
+go build -trimpath -ldflags '-s -w' -o "$out/fabricd" ./cmd/fabricd
 go build -o "$out/gencsv" ./bench/gencsv
 # gen ROWS FILE: (re)generate FILE unless it is current.
 gen() {

@@ -42,6 +42,7 @@ print((t1.unix_nano - t0.unix_nano) / 1e9, r.num_rows)
 STAR
 
 go build -trimpath -ldflags '-s -w' -o "$out/client" ./cmd/client
+go build -trimpath -ldflags '-s -w' -o "$out/fabricd" ./cmd/fabricd
 go build -o "$out/gencsv" ./bench/gencsv
 csv="$out/big.csv"
 if [ ! -f "$csv" ] || [ bench/gencsv/main.go -nt "$csv" ] || [ "$(wc -l <"$csv")" -ne $((ROWS + 1)) ]; then

@@ -10,6 +10,7 @@ RUNS=${RUNS:-300}
 out=bench/out
 mkdir -p "$out"
 go build -trimpath -ldflags '-s -w' -o "$out/client" ./cmd/client
+go build -trimpath -ldflags '-s -w' -o "$out/fabricd" ./cmd/fabricd
 go build -trimpath -ldflags '-s -w' -o "$out/podsfloor" ./bench/podsfloor
 go build -o "$out/timeit" ./bench/timeit
 FABRIC_HOME=$(mktemp -d)

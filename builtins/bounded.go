@@ -8,7 +8,8 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client"
-	"github.com/fabricops/fabric/fabric/frame"
+	"github.com/fabricops/fabric/fabric/infra/tenant"
+	"github.com/fabricops/fabric/fabric/lib/frame"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
 	"github.com/fabricops/fabric/runtime/value"
@@ -17,7 +18,7 @@ import (
 
 // bounded names a bounded dataset's drafts by their names, not their paths.
 func bounded(b api.BoundedDataset) api.BoundedDataset {
-	b.Drafts = client.DraftNames(b.Drafts)
+	b.Drafts = tenant.DraftNames(b.Drafts)
 	return b
 }
 

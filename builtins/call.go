@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/fabricops/fabric/fabric/client"
-	"github.com/fabricops/fabric/fabric/frame"
+	"github.com/fabricops/fabric/fabric/lib/frame"
 	"github.com/fabricops/fabric/runtime/value"
 	"go.starlark.net/starlark"
 )

@@ -3,7 +3,7 @@ package builtins
 import (
 	"fmt"
 
-	"github.com/fabricops/fabric/fabric/cfxql"
+	"github.com/fabricops/fabric/fabric/lib/cfxql"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/value"
 	"go.starlark.net/starlark"

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/fabricops/fabric/fabric/client"
-	"github.com/fabricops/fabric/fabric/frame"
+	"github.com/fabricops/fabric/fabric/lib/frame"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
 	"go.starlark.net/starlark"

@@ -6,9 +6,9 @@ import (
 	"os"
 	"sync"
 
-	"github.com/fabricops/fabric/fabric/bus"
 	"github.com/fabricops/fabric/fabric/client"
-	"github.com/fabricops/fabric/fabric/local"
+	"github.com/fabricops/fabric/fabric/infra/bus"
+	"github.com/fabricops/fabric/fabric/infra/local"
 )
 
 // Env is what the fabric builtins need from the shell: its home, a way to
@@ -18,9 +18,9 @@ type Env struct {
 	Home string
 	// Notice prints a one-line notice for the user (on stderr).
 	Notice func(msg string)
-	// Exe is the client binary that runs the local fabric (default: this
-	// process's executable).
-	Exe string
+	// Daemon is the fabricd binary that runs the local fabric (default:
+	// the one beside the client, then on PATH).
+	Daemon string
 
 	mu     sync.Mutex
 	client *client.Client
@@ -66,20 +66,25 @@ func (e *Env) Client() (*client.Client, error) {
 	return c, nil
 }
 
-// checkBuild says so when the local fabric runs another build of the
-// client than this one: its pods lack what this build added.
+// checkBuild says so when the local fabric runs another build of fabricd
+// than the one this client would start: its pods lack what that build
+// added.
 func (e *Env) checkBuild() {
 	st, err := local.Status(e.Home)
-	if err != nil || st == nil || st.Build == "" || e.Exe != "" {
+	if err != nil || st == nil || st.Build == "" || e.Daemon != "" {
 		return
 	}
-	if st.Build != local.BuildID() {
-		e.notice("the local fabric runs another build of client (started " + st.StartedAt + "): 'client fabric down' to run this one")
+	daemon, err := local.FindDaemon()
+	if err != nil {
+		return
+	}
+	if st.Build != local.BuildID(daemon) {
+		e.notice("the local fabric runs another build of fabricd (started " + st.StartedAt + "): 'client fabric down' to run this one")
 	}
 }
 
 func (e *Env) startLocal(path string) (*bus.Config, error) {
-	if _, _, err := local.Up(e.Home, local.UpOptions{Exe: e.Exe}); err != nil {
+	if _, _, err := local.Up(e.Home, local.UpOptions{Daemon: e.Daemon}); err != nil {
 		return nil, err
 	}
 	return bus.LoadConfig(path)

@@ -3,8 +3,8 @@ package builtins
 import (
 	"fmt"
 
-	"github.com/fabricops/fabric/fabric/bus"
-	"github.com/fabricops/fabric/fabric/local"
+	"github.com/fabricops/fabric/fabric/infra/bus"
+	"github.com/fabricops/fabric/fabric/infra/local"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/value"
 	"go.starlark.net/starlark"
@@ -66,7 +66,7 @@ func (e *Env) fabricUp(thread *starlark.Thread, b *starlark.Builtin, args starla
 	if workers < 0 {
 		return nil, fmt.Errorf("%s: workers must be 1 or more", b.Name())
 	}
-	st, started, err := local.Up(e.Home, local.UpOptions{Tenants: names, Workers: workers, Exe: e.Exe})
+	st, started, err := local.Up(e.Home, local.UpOptions{Tenants: names, Workers: workers, Daemon: e.Daemon})
 	if err != nil {
 		return nil, fail(b.Name(), err)
 	}

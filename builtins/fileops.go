@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/fabricops/fabric/fabric/frame"
-	"github.com/fabricops/fabric/fabric/logarchive"
+	"github.com/fabricops/fabric/fabric/lib/frame"
+	"github.com/fabricops/fabric/fabric/lib/logarchive"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
 	"github.com/fabricops/fabric/runtime/value"

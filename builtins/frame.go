@@ -5,8 +5,8 @@ import (
 	"sort"
 	"time"
 
-	"github.com/fabricops/fabric/fabric/cfxql"
-	"github.com/fabricops/fabric/fabric/frame"
+	"github.com/fabricops/fabric/fabric/lib/cfxql"
+	"github.com/fabricops/fabric/fabric/lib/frame"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
 	"github.com/fabricops/fabric/runtime/value"

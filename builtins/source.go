@@ -8,7 +8,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/fabricops/fabric/fabric/frame"
+	"github.com/fabricops/fabric/fabric/lib/frame"
 	"github.com/fabricops/fabric/runtime/host"
 	"go.starlark.net/starlark"
 )

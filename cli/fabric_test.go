@@ -11,8 +11,9 @@ import (
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
-	"github.com/fabricops/fabric/fabric/bus"
 	"github.com/fabricops/fabric/fabric/fabrictest"
+	"github.com/fabricops/fabric/fabric/infra/bus"
+	"github.com/fabricops/fabric/fabric/infra/natsserver"
 	"github.com/nats-io/nats.go"
 )
 
@@ -217,7 +218,7 @@ func TestTenantIsolation(t *testing.T) {
 
 func TestNetworkConfigErrors(t *testing.T) {
 	dir := t.TempDir()
-	port, err := bus.FreePort("127.0.0.1")
+	port, err := natsserver.FreePort("127.0.0.1")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client"
 	"github.com/fabricops/fabric/fabric/fabrictest"
-	"github.com/fabricops/fabric/fabric/runner"
+	"github.com/fabricops/fabric/fabric/pods/runner"
 )
 
 const hostsPipeline = `## two hosts, the hot one kept

@@ -18,7 +18,7 @@ import (
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client"
 	"github.com/fabricops/fabric/fabric/fabrictest"
-	"github.com/fabricops/fabric/fabric/pipeline"
+	"github.com/fabricops/fabric/fabric/lib/pipeline"
 )
 
 const hotHostsYAML = `name: hot-hosts

@@ -7,9 +7,9 @@ package cli
 import (
 	"bufio"
 	"fmt"
+	"github.com/fabricops/fabric/fabric/infra/local"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/fabricops/fabric/builtins"
@@ -52,15 +52,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // Home returns the client's home directory: $FABRIC_HOME, or ~/.fabric.
-func Home() string {
-	if h := os.Getenv("FABRIC_HOME"); h != "" {
-		return h
-	}
-	if h, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(h, ".fabric")
-	}
-	return ".fabric"
-}
+func Home() string { return local.Home() }
 
 type shell struct {
 	io       *host.IO
@@ -90,8 +82,6 @@ func (sh *shell) main(args []string) int {
 		return runtime.ExitOK
 	case a == "repl":
 		return sh.repl()
-	case a == "fabric" && len(args) > 1 && args[1] == "serve":
-		return sh.serve(args[2:])
 	case a == "-c":
 		if len(args) < 2 {
 			return sh.usageError("-c needs Starlark code to run", "usage: client -c CODE [ARGS...]")

@@ -19,7 +19,8 @@ var (
 	buildOut  []byte
 )
 
-// buildClient builds the client binary once for the package's tests.
+// buildClient builds the client binary once for the package's tests, and
+// fabricd beside it (the client starts the local fabric with it).
 func buildClient(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -30,6 +31,9 @@ func buildClient(t *testing.T) string {
 		}
 		binPath = filepath.Join(dir, "client")
 		buildOut, buildErr = exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if buildErr == nil {
+			buildOut, buildErr = exec.Command("go", "build", "-o", filepath.Join(dir, "fabricd"), "../fabricd").CombinedOutput()
+		}
 	})
 	if buildErr != nil {
 		t.Fatalf("build: %v\n%s", buildErr, buildOut)

@@ -15,8 +15,9 @@ import (
 
 	"github.com/fabricops/fabric/cli"
 	"github.com/fabricops/fabric/fabric/api"
-	"github.com/fabricops/fabric/fabric/bus"
-	"github.com/fabricops/fabric/fabric/runner"
+	"github.com/fabricops/fabric/fabric/infra/bus"
+	"github.com/fabricops/fabric/fabric/infra/natsserver"
+	"github.com/fabricops/fabric/fabric/pods/runner"
 )
 
 // startNATS starts Debian's nats-server as a separate process with one
@@ -28,12 +29,12 @@ func startNATS(t *testing.T, tenant bus.Tenant) string {
 		t.Skip("nats-server is not installed (make deps installs Debian's package)")
 	}
 	dir := t.TempDir()
-	port, err := bus.FreePort("127.0.0.1")
+	port, err := natsserver.FreePort("127.0.0.1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	conf := filepath.Join(dir, "nats.conf")
-	text := bus.ServerConfig(bus.ServerOptions{Name: "standalone", Host: "127.0.0.1", Port: port, StoreDir: filepath.Join(dir, "js"), Tenants: []bus.Tenant{tenant}})
+	text := natsserver.ServerConfig(natsserver.ServerOptions{Name: "standalone", Host: "127.0.0.1", Port: port, StoreDir: filepath.Join(dir, "js"), Tenants: []bus.Tenant{tenant}})
 	if err := os.WriteFile(conf, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}

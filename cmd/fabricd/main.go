@@ -4,6 +4,7 @@
 //	fabricd --network-config FILE --pods api-server,scheduler,worker,worker,event-gateway --site NAME
 //	fabricd --nats nats://host:4222 --tenant acme --user acme --pods worker --site dc1   (password in FABRIC_PASSWORD)
 //	fabricd --config fabricd.yaml
+//	fabricd local --tenants a,b --workers 2   (the local fabric: client fabric up starts it)
 //
 // It stops its pods gracefully on SIGTERM or SIGINT.
 package main

@@ -12,8 +12,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/fabricops/fabric/fabric/bus"
-	"github.com/fabricops/fabric/fabric/runner"
+	"github.com/fabricops/fabric/fabric/infra/bus"
+	"github.com/fabricops/fabric/fabric/pods/runner"
 	"gopkg.in/yaml.v3"
 )
 
@@ -35,8 +35,10 @@ type Settings struct {
 }
 
 const usage = `usage: fabricd [flags]
+       fabricd local [--home DIR] [--tenants a,b] [--workers N]
 
-Runs fabric pods against an existing NATS server or cluster.
+Runs fabric pods against an existing NATS server or cluster; "fabricd
+local" runs the local fabric (what 'client fabric up' starts).
 
   fabricd --network-config FILE --pods api-server,scheduler,worker --site NAME
   fabricd --nats URL --tenant NAME --user NAME --pods worker,worker --site NAME
@@ -174,6 +176,9 @@ func (s *Settings) options() (runner.Options, error) {
 // run runs fabricd until a signal (or stop, in tests) and returns the exit
 // code: 0 after a graceful stop, 1 on failure, 2 on bad usage.
 func run(args []string, stderr io.Writer, stop stopper) int {
+	if len(args) > 0 && args[0] == "local" {
+		return runLocal(args[1:], stderr)
+	}
 	s, err := parseArgs(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0

@@ -6,6 +6,7 @@ package api
 
 import (
 	"fmt"
+	"sort"
 	"time"
 )
 
@@ -256,3 +257,21 @@ const TimeFormat = "2006-01-02T15:04:05.000000"
 
 // Timestamp formats t as the protocol writes times.
 func Timestamp(t time.Time) string { return t.UTC().Format(TimeFormat) }
+
+// SortPods orders pods as tables show them: infra first, then by type,
+// site and id.
+func SortPods(infos []PodInfo) {
+	sort.Slice(infos, func(i, j int) bool {
+		a, b := infos[i], infos[j]
+		if a.PodCategory != b.PodCategory {
+			return a.PodCategory == CategoryInfra
+		}
+		if a.PodType != b.PodType {
+			return a.PodType < b.PodType
+		}
+		if a.SiteName != b.SiteName {
+			return a.SiteName < b.SiteName
+		}
+		return a.PodID < b.PodID
+	})
+}

@@ -8,14 +8,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
-	"github.com/fabricops/fabric/fabric/apiserver"
-	"github.com/fabricops/fabric/fabric/bus"
-	"github.com/fabricops/fabric/fabric/registry"
-	"github.com/fabricops/fabric/fabric/store"
+	"github.com/fabricops/fabric/fabric/infra/bus"
+	"github.com/fabricops/fabric/fabric/infra/registry"
+	"github.com/fabricops/fabric/fabric/infra/tenant"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -25,11 +23,11 @@ const Timeout = 10 * time.Second
 
 // Client is a connection to a tenant of the fabric.
 type Client struct {
+	// Data is the tenant's data layer (datasets, objects, pipelines,
+	// schemas), reached over the same connection.
+	*tenant.Data
 	Config *bus.Config
 	nc     *nats.Conn
-
-	storeMu sync.Mutex
-	store   *store.Store
 }
 
 // Connect connects to the fabric that cfg describes.
@@ -38,12 +36,12 @@ func Connect(cfg *bus.Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Client{Config: cfg, nc: nc}, nil
+	return &Client{Data: tenant.New(nc), Config: cfg, nc: nc}, nil
 }
 
 // New returns a client over an open connection (a pod's own); Close
 // closes that connection.
-func New(nc *nats.Conn) *Client { return &Client{nc: nc} }
+func New(nc *nats.Conn) *Client { return &Client{Data: tenant.New(nc), nc: nc} }
 
 // Close closes the connection.
 func (c *Client) Close() { c.nc.Close() }
@@ -57,7 +55,7 @@ func (c *Client) Pods(ctx context.Context) ([]api.PodInfo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pods: %w", err)
 	}
-	apiserver.SortPods(infos)
+	api.SortPods(infos)
 	return infos, nil
 }
 

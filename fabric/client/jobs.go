@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
-	"github.com/fabricops/fabric/fabric/cfxql"
-	"github.com/fabricops/fabric/fabric/frame"
-	"github.com/fabricops/fabric/fabric/jobs"
+	"github.com/fabricops/fabric/fabric/infra/jobs"
+	"github.com/fabricops/fabric/fabric/lib/cfxql"
+	"github.com/fabricops/fabric/fabric/lib/frame"
 	"github.com/nats-io/nats.go"
 )
 
@@ -272,7 +272,7 @@ func (c *Client) OpenOutput(ctx context.Context, partial string) (frame.Source, 
 	case j.Output == "":
 		return nil, j, fmt.Errorf("the output of job %s was purged", j.JobID)
 	}
-	src, err := c.openData(ctx, j.Output, frame.Parquet)
+	src, err := c.OpenData(ctx, j.Output, frame.Parquet)
 	return src, j, err
 }
 

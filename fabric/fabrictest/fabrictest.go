@@ -10,13 +10,14 @@ import (
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
-	"github.com/fabricops/fabric/fabric/bus"
-	"github.com/fabricops/fabric/fabric/runner"
+	"github.com/fabricops/fabric/fabric/infra/bus"
+	"github.com/fabricops/fabric/fabric/infra/natsserver"
+	"github.com/fabricops/fabric/fabric/pods/runner"
 )
 
 // Fabric is a running test fabric.
 type Fabric struct {
-	Server *bus.Server
+	Server *natsserver.Server
 	// Home is the FABRIC_HOME of the test.
 	Home string
 	// Configs holds each tenant's network configuration.
@@ -64,7 +65,7 @@ func Start(t testing.TB, o Options) *Fabric {
 		}
 		tenants = append(tenants, tn)
 	}
-	srv, err := bus.StartServer(bus.ServerOptions{Name: "test", Host: "127.0.0.1", Port: -1, StoreDir: filepath.Join(dir, "jetstream"), Tenants: tenants})
+	srv, err := natsserver.StartServer(natsserver.ServerOptions{Name: "test", Host: "127.0.0.1", Port: -1, StoreDir: filepath.Join(dir, "jetstream"), Tenants: tenants})
 	if err != nil {
 		t.Fatal(err)
 	}

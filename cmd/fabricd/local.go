@@ -1,0 +1,59 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"strings"
+
+	"github.com/fabricops/fabric/fabric/infra/local"
+	"github.com/fabricops/fabric/fabric/pods/embedded"
+)
+
+const localUsage = `usage: fabricd local [--home DIR] [--tenants a,b] [--workers N]
+
+Runs the local fabric in the foreground until SIGTERM or SIGINT: an
+embedded NATS server on 127.0.0.1 with its data under DIR/local, and each
+tenant's pods. 'client fabric up' starts it in the background; use that
+instead. DIR defaults to $FABRIC_HOME, then ~/.fabric.
+
+Flags:
+`
+
+// runLocal runs "fabricd local": the embedded fabric of one machine.
+func runLocal(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("fabricd local", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, localUsage)
+		fs.PrintDefaults()
+	}
+	home := fs.String("home", local.Home(), "the fabric's home directory")
+	tenants := fs.String("tenants", local.DefaultTenant, "comma-separated tenant names")
+	workers := fs.Int("workers", local.DefaultWorkers, "workers per tenant")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "fabricd local: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	var names []string
+	for _, t := range strings.Split(*tenants, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			names = append(names, t)
+		}
+	}
+	logger := log.New(stderr, "", log.LstdFlags)
+	err := embedded.Serve(*home, embedded.ServeOptions{Tenants: names, Workers: *workers, Version: Version, Logger: logger})
+	if err != nil {
+		logger.Printf("error: %v", err)
+		return 1
+	}
+	return 0
+}

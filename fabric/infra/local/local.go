@@ -1,0 +1,218 @@
+// Package local is the embedded default as the shell sees it: the local
+// fabric that runs on this machine with no configuration. "client fabric
+// up" starts "fabricd local" in the background (an embedded nats-server on
+// 127.0.0.1 with JetStream under $FABRIC_HOME/local, one account per
+// tenant, and each tenant's pods; see package embedded) and waits for the
+// state file it writes; down, status and logs read and signal that process.
+// It links no pod: the files under $FABRIC_HOME/local are the contract.
+package local
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/fabricops/fabric/fabric/infra/bus"
+)
+
+// DefaultTenant is the tenant of a local fabric started without --tenants.
+const DefaultTenant = "default"
+
+// DefaultWorkers is how many workers each tenant gets.
+const DefaultWorkers = 2
+
+// Site is the site of the local fabric's workers and agents.
+const Site = "local"
+
+// State is what a running local fabric records in $FABRIC_HOME/local/fabric.json.
+type State struct {
+	PID            int      `json:"pid"`
+	URL            string   `json:"url"`
+	Port           int      `json:"port"`
+	Tenants        []string `json:"tenants"`
+	Workers        int      `json:"workers"`
+	StartedAt      string   `json:"started_at"`
+	LicenseExpires string   `json:"license_expires"`
+	Version        string   `json:"version"`
+	// Build identifies the binary the fabric runs (see BuildID).
+	Build string `json:"build,omitempty"`
+}
+
+// BuildID identifies the binary at path by its path, size and
+// modification time: a rebuilt or upgraded fabricd has another one. It is
+// cheap (one stat), so the client can tell at each start whether the
+// local fabric runs the fabricd it would start now. With path "" it is
+// this process's own binary.
+func BuildID(path string) string {
+	if path == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return ""
+		}
+		path = exe
+	}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d:%d", path, st.Size(), st.ModTime().UnixNano())
+}
+
+// Home is FABRIC_HOME: the directory of the network configuration, the
+// local fabric's data, the REPL's history and user scripts (default
+// ~/.fabric).
+func Home() string {
+	if h := os.Getenv("FABRIC_HOME"); h != "" {
+		return h
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".fabric")
+	}
+	return ".fabric"
+}
+
+// Paths of the local fabric's files under a FABRIC_HOME.
+func Dir(home string) string       { return filepath.Join(home, "local") }
+func stateFile(home string) string { return filepath.Join(Dir(home), "fabric.json") }
+
+// LogFile is where the local fabric logs.
+func LogFile(home string) string { return filepath.Join(Dir(home), "fabric.log") }
+
+// settingsFile keeps what must survive restarts: the port and license.
+func settingsFile(home string) string { return filepath.Join(Dir(home), "settings.json") }
+
+// TenantConfigPath is the network configuration of a local tenant.
+func TenantConfigPath(home, tenant string) string {
+	return filepath.Join(home, "tenants", tenant, bus.ConfigFileName)
+}
+
+// Status returns the running local fabric's state, or nil when none runs.
+func Status(home string) (*State, error) {
+	data, err := os.ReadFile(stateFile(home))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var st State
+	if err := json.Unmarshal(data, &st); err != nil {
+		return nil, fmt.Errorf("local fabric state %s is malformed: %v", stateFile(home), err)
+	}
+	if !alive(st.PID) {
+		return nil, nil // a crashed fabric leaves its state behind
+	}
+	return &st, nil
+}
+
+func alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// StopTimeout bounds a graceful stop before the process is killed.
+const StopTimeout = 20 * time.Second
+
+// Down stops the running local fabric gracefully: pods drained, server shut
+// down, data kept. It returns false when none was running.
+func Down(home string) (bool, error) {
+	st, err := Status(home)
+	if err != nil || st == nil {
+		return false, err
+	}
+	if err := syscall.Kill(st.PID, syscall.SIGTERM); err != nil {
+		return false, fmt.Errorf("cannot stop the local fabric (pid %d): %v", st.PID, err)
+	}
+	deadline := time.Now().Add(StopTimeout)
+	for alive(st.PID) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if alive(st.PID) {
+		_ = syscall.Kill(st.PID, syscall.SIGKILL)
+		for i := 0; i < 100 && alive(st.PID); i++ {
+			time.Sleep(20 * time.Millisecond)
+		}
+		os.Remove(stateFile(home))
+		return true, fmt.Errorf("the local fabric did not stop within %s and was killed", StopTimeout)
+	}
+	return true, nil
+}
+
+// Logs returns the last n lines of the local fabric's log (all when n <= 0).
+func Logs(home string, n int) (string, error) {
+	data, err := os.ReadFile(LogFile(home))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("no local fabric log at %s: the local fabric never ran here", LogFile(home))
+	}
+	if err != nil {
+		return "", err
+	}
+	text := string(data)
+	if n > 0 {
+		lines := strings.SplitAfter(text, "\n")
+		if lines[len(lines)-1] == "" {
+			lines = lines[:len(lines)-1]
+		}
+		if len(lines) > n {
+			lines = lines[len(lines)-n:]
+		}
+		text = strings.Join(lines, "")
+	}
+	return text, nil
+}
+
+// Settings are what survive restarts of the local fabric: its port,
+// license, tenants and workers.
+type Settings struct {
+	Port           int      `json:"port"`
+	LicenseExpires string   `json:"license_expires"`
+	Tenants        []string `json:"tenants"`
+	Workers        int      `json:"workers"`
+}
+
+// LoadSettings reads the settings of the last run (zero when none).
+func LoadSettings(home string) Settings {
+	var s Settings
+	data, err := os.ReadFile(settingsFile(home))
+	if err == nil {
+		_ = json.Unmarshal(data, &s)
+	}
+	return s
+}
+
+// SaveSettings writes the settings for the next run.
+func SaveSettings(home string, s Settings) error { return writeJSON(settingsFile(home), s, 0o600) }
+
+// WriteState records a running fabric's state: from then on Status
+// reports it.
+func WriteState(home string, st State) error { return writeJSON(stateFile(home), st, 0o600) }
+
+// RemoveState removes the state of a fabric that stops.
+func RemoveState(home string) { os.Remove(stateFile(home)) }
+
+func writeJSON(path string, v any, mode fs.FileMode) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(data, '\n'), mode); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return errors.Join(err, os.Remove(tmp))
+	}
+	return nil
+}

@@ -1,0 +1,123 @@
+package local
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Daemon is the name of the binary that runs the local fabric.
+const Daemon = "fabricd"
+
+// UpOptions configures Up.
+type UpOptions struct {
+	Tenants []string
+	Workers int
+	// Daemon is the fabricd binary to run as "fabricd local" (default:
+	// FindDaemon's).
+	Daemon string
+}
+
+// StartTimeout bounds how long Up waits for the fabric to be ready.
+const StartTimeout = 30 * time.Second
+
+// FindDaemon returns the fabricd that runs the local fabric: the one
+// beside the running executable (bin/client and bin/fabricd, or both in
+// GOBIN after make install), else the first on PATH. When there is none it
+// says where it looked.
+func FindDaemon() (string, error) {
+	var beside string
+	if exe, err := os.Executable(); err == nil {
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = real
+		}
+		beside = filepath.Join(filepath.Dir(exe), Daemon)
+		if st, err := os.Stat(beside); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return beside, nil
+		}
+	}
+	if p, err := exec.LookPath(Daemon); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("cannot start the local fabric: no %s beside the client (%s) nor on PATH; build both with 'make build' or install them with 'make install'", Daemon, beside)
+}
+
+// Up starts the local fabric in the background and waits until it is ready.
+// When one runs already it is left alone (started is false); asking it for
+// tenants it lacks is an error.
+func Up(home string, o UpOptions) (st *State, started bool, err error) {
+	if st, err := Status(home); err != nil || st != nil {
+		if err == nil {
+			for _, t := range o.Tenants {
+				if !slices.Contains(st.Tenants, t) {
+					return st, false, fmt.Errorf("the local fabric runs with tenants %s, not %s: run 'client fabric down' first to change them", strings.Join(st.Tenants, ","), t)
+				}
+			}
+		}
+		return st, false, err
+	}
+	last := LoadSettings(home)
+	if len(o.Tenants) == 0 {
+		o.Tenants = last.Tenants
+	}
+	if len(o.Tenants) == 0 {
+		o.Tenants = []string{DefaultTenant}
+	}
+	if o.Workers <= 0 {
+		o.Workers = DefaultWorkers
+		if last.Workers > 0 {
+			o.Workers = last.Workers
+		}
+	}
+	if o.Daemon == "" {
+		if o.Daemon, err = FindDaemon(); err != nil {
+			return nil, false, err
+		}
+	}
+	if err := os.MkdirAll(Dir(home), 0o700); err != nil {
+		return nil, false, err
+	}
+	logf, err := os.OpenFile(LogFile(home), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, false, err
+	}
+	defer logf.Close()
+	cmd := exec.Command(o.Daemon, "local", "--home", home, "--tenants", strings.Join(o.Tenants, ","), "--workers", strconv.Itoa(o.Workers))
+	cmd.Env = append(os.Environ(), "FABRIC_HOME="+home)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // outlives the client and its terminal
+	if err := cmd.Start(); err != nil {
+		if errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrPermission) {
+			return nil, false, fmt.Errorf("cannot start the local fabric with %s: %v", o.Daemon, err)
+		}
+		return nil, false, fmt.Errorf("cannot start the local fabric: %v", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	deadline := time.After(StartTimeout)
+	for {
+		select {
+		case err := <-exited:
+			return nil, false, fmt.Errorf("the local fabric stopped while starting (%v); its log %s ends with:\n%s", err, LogFile(home), tail(home))
+		case <-deadline:
+			_ = cmd.Process.Kill()
+			return nil, false, fmt.Errorf("timed out after %s waiting for the local fabric to start; see %s", StartTimeout, LogFile(home))
+		case <-time.After(20 * time.Millisecond):
+		}
+		if st, _ := Status(home); st != nil && st.PID == cmd.Process.Pid {
+			return st, true, nil
+		}
+	}
+}
+
+func tail(home string) string {
+	s, _ := Logs(home, 5)
+	return strings.TrimRight(s, "\n")
+}

@@ -1,0 +1,135 @@
+// Package natsserver is the fabric's own NATS server: the configuration
+// of a server whose accounts are the tenants (rendered the same for the
+// embedded server and for a standalone nats-server), and an embedded
+// nats-server started from it. The local fabric (fabricd local) and the
+// tests run it; the shell never links it.
+package natsserver
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fabricops/fabric/fabric/infra/bus"
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// ServerOptions configures a fabric's NATS server.
+type ServerOptions struct {
+	// Name of the server.
+	Name string
+	// Host and Port to listen on (Port 0: any free port).
+	Host string
+	Port int
+	// StoreDir is where JetStream keeps its files.
+	StoreDir string
+	// Tenants become accounts with JetStream enabled.
+	Tenants []bus.Tenant
+	// LogFile, when set, receives the server's log; otherwise it logs
+	// nothing.
+	LogFile string
+}
+
+// ServerConfig renders the options as a nats-server configuration, the
+// same for the embedded server and for a standalone nats-server.
+func ServerConfig(o ServerOptions) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "server_name: %s\n", strconv.Quote(o.Name))
+	fmt.Fprintf(&b, "host: %s\nport: %d\n", strconv.Quote(o.Host), o.Port)
+	fmt.Fprintf(&b, "jetstream {\n  store_dir: %s\n}\n", strconv.Quote(o.StoreDir))
+	if o.LogFile != "" {
+		fmt.Fprintf(&b, "logfile: %s\n", strconv.Quote(o.LogFile))
+	}
+	b.WriteString("accounts {\n")
+	for _, t := range o.Tenants {
+		fmt.Fprintf(&b, "  %s: {\n    jetstream: enabled\n    users: [{user: %s, password: %s}]\n  }\n",
+			strconv.Quote(t.Name), strconv.Quote(t.User), strconv.Quote(t.Password))
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
+// Server is an embedded nats-server.
+type Server struct {
+	srv *server.Server
+}
+
+// ReadyTimeout bounds how long StartServer waits for the server.
+const ReadyTimeout = 15 * time.Second
+
+// StartServer starts an embedded nats-server with the tenants' accounts
+// and waits until it accepts connections.
+func StartServer(o ServerOptions) (*Server, error) {
+	if o.Host == "" {
+		o.Host = "127.0.0.1"
+	}
+	if o.Name == "" {
+		o.Name = "fabric"
+	}
+	for _, t := range o.Tenants {
+		if err := bus.ValidTenantName(t.Name); err != nil {
+			return nil, err
+		}
+	}
+	opts := &server.Options{}
+	if err := opts.ProcessConfigString(ServerConfig(o)); err != nil {
+		return nil, fmt.Errorf("nats-server configuration: %v", err)
+	}
+	opts.NoSigs = true
+	opts.NoLog = o.LogFile == ""
+	s, err := server.NewServer(opts)
+	if err != nil {
+		return nil, fmt.Errorf("nats-server: %v", err)
+	}
+	if o.LogFile != "" {
+		s.ConfigureLogger()
+	}
+	go s.Start()
+	if !s.ReadyForConnections(ReadyTimeout) {
+		s.Shutdown()
+		return nil, fmt.Errorf("timed out after %s waiting for the embedded NATS server to accept connections on %s:%d", ReadyTimeout, o.Host, o.Port)
+	}
+	return &Server{srv: s}, nil
+}
+
+// URL returns the client URL of the server (nats://host:port).
+func (s *Server) URL() string { return s.srv.ClientURL() }
+
+// Port returns the port the server listens on.
+func (s *Server) Port() int {
+	if a, ok := s.srv.Addr().(*net.TCPAddr); ok {
+		return a.Port
+	}
+	return 0
+}
+
+// Version returns the server's version.
+func (s *Server) Version() string { return server.VERSION }
+
+// Shutdown stops the server, flushing JetStream, and waits until it is down.
+func (s *Server) Shutdown() {
+	s.srv.Shutdown()
+	s.srv.WaitForShutdown()
+}
+
+// FreePort returns a TCP port on host that was free a moment ago.
+func FreePort(host string) (int, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// FreePortAt reports whether port is free on host by listening on it.
+func FreePortAt(host string, port int) (int, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}

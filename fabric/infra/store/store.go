@@ -1,0 +1,390 @@
+// Package store keeps a tenant's artifacts in its JetStream: files (dataset
+// data, objects) as blobs in the Object Store, and JSON records in one KV
+// bucket per kind. A blob replaced under a record is swapped only once the
+// new one is fully stored, so a failure midway leaves the old version
+// readable and no partial chunks behind.
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// ErrNotFound is returned for a missing record or blob.
+var ErrNotFound = errors.New("not found")
+
+// ErrExists is returned by Create when the record is there already.
+var ErrExists = errors.New("exists")
+
+// Timeout bounds one metadata operation (a record, a listing).
+const Timeout = 10 * time.Second
+
+// Store is a tenant's artifact store.
+type Store struct {
+	js      jetstream.JetStream
+	objects jetstream.ObjectStore
+	mu      sync.Mutex // guards kvs: a store is shared by concurrent jobs
+	kvs     map[string]jetstream.KeyValue
+}
+
+// Open opens (creating when missing) the tenant's object store and record
+// buckets.
+func Open(ctx context.Context, nc *nats.Conn) (*Store, error) {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	obs, err := EnsureObjectStore(ctx, js, api.ObjectsBucket)
+	if err != nil {
+		return nil, fmt.Errorf("object store %s: %w", api.ObjectsBucket, err)
+	}
+	return &Store{js: js, objects: obs, kvs: map[string]jetstream.KeyValue{}}, nil
+}
+
+func (s *Store) kv(ctx context.Context, bucket string) (jetstream.KeyValue, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if kv, ok := s.kvs[bucket]; ok {
+		return kv, nil
+	}
+	kv, err := EnsureKV(ctx, s.js, jetstream.KeyValueConfig{Bucket: bucket, History: 1})
+	if err != nil {
+		return nil, fmt.Errorf("records %s: %w", bucket, err)
+	}
+	s.kvs[bucket] = kv
+	return kv, nil
+}
+
+// EnsureKV returns a KV bucket, creating it with cfg when it does not
+// exist; pods starting together may race to create it.
+func EnsureKV(ctx context.Context, js jetstream.JetStream, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
+	kv, err := js.KeyValue(ctx, cfg.Bucket)
+	if err == nil {
+		return kv, nil
+	}
+	if !errors.Is(err, jetstream.ErrBucketNotFound) {
+		return nil, err
+	}
+	kv, err = js.CreateKeyValue(ctx, cfg)
+	if err != nil {
+		if kv2, err2 := js.KeyValue(ctx, cfg.Bucket); err2 == nil {
+			return kv2, nil
+		}
+		return nil, err
+	}
+	return kv, nil
+}
+
+// EnsureObjectStore returns the named object store, creating it when it
+// does not exist.
+func EnsureObjectStore(ctx context.Context, js jetstream.JetStream, bucket string) (jetstream.ObjectStore, error) {
+	obs, err := js.ObjectStore(ctx, bucket)
+	if err == nil {
+		return obs, nil
+	}
+	if !errors.Is(err, jetstream.ErrBucketNotFound) {
+		return nil, err
+	}
+	obs, err = js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: bucket, Description: "tenant objects and datasets"})
+	if err != nil {
+		if o2, err2 := js.ObjectStore(ctx, bucket); err2 == nil {
+			return o2, nil
+		}
+		return nil, err
+	}
+	return obs, nil
+}
+
+// Key turns a name into a KV key: letters, digits, '-' and '_' stay, and
+// every other byte is written as =XX, so that any name is a valid key and
+// keys sort and read like names. Path parts keep their '/'.
+func Key(name string) string {
+	var b strings.Builder
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_':
+			b.WriteByte(c)
+		default:
+			fmt.Fprintf(&b, "=%02X", c)
+		}
+	}
+	if b.Len() == 0 {
+		return "=" // the empty name
+	}
+	return b.String()
+}
+
+// Get reads the record key of bucket into v and returns its revision.
+func (s *Store) Get(ctx context.Context, bucket, key string, v any) (uint64, error) {
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	kv, err := s.kv(ctx, bucket)
+	if err != nil {
+		return 0, err
+	}
+	e, err := kv.Get(ctx, key)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return 0, ErrNotFound
+	}
+	if err != nil {
+		return 0, timeout(err, "reading a record")
+	}
+	if err := json.Unmarshal(e.Value(), v); err != nil {
+		return 0, fmt.Errorf("record %s/%s is corrupt: %v", bucket, key, err)
+	}
+	return e.Revision(), nil
+}
+
+// Put writes v as the record key of bucket. With rev > 0 the record must
+// still be at that revision (no one changed it meanwhile); with rev 0 any
+// record is replaced.
+func (s *Store) Put(ctx context.Context, bucket, key string, v any, rev uint64) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	kv, err := s.kv(ctx, bucket)
+	if err != nil {
+		return err
+	}
+	if rev > 0 {
+		_, err = kv.Update(ctx, key, data, rev)
+		if err != nil {
+			return fmt.Errorf("%s was changed by someone else meanwhile; try again", key)
+		}
+		return nil
+	}
+	_, err = kv.Put(ctx, key, data)
+	return timeout(err, "writing a record")
+}
+
+// Create writes v as the record key of bucket only when there is no such
+// record yet (ErrExists otherwise): two writers racing for a key cannot
+// both win.
+func (s *Store) Create(ctx context.Context, bucket, key string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	kv, err := s.kv(ctx, bucket)
+	if err != nil {
+		return err
+	}
+	_, err = kv.Create(ctx, key, data)
+	if errors.Is(err, jetstream.ErrKeyExists) {
+		return ErrExists
+	}
+	return timeout(err, "writing a record")
+}
+
+// Delete removes the record key of bucket.
+func (s *Store) Delete(ctx context.Context, bucket, key string) error {
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	kv, err := s.kv(ctx, bucket)
+	if err != nil {
+		return err
+	}
+	return timeout(kv.Purge(ctx, key), "deleting a record")
+}
+
+// List returns every record of bucket, ordered by key.
+func (s *Store) List(ctx context.Context, bucket string) ([]json.RawMessage, error) {
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	kv, err := s.kv(ctx, bucket)
+	if err != nil {
+		return nil, err
+	}
+	w, err := kv.WatchAll(ctx, jetstream.IgnoreDeletes())
+	if err != nil {
+		return nil, err
+	}
+	defer w.Stop()
+	type rec struct {
+		key  string
+		data json.RawMessage
+	}
+	var recs []rec
+	for {
+		select {
+		case e, ok := <-w.Updates():
+			if !ok || e == nil {
+				sort.Slice(recs, func(i, j int) bool { return recs[i].key < recs[j].key })
+				out := make([]json.RawMessage, len(recs))
+				for i, r := range recs {
+					out[i] = r.data
+				}
+				return out, nil
+			}
+			recs = append(recs, rec{e.Key(), json.RawMessage(e.Value())})
+		case <-ctx.Done():
+			return nil, fmt.Errorf("timed out after %s listing %s", Timeout, bucket)
+		}
+	}
+}
+
+// Keys returns the keys of every record of bucket, sorted, without reading
+// the records.
+func (s *Store) Keys(ctx context.Context, bucket string) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	kv, err := s.kv(ctx, bucket)
+	if err != nil {
+		return nil, err
+	}
+	lister, err := kv.ListKeys(ctx)
+	if err != nil {
+		return nil, timeout(err, "listing "+bucket)
+	}
+	defer lister.Stop()
+	var keys []string
+	for k := range lister.Keys() {
+		keys = append(keys, k)
+	}
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("timed out after %s listing %s", Timeout, bucket)
+	}
+	sort.Strings(keys)
+	return keys, nil
+}
+
+// Watch watches the records of bucket until the watcher stops: it sends
+// every current record, a nil entry, then every change.
+func (s *Store) Watch(ctx context.Context, bucket string) (jetstream.KeyWatcher, error) {
+	kv, err := s.kv(ctx, bucket)
+	if err != nil {
+		return nil, err
+	}
+	return kv.WatchAll(context.Background())
+}
+
+// ListOf returns every record of bucket that decodes as a T, ordered by
+// key; records that do not decode are left out. The slice is empty, not
+// nil, when there are none.
+func ListOf[T any](ctx context.Context, s *Store, bucket string) ([]T, error) {
+	raw, err := s.List(ctx, bucket)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, 0, len(raw))
+	for _, r := range raw {
+		var v T
+		if json.Unmarshal(r, &v) == nil {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+// PutBlob stores r's content at path and returns its size. A failed put
+// leaves nothing behind; an existing blob at path is replaced only when the
+// new content is complete.
+func (s *Store) PutBlob(ctx context.Context, path string, r io.Reader) (int64, error) {
+	info, err := s.objects.Put(ctx, jetstream.ObjectMeta{Name: path}, r)
+	if err != nil {
+		return 0, fmt.Errorf("storing %s: %w", path, err)
+	}
+	return int64(info.Size), nil
+}
+
+// GetBlob opens the blob at path for reading; the caller closes it.
+func (s *Store) GetBlob(ctx context.Context, path string) (io.ReadCloser, int64, error) {
+	r, err := s.objects.Get(ctx, path)
+	if errors.Is(err, jetstream.ErrObjectNotFound) {
+		return nil, 0, ErrNotFound
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("reading %s: %w", path, err)
+	}
+	info, err := r.Info()
+	if err != nil {
+		r.Close()
+		return nil, 0, err
+	}
+	return r, int64(info.Size), nil
+}
+
+// BlobSize returns the size of the blob at path, or ErrNotFound.
+func (s *Store) BlobSize(ctx context.Context, path string) (int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	info, err := s.objects.GetInfo(ctx, path)
+	if errors.Is(err, jetstream.ErrObjectNotFound) {
+		return 0, ErrNotFound
+	}
+	if err != nil {
+		return 0, err
+	}
+	return int64(info.Size), nil
+}
+
+// DeleteBlob removes the blob at path; a missing blob is not an error.
+func (s *Store) DeleteBlob(ctx context.Context, path string) error {
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	err := s.objects.Delete(ctx, path)
+	if errors.Is(err, jetstream.ErrObjectNotFound) {
+		return nil
+	}
+	return timeout(err, "deleting "+path)
+}
+
+// Blobs lists the paths of every stored blob.
+func (s *Store) Blobs(ctx context.Context) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	infos, err := s.objects.List(ctx)
+	if errors.Is(err, jetstream.ErrNoObjectsFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, i := range infos {
+		out = append(out, i.Name)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// Bucket opens (creating when missing) another object store bucket, for
+// copy-to-objstore entries that name one.
+func (s *Store) Bucket(ctx context.Context, name string) (*Store, error) {
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	obs, err := EnsureObjectStore(ctx, s.js, name)
+	if err != nil {
+		return nil, fmt.Errorf("object store %s: %w", name, err)
+	}
+	return &Store{js: s.js, objects: obs, kvs: map[string]jetstream.KeyValue{}}, nil
+}
+
+func timeout(err error, what string) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("timed out after %s %s", Timeout, what)
+	}
+	return err
+}

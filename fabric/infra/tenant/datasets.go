@@ -1,0 +1,225 @@
+package tenant
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/infra/store"
+	"github.com/fabricops/fabric/fabric/lib/frame"
+)
+
+// RemoteFormats are the formats a dataset's data file can be stored in.
+var RemoteFormats = []frame.Format{fmtParquet, fmtCSV}
+
+// storedData is what writing a source into the store produced.
+type storedData struct {
+	path  string
+	size  int64
+	stats frame.Stats
+}
+
+// putSource streams src into the store at path in format f. A failure on
+// either side (reading the source, storing the blob) fails the whole put,
+// and the store keeps no partial data.
+func (t *Data) putSource(ctx context.Context, path string, src frame.Source, f frame.Format) (storedData, error) {
+	s, err := t.Store(ctx)
+	if err != nil {
+		return storedData{}, err
+	}
+	pr, pw := io.Pipe()
+	var stats frame.Stats
+	copied := make(chan error, 1)
+	go func() {
+		sink, err := frame.NewSink(pw, f, "", src.Schema())
+		if err == nil {
+			stats, err = frame.Copy(sink, src)
+			if cerr := sink.Close(); err == nil {
+				err = cerr
+			}
+		}
+		pw.CloseWithError(err)
+		copied <- err
+	}()
+	size, putErr := s.PutBlob(ctx, path, pr)
+	pr.CloseWithError(putErr) // unblocks the writer when the put failed
+	if err := <-copied; err != nil {
+		_ = s.DeleteBlob(ctx, path)
+		return storedData{}, err
+	}
+	if putErr != nil {
+		return storedData{}, putErr
+	}
+	return storedData{path: path, size: size, stats: stats}, nil
+}
+
+func dtypeMap(ds []frame.DType) (map[string]string, []string) {
+	m := make(map[string]string, len(ds))
+	cols := make([]string, 0, len(ds))
+	for _, d := range ds {
+		m[d.Column] = d.DType
+		cols = append(cols, d.Column)
+	}
+	return m, cols
+}
+
+// AddDataset stores src as the dataset name, in the remote format (parquet
+// or csv), and returns its record and whether it was new. An existing
+// dataset is replaced only once the new data is fully stored.
+func (t *Data) AddDataset(ctx context.Context, name, folder string, src frame.Source, remote frame.Format) (api.Dataset, bool, error) {
+	if name == "" {
+		return api.Dataset{}, false, errors.New("a dataset needs a name")
+	}
+	if remote != fmtParquet && remote != fmtCSV {
+		return api.Dataset{}, false, fmt.Errorf("remote format must be csv or parquet, not %q", remote)
+	}
+	s, err := t.Store(ctx)
+	if err != nil {
+		return api.Dataset{}, false, err
+	}
+	key := store.Key(name)
+	var old api.Dataset
+	rev, err := s.Get(ctx, api.DatasetsBucket, key, &old)
+	created := errors.Is(err, store.ErrNotFound)
+	if err != nil && !created {
+		return api.Dataset{}, false, err
+	}
+	data, err := t.putSource(ctx, "datasets/"+key+"/"+NewToken()+"."+string(remote), src, remote)
+	if err != nil {
+		return api.Dataset{}, false, err
+	}
+	dtypes, cols := dtypeMap(data.stats.DTypes)
+	rec := api.Dataset{Name: name, Format: string(remote), Datafile: data.path, MemSizeMB: data.stats.MemSizeMB(),
+		NumRows: data.stats.Rows, NumColumns: data.stats.Columns, SavedTime: api.Timestamp(time.Now()),
+		DTypes: dtypes, Folder: folder, FileSize: data.size, Columns: cols}
+	if err := s.Put(ctx, api.DatasetsBucket, key, rec, rev); err != nil {
+		_ = s.DeleteBlob(ctx, data.path)
+		return api.Dataset{}, false, err
+	}
+	if !created && old.Datafile != data.path {
+		_ = s.DeleteBlob(ctx, old.Datafile)
+	}
+	return rec, created, nil
+}
+
+// Dataset returns a dataset's record.
+func (t *Data) Dataset(ctx context.Context, name string) (api.Dataset, error) {
+	var d api.Dataset
+	s, err := t.Store(ctx)
+	if err != nil {
+		return d, err
+	}
+	if _, err := s.Get(ctx, api.DatasetsBucket, store.Key(name), &d); errors.Is(err, store.ErrNotFound) {
+		return d, notFound(fmt.Sprintf("no dataset named %q", name))
+	} else if err != nil {
+		return d, err
+	}
+	return d, nil
+}
+
+// Datasets lists the dataset records, by name.
+func (t *Data) Datasets(ctx context.Context) ([]api.Dataset, error) {
+	return listOf[api.Dataset](ctx, t, api.DatasetsBucket)
+}
+
+// listOf returns the records of a bucket of the tenant's store.
+func listOf[T any](ctx context.Context, t *Data, bucket string) ([]T, error) {
+	s, err := t.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return store.ListOf[T](ctx, s, bucket)
+}
+
+// OpenDataset opens a dataset's data as a stream of record batches; the
+// caller closes it.
+// OpenData opens a stored data file of format f as a stream of record
+// batches; the caller closes it.
+func (t *Data) OpenDataset(ctx context.Context, name string) (frame.Source, api.Dataset, error) {
+	d, err := t.Dataset(ctx, name)
+	if err != nil {
+		return nil, d, err
+	}
+	src, err := t.OpenData(ctx, d.Datafile, frame.Format(d.Format))
+	return src, d, err
+}
+
+// OpenData opens a stored data file of format f as a stream of record
+// batches; the caller closes it. Parquet needs random access, so it is
+// copied to a temporary file first (streamed, not held in memory).
+func (t *Data) OpenData(ctx context.Context, path string, f frame.Format) (frame.Source, error) {
+	s, err := t.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r, _, err := s.GetBlob(ctx, path)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fmt.Errorf("the data file %s is missing from the object store", path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if f != fmtParquet {
+		src, err := frame.OpenReader(r, f, "")
+		if err != nil {
+			r.Close()
+			return nil, err
+		}
+		return closing{src, r.Close}, nil
+	}
+	defer r.Close()
+	tmp, err := os.CreateTemp("", "fabric-dataset-*.parquet")
+	if err != nil {
+		return nil, err
+	}
+	remove := func() error { return os.Remove(tmp.Name()) }
+	if _, err := io.Copy(tmp, r); err != nil {
+		tmp.Close()
+		remove()
+		return nil, fmt.Errorf("reading %s: %v", path, err)
+	}
+	tmp.Close()
+	src, err := frame.Open(tmp.Name(), fmtParquet)
+	if err != nil {
+		remove()
+		return nil, err
+	}
+	return closing{src, remove}, nil
+}
+
+// closing is a Source that also releases something when closed.
+type closing struct {
+	frame.Source
+	also func() error
+}
+
+func (c closing) Close() error {
+	err := c.Source.Close()
+	if aerr := c.also(); err == nil {
+		err = aerr
+	}
+	return err
+}
+
+// DeleteDataset deletes a dataset's record and data.
+func (t *Data) DeleteDataset(ctx context.Context, name string) error {
+	d, err := t.Dataset(ctx, name)
+	if err != nil {
+		return err
+	}
+	s, _ := t.Store(ctx)
+	if err := s.Delete(ctx, api.DatasetsBucket, store.Key(name)); err != nil {
+		return err
+	}
+	return s.DeleteBlob(ctx, d.Datafile)
+}
+
+// The formats datasets are stored in.
+const (
+	fmtParquet = frame.Format("parquet")
+	fmtCSV     = frame.Format("csv")
+)

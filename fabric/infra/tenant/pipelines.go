@@ -1,0 +1,216 @@
+package tenant
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/infra/store"
+	"github.com/fabricops/fabric/fabric/lib/pipeline"
+)
+
+// pipelineKey is the KV key of one version of a pipeline: the name as a
+// store key (which has no '.'), a '.', and the version.
+func pipelineKey(name, version string) string { return store.Key(name) + "." + version }
+
+// AddPipeline stores p as the next version of the day of its name,
+// YYYY_MM_DD_N (UTC; N counts from 1), and returns the stored record:
+// p with its version, saved_time, pipetype (Published unless given) and
+// format (json unless given) set. Two adds at once never get the same
+// version: each version is created only where none exists.
+func (t *Data) AddPipeline(ctx context.Context, p api.Pipeline) (api.Pipeline, error) {
+	if p.Name == "" {
+		return p, errors.New("a pipeline needs a name")
+	}
+	if p.Pipetype == "" {
+		p.Pipetype = api.PipetypePublished
+	}
+	pt, err := pipeline.Pipetype(p.Pipetype)
+	if err != nil {
+		return p, err
+	}
+	p.Pipetype = pt
+	if p.Format == "" {
+		p.Format = api.PipelineJSON
+	}
+	if p.Data.Name == "" {
+		p.Data.Name = p.Name
+	}
+	if p.Data.Sequence == nil {
+		p.Data.Sequence = []api.PipelineStep{}
+	}
+	for i, s := range p.Data.Sequence {
+		if !pipeline.ValidTag(s.Tag) {
+			return p, fmt.Errorf("pipeline %q: step %d: %q is not a bot tag (want @ns:bot, *ns:bot or #ns:bot)", p.Name, i+1, s.Tag)
+		}
+	}
+	versions, err := t.pipelineVersions(ctx, p.Name)
+	if err != nil {
+		return p, err
+	}
+	now := time.Now()
+	today := now.UTC().Format(pipeline.VersionDayFormat)
+	n := 1
+	for _, v := range versions {
+		if day, vn, ok := pipeline.ParseVersion(v.Version); ok && day == today && vn >= n {
+			n = vn + 1
+		}
+	}
+	p.SavedTime = api.Timestamp(now)
+	for tries := 0; ; tries++ {
+		p.Version = pipeline.Version(now, n)
+		st, err := t.Store(ctx)
+		if err != nil {
+			return p, err
+		}
+		err = st.Create(ctx, api.PipelinesBucket, pipelineKey(p.Name, p.Version), p)
+		if !errors.Is(err, store.ErrExists) {
+			return p, err
+		}
+		if tries == 1000 {
+			return p, fmt.Errorf("pipeline %q: no free version left today after %s", p.Name, p.Version)
+		}
+		n++ // someone else took this one meanwhile
+	}
+}
+
+// allPipelines returns every version of every pipeline, by name, then
+// oldest version first.
+func (t *Data) allPipelines(ctx context.Context) ([]api.Pipeline, error) {
+	out, err := listOf[api.Pipeline](ctx, t, api.PipelinesBucket)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(out, func(a, b api.Pipeline) int {
+		if c := strings.Compare(a.Name, b.Name); c != 0 {
+			return c
+		}
+		return pipeline.CompareVersions(a.Version, b.Version)
+	})
+	return out, nil
+}
+
+func (t *Data) pipelineVersions(ctx context.Context, name string) ([]api.Pipeline, error) {
+	all, err := t.allPipelines(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := []api.Pipeline{}
+	for _, p := range all {
+		if p.Name == name {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// Pipelines returns the latest version of each pipeline, by name.
+func (t *Data) Pipelines(ctx context.Context) ([]api.Pipeline, error) {
+	all, err := t.allPipelines(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := []api.Pipeline{}
+	for i, p := range all {
+		if i+1 == len(all) || all[i+1].Name != p.Name {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// PipelineVersions returns every version of a pipeline, oldest first.
+func (t *Data) PipelineVersions(ctx context.Context, name string) ([]api.Pipeline, error) {
+	out, err := t.pipelineVersions(ctx, name)
+	if err == nil && len(out) == 0 {
+		return nil, fmt.Errorf("no pipeline named %q", name)
+	}
+	return out, err
+}
+
+// Pipeline returns a version of a pipeline; version "" is the latest.
+func (t *Data) Pipeline(ctx context.Context, name, version string) (api.Pipeline, error) {
+	p, _, err := t.pipelineRecord(ctx, name, version)
+	return p, err
+}
+
+// pipelineRecord returns a version of a pipeline and its revision.
+func (t *Data) pipelineRecord(ctx context.Context, name, version string) (api.Pipeline, uint64, error) {
+	var p api.Pipeline
+	if version == "" {
+		versions, err := t.PipelineVersions(ctx, name)
+		if err != nil {
+			return p, 0, err
+		}
+		version = versions[len(versions)-1].Version
+	}
+	s, err := t.Store(ctx)
+	if err != nil {
+		return p, 0, err
+	}
+	rev, err := uint64(0), store.ErrNotFound
+	if _, _, ok := pipeline.ParseVersion(version); ok {
+		rev, err = s.Get(ctx, api.PipelinesBucket, pipelineKey(name, version), &p)
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		if _, err := t.PipelineVersions(ctx, name); err != nil {
+			return p, 0, err
+		}
+		return p, 0, fmt.Errorf("pipeline %q has no version %q", name, version)
+	}
+	return p, rev, err
+}
+
+// DeletePipeline deletes one version of a pipeline.
+func (t *Data) DeletePipeline(ctx context.Context, name, version string) error {
+	if version == "" {
+		return fmt.Errorf("pipeline %q: give the version to delete", name)
+	}
+	if _, _, err := t.pipelineRecord(ctx, name, version); err != nil {
+		return err
+	}
+	s, _ := t.Store(ctx)
+	return s.Delete(ctx, api.PipelinesBucket, pipelineKey(name, version))
+}
+
+// ConvertPipelinesToJSON keeps every version of every pipeline of a
+// pipetype (Published or Draft) that is kept as YAML as JSON from now on,
+// and returns them, by name and version. Those already JSON, or written in
+// the text form, stay as they are.
+func (t *Data) ConvertPipelinesToJSON(ctx context.Context, pipetype string) ([]api.Pipeline, error) {
+	pt, err := pipeline.Pipetype(pipetype)
+	if err != nil {
+		return nil, err
+	}
+	all, err := t.allPipelines(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s, _ := t.Store(ctx)
+	out := []api.Pipeline{}
+	for _, p := range all {
+		if p.Pipetype != pt || p.Format != api.PipelineYAML {
+			continue
+		}
+		key := pipelineKey(p.Name, p.Version)
+		var cur api.Pipeline
+		rev, err := s.Get(ctx, api.PipelinesBucket, key, &cur)
+		if errors.Is(err, store.ErrNotFound) {
+			continue // deleted meanwhile
+		}
+		if err != nil {
+			return out, err
+		}
+		p = cur
+		p.Format = api.PipelineJSON
+		if err := s.Put(ctx, api.PipelinesBucket, key, p, rev); err != nil {
+			return out, fmt.Errorf("pipeline %q version %s: %v", p.Name, p.Version, err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}

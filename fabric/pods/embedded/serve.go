@@ -1,0 +1,168 @@
+// Package embedded runs the local fabric: an embedded nats-server on
+// 127.0.0.1 with JetStream under $FABRIC_HOME/local, one account per
+// tenant, and each tenant's pods, in one process. "fabricd local" runs it;
+// "client fabric up" starts that process in the background (package
+// local) and reads the files it writes.
+package embedded
+
+import (
+	"fmt"
+	"log"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/infra/bus"
+	"github.com/fabricops/fabric/fabric/infra/local"
+	"github.com/fabricops/fabric/fabric/infra/natsserver"
+	"github.com/fabricops/fabric/fabric/pods/runner"
+)
+
+// ServeOptions configures Serve.
+type ServeOptions struct {
+	Tenants []string
+	Workers int
+	// Version is the client's version, reported by the pods.
+	Version string
+	// Logger receives the fabric's log lines.
+	Logger *log.Logger
+}
+
+// Serve runs the local fabric in the foreground until SIGTERM or SIGINT,
+// then stops it gracefully. Its data stays under $FABRIC_HOME/local.
+func Serve(home string, o ServeOptions) error {
+	if len(o.Tenants) == 0 {
+		o.Tenants = []string{local.DefaultTenant}
+	}
+	if o.Workers <= 0 {
+		o.Workers = local.DefaultWorkers
+	}
+	logger := o.Logger
+	if logger == nil {
+		logger = log.New(os.Stderr, "", log.LstdFlags)
+	}
+	if st, _ := local.Status(home); st != nil && st.PID != os.Getpid() {
+		return fmt.Errorf("a local fabric runs already (pid %d)", st.PID)
+	}
+	if err := os.MkdirAll(local.Dir(home), 0o700); err != nil {
+		return err
+	}
+	set := local.LoadSettings(home)
+	tenants, err := loadTenants(home, o.Tenants)
+	if err != nil {
+		return err
+	}
+	port := set.Port
+	if port == 0 || !portFree(port) {
+		if port, err = natsserver.FreePort("127.0.0.1"); err != nil {
+			return err
+		}
+	}
+	srv, err := natsserver.StartServer(natsserver.ServerOptions{Name: "fabric-local", Host: "127.0.0.1", Port: port,
+		StoreDir: filepath.Join(local.Dir(home), "jetstream"), Tenants: tenants, LogFile: filepath.Join(local.Dir(home), "nats.log")})
+	if err != nil {
+		return err
+	}
+	set.Port, set.Tenants, set.Workers = srv.Port(), o.Tenants, o.Workers
+	expires, err := time.Parse("2006-01-02", set.LicenseExpires)
+	if err != nil {
+		expires = time.Now().AddDate(1, 0, 0)
+		set.LicenseExpires = expires.Format("2006-01-02")
+	}
+	if err := local.SaveSettings(home, set); err != nil {
+		srv.Shutdown()
+		return err
+	}
+
+	var runners []*runner.Runner
+	stopAll := func() {
+		for _, r := range runners {
+			r.Stop()
+		}
+		srv.Shutdown()
+	}
+	pods := []string{api.APIServer, api.Scheduler}
+	for i := 0; i < o.Workers; i++ {
+		pods = append(pods, api.Worker)
+	}
+	pods = append(pods, api.EventGateway)
+	for i, t := range tenants {
+		cfg := &bus.Config{Tenant: t.Name, Local: true, NATS: bus.NATSConfig{URLs: []string{srv.URL()}, User: t.User, Password: t.Password}}
+		if err := cfg.Save(local.TenantConfigPath(home, t.Name)); err != nil {
+			stopAll()
+			return err
+		}
+		if i == 0 {
+			if err := saveDefault(home, cfg); err != nil {
+				logger.Printf("warning: %v", err)
+			}
+		}
+		r, err := runner.Start(runner.Options{Config: cfg, Pods: pods, Site: local.Site, BuildTag: o.Version,
+			PlatformVersion: o.Version, LicenseExpires: expires, Logger: logger})
+		if err != nil {
+			stopAll()
+			return err
+		}
+		runners = append(runners, r)
+		if err := r.WaitVisible(15 * time.Second); err != nil {
+			stopAll()
+			return err
+		}
+	}
+
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	st := local.State{PID: os.Getpid(), URL: srv.URL(), Port: set.Port, Tenants: o.Tenants, Workers: o.Workers,
+		StartedAt: api.Timestamp(time.Now()), LicenseExpires: set.LicenseExpires, Version: o.Version, Build: local.BuildID("")}
+	if err := local.WriteState(home, st); err != nil {
+		stopAll()
+		return err
+	}
+	logger.Printf("local fabric ready at %s, tenants %v, pid %d", srv.URL(), o.Tenants, st.PID)
+	sig := <-sigs
+	logger.Printf("%s: stopping the local fabric", sig)
+	local.RemoveState(home)
+	stopAll()
+	logger.Printf("local fabric stopped")
+	return nil
+}
+
+// loadTenants returns the tenants with the credentials they had before, or
+// new ones.
+func loadTenants(home string, names []string) ([]bus.Tenant, error) {
+	var out []bus.Tenant
+	for _, name := range names {
+		if err := bus.ValidTenantName(name); err != nil {
+			return nil, err
+		}
+		if cfg, err := bus.LoadConfig(local.TenantConfigPath(home, name)); err == nil && cfg.NATS.Password != "" {
+			out = append(out, bus.Tenant{Name: name, User: cfg.NATS.User, Password: cfg.NATS.Password})
+			continue
+		}
+		t, err := bus.NewTenant(name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// saveDefault writes the default network configuration unless one exists
+// that is not the local fabric's (a user's production file is never
+// replaced).
+func saveDefault(home string, cfg *bus.Config) error {
+	path := filepath.Join(home, bus.ConfigFileName)
+	if old, err := bus.LoadConfig(path); err == nil && !old.Local {
+		return fmt.Errorf("%s is not the local fabric's; left as it is", path)
+	}
+	return cfg.Save(path)
+}
+
+func portFree(port int) bool {
+	p, err := natsserver.FreePortAt("127.0.0.1", port)
+	return err == nil && p == port
+}

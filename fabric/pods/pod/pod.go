@@ -1,0 +1,317 @@
+// Package pod is the framework every pod type stands on: a NATS micro
+// service with an 8-hex pod id that answers info (SPEC 2.1), health (SPEC
+// 2.15), status and restart on its direct subjects, and keeps itself in the
+// tenant's pod registry while it lives.
+package pod
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/infra/store"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nats.go/micro"
+)
+
+// RegistryTTL is how long a registration lives without a heartbeat; pods
+// refresh theirs three times as often.
+const RegistryTTL = 9 * time.Second
+
+// Spec describes a pod to start.
+type Spec struct {
+	Type string
+	// ID is the pod id (8 hex); a new one is drawn when empty.
+	ID   string
+	Site string
+	// Tenant, BuildTag, PlatformVersion and MessengerVersion fill the
+	// pod's labels.
+	Tenant          string
+	BuildTag        string
+	PlatformVersion string
+	// LicenseExpires is when the tenant's license ends (zero: never).
+	LicenseExpires time.Time
+	// ObjstoreHost and ConfigChecksum fill objstore_info.
+	ObjstoreHost   string
+	ConfigChecksum string
+	// CapacityFilter decides whether the pod takes work; default
+	// api.DefaultCapacityFilter.
+	CapacityFilter string
+	// Dependencies are pod types that must be live for the pod to be
+	// healthy (service-dependency:<type>).
+	Dependencies []string
+	// Restarts counts restarts in place, reported by status.
+	Restarts int
+}
+
+// NewID returns a new 8-hex pod id.
+func NewID() string {
+	b := make([]byte, 4)
+	if _, err := rand.Read(b); err != nil {
+		panic(err)
+	}
+	return hex.EncodeToString(b)
+}
+
+// Pod is a running pod.
+type Pod struct {
+	Spec
+	nc       *nats.Conn
+	js       jetstream.JetStream
+	svc      micro.Service
+	registry jetstream.KeyValue
+	objects  jetstream.ObjectStore
+	started  time.Time
+	hostname string
+	initErr  error
+
+	leader     atomic.Bool
+	activeJobs atomic.Int64
+	totalJobs  atomic.Int64
+	hooksMu    sync.Mutex
+	onStop     []func()
+
+	// onRestart is called (in its own goroutine) when a restart is asked.
+	onRestart func()
+
+	stopOnce sync.Once
+	done     chan struct{}
+}
+
+// Start starts a pod on nc, which it uses until Stop. onRestart, when not
+// nil, is how the pod's controller restarts it on request.
+func Start(ctx context.Context, nc *nats.Conn, spec Spec, onRestart func()) (*Pod, error) {
+	if spec.ID == "" {
+		spec.ID = NewID()
+	}
+	if spec.CapacityFilter == "" {
+		spec.CapacityFilter = api.DefaultCapacityFilter
+	}
+	host, _ := os.Hostname()
+	p := &Pod{Spec: spec, nc: nc, started: time.Now(), hostname: host, done: make(chan struct{}), onRestart: onRestart}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, err
+	}
+	p.js = js
+	if p.registry, err = store.EnsureKV(ctx, js, jetstream.KeyValueConfig{
+		Bucket: api.PodsBucket, Description: "live pods", TTL: RegistryTTL, Storage: jetstream.MemoryStorage,
+	}); err != nil {
+		return nil, fmt.Errorf("pod %s: registry: %w", spec.ID, err)
+	}
+	// The object store is checked by health; a failure here is reported
+	// as service-initialization-status rather than stopping the pod.
+	p.objects, p.initErr = store.EnsureObjectStore(ctx, js, api.ObjectsBucket)
+
+	svc, err := micro.AddService(nc, micro.Config{
+		Name:        spec.Type,
+		Version:     api.ServiceVersion,
+		Description: fmt.Sprintf("fabric %s pod %s", spec.Type, spec.ID),
+		Metadata:    map[string]string{"pod_id": spec.ID, "site_name": spec.Site, "tenant": spec.Tenant},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pod %s: service: %w", spec.ID, err)
+	}
+	p.svc = svc
+	endpoints := []struct {
+		name    string
+		handler micro.HandlerFunc
+	}{
+		{api.EndpointInfo, p.handleInfo},
+		{api.EndpointHealth, p.handleHealth},
+		{api.EndpointStatus, p.handleStatus},
+		{api.EndpointRestart, p.handleRestart},
+	}
+	for _, e := range endpoints {
+		if err := svc.AddEndpoint(e.name, e.handler, micro.WithEndpointSubject(api.PodSubject(spec.ID, e.name)), micro.WithEndpointQueueGroupDisabled()); err != nil {
+			svc.Stop()
+			return nil, err
+		}
+	}
+	if err := svc.AddEndpoint("auto", micro.HandlerFunc(p.handleInfo), micro.WithEndpointSubject(api.AutoSubject(spec.Type)), micro.WithEndpointQueueGroup(spec.Type)); err != nil {
+		svc.Stop()
+		return nil, err
+	}
+	if err := p.register(ctx); err != nil {
+		svc.Stop()
+		return nil, fmt.Errorf("pod %s: register: %w", spec.ID, err)
+	}
+	go p.heartbeat()
+	return p, nil
+}
+
+// Conn returns the pod's connection.
+func (p *Pod) Conn() *nats.Conn { return p.nc }
+
+// JetStream returns the pod's JetStream context.
+func (p *Pod) JetStream() jetstream.JetStream { return p.js }
+
+// SetLeader records whether the pod leads its type.
+func (p *Pod) SetLeader(b bool) { p.leader.Store(b) }
+
+// Leader reports whether the pod leads its type.
+func (p *Pod) Leader() bool { return p.leader.Load() }
+
+// Done is closed when the pod stops.
+func (p *Pod) Done() <-chan struct{} { return p.done }
+
+// Stop deregisters the pod and stops its service; the caller closes the
+// connection. Stop is idempotent.
+func (p *Pod) Stop() {
+	p.stopOnce.Do(func() {
+		close(p.done)
+		_ = p.svc.Stop()
+		p.hooksMu.Lock()
+		hooks := p.onStop
+		p.hooksMu.Unlock()
+		for i := len(hooks) - 1; i >= 0; i-- {
+			hooks[i]()
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = p.registry.Delete(ctx, p.ID)
+	})
+}
+
+func (p *Pod) register(ctx context.Context) error {
+	data, _ := json.Marshal(api.Registration{PodID: p.ID, PodType: p.Type, Site: p.Site, Hostname: p.hostname})
+	_, err := p.registry.Put(ctx, p.ID, data)
+	return err
+}
+
+func (p *Pod) heartbeat() {
+	t := time.NewTicker(RegistryTTL / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.done:
+			return
+		case <-t.C:
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			_ = p.register(ctx)
+			cancel()
+		}
+	}
+}
+
+// Info returns the pod's info with live resources.
+func (p *Pod) Info() api.PodInfo {
+	now := time.Now()
+	res := ReadResources()
+	res.PodUsageActiveJobs = int(p.activeJobs.Load())
+	res.PodUsageTotalJobs = int(p.totalJobs.Load())
+	valid, notExpired, expires := "yes", "yes", ""
+	if !p.LicenseExpires.IsZero() {
+		expires = p.LicenseExpires.UTC().Format("2006-01-02")
+		if now.After(p.LicenseExpires) {
+			notExpired = "no"
+		}
+	}
+	siteID := ""
+	if p.Site != "" {
+		siteID = shortHash(p.Tenant + "/" + p.Site)
+	}
+	return api.PodInfo{
+		Now:         api.Timestamp(now),
+		StartedAt:   api.Timestamp(p.started),
+		PodType:     p.Type,
+		PodCategory: api.Category(p.Type),
+		PodID:       p.ID,
+		Hostname:    p.hostname,
+		ProcID:      os.Getpid(),
+		Labels: api.Labels{
+			TenantName:            p.Tenant,
+			PlatformVersion:       p.PlatformVersion,
+			MessengerVersion:      p.nc.ConnectedServerVersion(),
+			PodVersion:            p.BuildTag,
+			LicenseValid:          valid,
+			LicenseNotExpired:     notExpired,
+			LicenseExpirationDate: expires,
+		},
+		BuildTag:       p.BuildTag,
+		Requests:       api.Requests{Auto: api.AutoSubject(p.Type), Direct: api.PodSubject(p.ID, "*")},
+		Resources:      res,
+		PodLeader:      p.leader.Load(),
+		ObjstoreInfo:   api.ObjstoreInfo{Host: p.ObjstoreHost, ConfigChecksum: p.ConfigChecksum},
+		Group:          p.Site,
+		GroupID:        siteID,
+		SiteName:       p.Site,
+		SiteID:         siteID,
+		PublicAccess:   false,
+		CapacityFilter: p.CapacityFilter,
+		LocalTime:      float64(now.UnixNano()) / 1e9,
+	}
+}
+
+// Status returns the pod's controller status.
+func (p *Pod) Status() api.ControllerStatus {
+	return api.ControllerStatus{PodID: p.ID, PodType: p.Type, Hostname: p.hostname, ProcID: os.Getpid(),
+		SiteName: p.Site, State: "running", Restarts: p.Restarts, StartedAt: api.Timestamp(p.started)}
+}
+
+func (p *Pod) handleInfo(r micro.Request)   { respondJSON(r, p.Info()) }
+func (p *Pod) handleStatus(r micro.Request) { respondJSON(r, p.Status()) }
+func (p *Pod) handleHealth(r micro.Request) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	respondJSON(r, p.Health(ctx))
+}
+
+func (p *Pod) handleRestart(r micro.Request) {
+	if p.onRestart == nil {
+		respondJSON(r, api.Error{Error: "pod " + p.ID + " has no controller to restart it"})
+		return
+	}
+	respondJSON(r, p.Status())
+	go p.onRestart()
+}
+
+func respondJSON(r micro.Request, v any) {
+	_ = r.RespondJSON(v)
+}
+
+// Reply answers a request made on a plain subscription with v as JSON, or
+// with an api.Error when v does not marshal: the pods' endpoints outside
+// the micro service (api-server, worker) answer through it.
+func Reply(m *nats.Msg, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		data, _ = json.Marshal(api.Error{Error: err.Error()})
+	}
+	_ = m.Respond(data)
+}
+
+func shortHash(s string) string {
+	var h uint32 = 2166136261
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint32(s[i])) * 16777619
+	}
+	return fmt.Sprintf("%08x", h)
+}
+
+// OnStop adds fn to what Stop runs, after the pod stops answering and
+// before it leaves the registry and its connection is drained: the place
+// to finish work cleanly. Hooks run in the reverse order of their adding.
+func (p *Pod) OnStop(fn func()) {
+	p.hooksMu.Lock()
+	defer p.hooksMu.Unlock()
+	p.onStop = append(p.onStop, fn)
+}
+
+// JobStarted counts a job the pod started (pod_usage_active_jobs and
+// pod_usage_total_jobs of its resources).
+func (p *Pod) JobStarted() {
+	p.activeJobs.Add(1)
+	p.totalJobs.Add(1)
+}
+
+// JobEnded counts a job of the pod that ended.
+func (p *Pod) JobEnded() { p.activeJobs.Add(-1) }

@@ -1,0 +1,274 @@
+// Package runner is the pod controller: it runs a set of pods of one tenant
+// against a NATS server (each pod with a connection of its own), restarts a
+// pod in place when asked, and stops them all gracefully. The local
+// fabric and fabricd both run their pods through it.
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/infra/bus"
+	"github.com/fabricops/fabric/fabric/pods/apiserver"
+	"github.com/fabricops/fabric/fabric/pods/pod"
+	"github.com/fabricops/fabric/fabric/pods/scheduler"
+	"github.com/fabricops/fabric/fabric/pods/worker"
+	"github.com/nats-io/nats.go"
+)
+
+// Options configures a runner.
+type Options struct {
+	// Config says which tenant and servers the pods connect to.
+	Config *bus.Config
+	// Pods lists the pod types to run, a type once per pod
+	// ("worker", "worker").
+	Pods []string
+	// Site is the site of the workers and agents.
+	Site string
+	// BuildTag and PlatformVersion are reported in each pod's info.
+	BuildTag        string
+	PlatformVersion string
+	// LicenseExpires is the tenant license's end (zero: none).
+	LicenseExpires time.Time
+	// LeaseTTL is the scheduler lease's time to live (0: the default).
+	LeaseTTL time.Duration
+	// CapacityFilter is the pods' capacity filter (empty: the default,
+	// api.DefaultCapacityFilter).
+	CapacityFilter string
+	// Logger receives one line per pod event (nil: none).
+	Logger *log.Logger
+}
+
+// dependencies are the pod types each type needs live to be healthy.
+var dependencies = map[string][]string{
+	api.Scheduler:    {api.APIServer},
+	api.Worker:       {api.APIServer, api.Scheduler},
+	api.EventGateway: {api.APIServer},
+}
+
+// ParsePods parses a comma-separated list of pod types.
+func ParsePods(list string) ([]string, error) {
+	var pods []string
+	for _, t := range strings.Split(list, ",") {
+		t = strings.TrimSpace(t)
+		if t == "" {
+			continue
+		}
+		known := false
+		for _, k := range api.PodTypes {
+			known = known || k == t
+		}
+		if !known {
+			return nil, fmt.Errorf("unknown pod type %q (known: %s)", t, strings.Join(api.PodTypes, ", "))
+		}
+		pods = append(pods, t)
+	}
+	if len(pods) == 0 {
+		return nil, fmt.Errorf("no pod types given")
+	}
+	return pods, nil
+}
+
+// Runner runs pods.
+type Runner struct {
+	opts  Options
+	mu    sync.Mutex
+	slots []*slot
+}
+
+type slot struct {
+	spec pod.Spec
+	nc   *nats.Conn
+	pod  *pod.Pod
+}
+
+// Start starts every pod of opts; on failure it stops those it started.
+func Start(opts Options) (*Runner, error) {
+	r := &Runner{opts: opts}
+	for _, t := range opts.Pods {
+		spec := pod.Spec{
+			Type:            t,
+			ID:              pod.NewID(),
+			Tenant:          opts.Config.Tenant,
+			BuildTag:        opts.BuildTag,
+			PlatformVersion: opts.PlatformVersion,
+			LicenseExpires:  opts.LicenseExpires,
+			ObjstoreHost:    hostPort(opts.Config.NATS.URLs[0]),
+			ConfigChecksum:  opts.Config.Checksum(),
+			Dependencies:    dependencies[t],
+			CapacityFilter:  opts.CapacityFilter,
+		}
+		if api.Category(t) == api.CategoryApp {
+			spec.Site = opts.Site
+		}
+		s := &slot{spec: spec}
+		if err := r.startSlot(s); err != nil {
+			r.Stop()
+			return nil, err
+		}
+		r.mu.Lock()
+		r.slots = append(r.slots, s)
+		r.mu.Unlock()
+	}
+	return r, nil
+}
+
+func (r *Runner) startSlot(s *slot) error {
+	nc, err := bus.Connect(r.opts.Config, "pod-"+s.spec.Type+"-"+s.spec.ID)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	p, err := pod.Start(ctx, nc, s.spec, func() { r.restart(s) })
+	if err == nil {
+		switch s.spec.Type {
+		case api.Scheduler:
+			err = scheduler.Elect(p, r.opts.LeaseTTL)
+		case api.APIServer:
+			err = apiserver.Serve(p)
+		case api.Worker:
+			err = worker.Serve(p)
+		}
+		if err != nil {
+			p.Stop()
+		}
+	}
+	if err != nil {
+		nc.Close()
+		return fmt.Errorf("starting %s pod %s: %w", s.spec.Type, s.spec.ID, err)
+	}
+	s.nc, s.pod = nc, p
+	r.logf("started %s pod %s", s.spec.Type, s.spec.ID)
+	return nil
+}
+
+func (r *Runner) stopSlot(s *slot) {
+	if s.pod == nil {
+		return
+	}
+	s.pod.Stop()
+	if err := s.nc.Drain(); err == nil {
+		deadline := time.Now().Add(5 * time.Second)
+		for !s.nc.IsClosed() && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	s.nc.Close()
+	r.logf("stopped %s pod %s", s.spec.Type, s.spec.ID)
+	s.pod, s.nc = nil, nil
+}
+
+// restart stops a pod and starts it again with the same id.
+func (r *Runner) restart(s *slot) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stopSlot(s)
+	s.spec.Restarts++
+	if err := r.startSlot(s); err != nil {
+		r.logf("restart of %s pod %s failed: %v", s.spec.Type, s.spec.ID, err)
+	}
+}
+
+// Pods returns the running pods' ids and types.
+func (r *Runner) Pods() []api.Registration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []api.Registration
+	for _, s := range r.slots {
+		if s.pod != nil {
+			out = append(out, api.Registration{PodID: s.spec.ID, PodType: s.spec.Type, Site: s.spec.Site})
+		}
+	}
+	return out
+}
+
+// StopPod stops one pod (as if it died), leaving the others running.
+func (r *Runner) StopPod(id string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.slots {
+		if s.spec.ID == id && s.pod != nil {
+			r.stopSlot(s)
+			return nil
+		}
+	}
+	return fmt.Errorf("no running pod %s", id)
+}
+
+// Stop stops every pod gracefully: each leaves the registry, gives up
+// leases and drains its connection.
+func (r *Runner) Stop() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, s := range r.slots {
+		wg.Add(1)
+		go func(s *slot) {
+			defer wg.Done()
+			r.stopSlot(s)
+		}(s)
+	}
+	wg.Wait()
+}
+
+func (r *Runner) logf(format string, args ...any) {
+	if r.opts.Logger != nil {
+		r.opts.Logger.Printf("[%s] "+format, append([]any{r.opts.Config.Tenant}, args...)...)
+	}
+}
+
+func hostPort(url string) string {
+	if _, rest, ok := strings.Cut(url, "://"); ok {
+		return rest
+	}
+	return url
+}
+
+// WaitVisible waits until every pod of the runner is listed by the
+// tenant's pods request (the api-server has seen them all), so that a
+// fabric called ready shows all its pods at once.
+func (r *Runner) WaitVisible(timeout time.Duration) error {
+	want := r.Pods()
+	if len(want) == 0 {
+		return nil
+	}
+	r.mu.Lock()
+	nc := r.slots[0].nc
+	r.mu.Unlock()
+	deadline := time.Now().Add(timeout)
+	for {
+		missing := len(want)
+		if msg, err := nc.Request(api.SubjectPods, nil, time.Second); err == nil {
+			var seen []api.Registration
+			if json.Unmarshal(msg.Data, &seen) == nil {
+				ids := map[string]bool{}
+				for _, s := range seen {
+					ids[s.PodID] = true
+				}
+				missing = 0
+				for _, w := range want {
+					if !ids[w.PodID] {
+						missing++
+					}
+				}
+			}
+		} else if errors.Is(err, nats.ErrNoResponders) {
+			return nil // no api-server in this fabric: nothing aggregates
+		}
+		if missing == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("timed out after %s waiting for %d pod(s) to be listed", timeout, missing)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -1,0 +1,294 @@
+// Package worker is the worker pod's service: it runs pipelines as jobs
+// through the engine, keeps their records (fabric/jobs) and outputs,
+// stops them when evicted, and publishes each step's trace.
+//
+// A job record is written before the start response is sent, moves to
+// Running, and ends Completed (with its output in the object store),
+// Failed (with the reason) or Evicted. A worker restarted in place fails
+// the jobs it had left running; the api-server fails those of a worker
+// that died.
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/infra/jobs"
+	"github.com/fabricops/fabric/fabric/infra/tenant"
+	"github.com/fabricops/fabric/fabric/lib/engine"
+	"github.com/fabricops/fabric/fabric/lib/frame"
+	"github.com/fabricops/fabric/fabric/pods/pod"
+	"github.com/nats-io/nats.go"
+)
+
+// stopGrace is how long a stopping worker waits for its jobs to notice.
+const stopGrace = 3 * time.Second
+
+// Worker runs jobs on a worker pod.
+type Worker struct {
+	p     *pod.Pod
+	recs  *jobs.Records
+	store *Store
+	host  string
+
+	mu      sync.Mutex
+	running map[string]context.CancelCauseFunc
+	wg      sync.WaitGroup
+}
+
+// stopCause is why a running job was stopped.
+type stopCause struct {
+	status, reason string
+}
+
+func (s stopCause) Error() string { return s.reason }
+
+// Serve adds the worker's endpoints to the pod p until it stops.
+func Serve(p *pod.Pod) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	data := tenant.New(p.Conn())
+	s, err := data.Store(ctx)
+	if err != nil {
+		return err
+	}
+	host, _ := os.Hostname()
+	w := &Worker{p: p, recs: jobs.Open(s), store: NewStore(data), host: host, running: map[string]context.CancelCauseFunc{}}
+	if err := w.failLeftovers(ctx); err != nil {
+		return err
+	}
+	nc := p.Conn()
+	var subs []*nats.Subscription
+	for endpoint, h := range map[string]nats.MsgHandler{
+		api.EndpointRun:    w.handleRun,
+		api.EndpointEvict:  w.handleEvict,
+		api.EndpointVerify: w.handleVerify,
+	} {
+		sub, err := nc.Subscribe(api.PodSubject(p.ID, endpoint), h)
+		if err != nil {
+			for _, s := range subs {
+				_ = s.Unsubscribe()
+			}
+			return err
+		}
+		subs = append(subs, sub)
+	}
+	p.OnStop(func() {
+		for _, s := range subs {
+			_ = s.Unsubscribe()
+		}
+		w.stopAll()
+	})
+	return nil
+}
+
+// failLeftovers fails the jobs this pod left active: it was restarted
+// while they ran.
+func (w *Worker) failLeftovers(ctx context.Context) error {
+	all, err := w.recs.List(ctx)
+	if err != nil {
+		return err
+	}
+	for _, j := range all {
+		if j.PodID == w.p.ID && api.JobActive(j.Status) {
+			_, _ = w.recs.Finish(ctx, j.JobID, api.JobFailed, "the worker restarted while the job was "+strings.ToLower(j.Status), nil)
+		}
+	}
+	return nil
+}
+
+// stopAll stops the running jobs (Failed: the worker stopped) and waits a
+// little for them to record it.
+func (w *Worker) stopAll() {
+	w.mu.Lock()
+	for _, cancel := range w.running {
+		cancel(stopCause{api.JobFailed, "the worker stopped while the job was running"})
+	}
+	w.mu.Unlock()
+	done := make(chan struct{})
+	go func() { w.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(stopGrace):
+	}
+}
+
+func (w *Worker) handleRun(m *nats.Msg) {
+	var req api.RunRequest
+	if err := json.Unmarshal(m.Data, &req); err != nil {
+		pod.Reply(m, failed(fmt.Sprintf("bad run request: %v", err)))
+		return
+	}
+	steps := engineSteps(req.Steps)
+	if len(steps) == 0 {
+		pod.Reply(m, failed("the pipeline has no steps"))
+		return
+	}
+	job := api.Job{JobID: jobs.NewID(), PodID: w.p.ID, Host: w.host, PID: os.Getpid(), Site: w.p.Site,
+		Pipeline: req.Pipeline, Version: req.Version, Status: api.JobInitializing, Steps: len(steps)}
+	// Verified here, so that the start response tells a wrong pipeline,
+	// and run by the job without verifying it again.
+	runSteps, err := w.engine(job).Prepare(steps)
+	if err != nil {
+		pod.Reply(m, failed(err.Error()))
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := w.recs.Create(ctx, job); err != nil {
+		pod.Reply(m, failed("cannot record the job: "+err.Error()))
+		return
+	}
+	jctx, jcancel := context.WithCancelCause(context.Background())
+	w.mu.Lock()
+	w.running[job.JobID] = jcancel
+	w.mu.Unlock()
+	w.wg.Add(1)
+	w.p.JobStarted()
+	go w.run(jctx, job, runSteps)
+	pod.Reply(m, api.StartResponse{Status: "started", Results: []any{}, Now: api.Timestamp(time.Now()),
+		StatusSubject: api.TraceSubject(w.p.ID, job.JobID), JobID: job.JobID})
+}
+
+func failed(reason string) api.StartResponse {
+	return api.StartResponse{Status: "failed", Reason: reason, Results: []any{}, Now: api.Timestamp(time.Now())}
+}
+
+// engine returns the engine of a job: it publishes each step's trace on
+// the job's trace subject.
+func (w *Worker) engine(job api.Job) *engine.Engine {
+	nc := w.p.Conn()
+	subject := api.TraceSubject(w.p.ID, job.JobID)
+	return &engine.Engine{Store: w.store, JobID: job.JobID, Trace: func(t engine.Trace) {
+		data, _ := json.Marshal(api.Trace{JobID: job.JobID, PodID: w.p.ID, Pipeline: job.Pipeline,
+			Time: api.Timestamp(t.Time), Block: t.Block, Step: t.Step, Tag: t.Tag, Status: t.Status,
+			Rows: t.Rows, Columns: t.Columns, DurationMS: float64(t.Duration.Microseconds()) / 1000, Message: t.Message})
+		_ = nc.Publish(subject, data)
+	}}
+}
+
+// run runs a job to its end (runSteps, from Engine.Prepare) and records
+// how it ended.
+func (w *Worker) run(ctx context.Context, job api.Job, runSteps func(context.Context) (*frame.Frame, error)) {
+	defer w.wg.Done()
+	defer w.p.JobEnded()
+	defer func() {
+		w.mu.Lock()
+		delete(w.running, job.JobID)
+		w.mu.Unlock()
+	}()
+	rctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, _ = w.recs.Update(rctx, job.JobID, func(j *api.Job) error {
+		if j.Status != api.JobInitializing {
+			return jobs.ErrUnchanged
+		}
+		j.Status = api.JobRunning
+		return nil
+	})
+	out, err := runSteps(ctx)
+	fctx, fcancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer fcancel()
+	var cause stopCause
+	switch {
+	case errors.As(context.Cause(ctx), &cause):
+		_, err = w.recs.Finish(fctx, job.JobID, cause.status, cause.reason, nil)
+	case err != nil:
+		_, err = w.recs.Finish(fctx, job.JobID, api.JobFailed, err.Error(), nil)
+	default:
+		path := jobs.OutputPath(job.JobID)
+		if serr := w.saveOutput(fctx, path, out); serr != nil {
+			_, err = w.recs.Finish(fctx, job.JobID, api.JobFailed, "cannot store the output: "+serr.Error(), nil)
+			break
+		}
+		_, err = w.recs.Finish(fctx, job.JobID, api.JobCompleted, "", func(j *api.Job) {
+			j.Output, j.OutputRows = path, int64(out.NumRows())
+		})
+	}
+	if err != nil {
+		log.Printf("worker %s: recording the end of job %s: %v", w.p.ID, job.JobID, err)
+	}
+}
+
+// saveOutput stores a job's final frame as Parquet.
+func (w *Worker) saveOutput(ctx context.Context, path string, f *frame.Frame) error {
+	if f == nil {
+		f, _ = frame.FromRows(nil, nil)
+	}
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(f.WriteTo(pw, frame.Parquet, "")) }()
+	_, err := w.recs.Store().PutBlob(ctx, path, pr)
+	pr.CloseWithError(err)
+	return err
+}
+
+func (w *Worker) handleEvict(m *nats.Msg) {
+	var req api.EvictRequest
+	if err := json.Unmarshal(m.Data, &req); err != nil {
+		pod.Reply(m, api.Error{Error: fmt.Sprintf("bad evict request: %v", err)})
+		return
+	}
+	reason := req.Reason
+	if reason == "" {
+		reason = "evicted"
+	}
+	w.mu.Lock()
+	cancel, ok := w.running[req.JobID]
+	w.mu.Unlock()
+	ctx, ccancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer ccancel()
+	if ok {
+		cancel(stopCause{api.JobEvicted, reason})
+		// Wait (briefly) until the job has recorded its eviction.
+		deadline := time.Now().Add(5 * time.Second)
+		for time.Now().Before(deadline) {
+			j, err := w.recs.Get(ctx, req.JobID)
+			if err != nil || !api.JobActive(j.Status) {
+				pod.Reply(m, j)
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	j, err := w.recs.Finish(ctx, req.JobID, api.JobEvicted, reason, nil)
+	if err != nil {
+		pod.Reply(m, api.Error{Error: err.Error()})
+		return
+	}
+	pod.Reply(m, j)
+}
+
+func (w *Worker) handleVerify(m *nats.Msg) {
+	var req api.RunRequest
+	if err := json.Unmarshal(m.Data, &req); err != nil {
+		pod.Reply(m, api.VerifyResponse{Error: fmt.Sprintf("bad verify request: %v", err)})
+		return
+	}
+	steps := engineSteps(req.Steps)
+	if len(steps) == 0 {
+		pod.Reply(m, api.VerifyResponse{Error: "the pipeline has no steps"})
+		return
+	}
+	if err := (&engine.Engine{Store: w.store}).Verify(steps); err != nil {
+		pod.Reply(m, api.VerifyResponse{Error: err.Error(), Steps: len(steps)})
+		return
+	}
+	pod.Reply(m, api.VerifyResponse{OK: true, Steps: len(steps)})
+}
+
+func engineSteps(in []api.PipelineStep) []engine.Step {
+	out := make([]engine.Step, len(in))
+	for i, s := range in {
+		out[i] = engine.Step{Tag: s.Tag, Query: s.Query, Comment: s.Comment}
+	}
+	return out
+}
