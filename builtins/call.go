@@ -5,6 +5,7 @@ import (
 
 	"github.com/fabricops/fabric/fabric/client"
 	"github.com/fabricops/fabric/fabric/lib/frame"
+	"github.com/fabricops/fabric/runtime/host"
 	"github.com/fabricops/fabric/runtime/value"
 	"go.starlark.net/starlark"
 )
@@ -19,7 +20,7 @@ func (e *Env) listCall(list func(ctx context.Context, c *client.Client) (any, er
 		if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
 			return nil, err
 		}
-		return e.call(b, func(ctx context.Context, c *client.Client) (any, error) { return list(ctx, c) })
+		return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) { return list(ctx, c) })
 	}
 }
 
@@ -31,19 +32,22 @@ func (e *Env) nameCall(do func(ctx context.Context, c *client.Client, name strin
 		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name); err != nil {
 			return nil, err
 		}
-		return e.call(b, func(ctx context.Context, c *client.Client) (any, error) { return do(ctx, c, name) })
+		return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) { return do(ctx, c, name) })
 	}
 }
 
 // call runs fn with the fabric's client; errors are named after b. A nil
 // result is None, a Starlark value is returned as is, and anything else
 // is converted with value.ToStarlark.
-func (e *Env) call(b *starlark.Builtin, fn func(ctx context.Context, c *client.Client) (any, error)) (starlark.Value, error) {
+//
+// fn gets the thread's context: Ctrl-C in the REPL or in a running
+// command cancels the fabric call in flight.
+func (e *Env) call(thread *starlark.Thread, b *starlark.Builtin, fn func(ctx context.Context, c *client.Client) (any, error)) (starlark.Value, error) {
 	c, err := e.connect(b)
 	if err != nil {
 		return nil, err
 	}
-	res, err := fn(context.Background(), c)
+	res, err := fn(host.Context(thread), c)
 	if err != nil {
 		return nil, fail(b.Name(), err)
 	}
@@ -79,7 +83,7 @@ func (e *Env) frameCall(param string, open opener) builtinFunc {
 		if err := starlark.UnpackArgs(b.Name(), args, kwargs, param, &key); err != nil {
 			return nil, err
 		}
-		return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+		return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 			src, err := open(ctx, c, key)
 			if err != nil {
 				return nil, err
@@ -108,7 +112,7 @@ func (e *Env) exportCall(param string, open opener) builtinFunc {
 		if err != nil {
 			return nil, fail(b.Name(), err)
 		}
-		return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+		return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 			src, err := open(ctx, c, key)
 			if err != nil {
 				return nil, err

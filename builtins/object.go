@@ -72,7 +72,7 @@ func (e *Env) objectAdd(thread *starlark.Thread, b *starlark.Builtin, args starl
 	}
 	defer f.Close()
 	st, _ := f.Stat()
-	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		p := withProgress(thread, f, "uploading "+path.Base(file), st.Size())
 		defer p.finish()
 		return c.AddObject(ctx, folder, name, descr, p, overwrite)
@@ -95,7 +95,7 @@ func (e *Env) objectPut(thread *starlark.Thread, b *starlark.Builtin, args starl
 	default:
 		return nil, fmt.Errorf("%s: content must be str or bytes, not %s", b.Name(), content.Type())
 	}
-	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		return c.AddObject(ctx, folder, name, descr, bytes.NewReader(data), overwrite)
 	})
 }
@@ -106,7 +106,7 @@ func (e *Env) objectRead(thread *starlark.Thread, b *starlark.Builtin, args star
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "folder", &folder, "binary?", &binary); err != nil {
 		return nil, err
 	}
-	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		r, _, err := c.OpenObject(ctx, folder, name)
 		if err != nil {
 			return nil, err
@@ -128,7 +128,7 @@ func (e *Env) objectDownload(thread *starlark.Thread, b *starlark.Builtin, args 
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "folder", &folder, "path", &to); err != nil {
 		return nil, err
 	}
-	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		r, obj, err := c.OpenObject(ctx, folder, name)
 		if err != nil {
 			return nil, err
@@ -145,7 +145,7 @@ func (e *Env) objectDelete(thread *starlark.Thread, b *starlark.Builtin, args st
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "folder", &folder); err != nil {
 		return nil, err
 	}
-	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		return nil, c.DeleteObject(ctx, folder, name)
 	})
 }
@@ -155,7 +155,7 @@ func (e *Env) objectList(thread *starlark.Thread, b *starlark.Builtin, args star
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "folder?", &folder); err != nil {
 		return nil, err
 	}
-	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		return c.Objects(ctx, string(folder))
 	})
 }
@@ -165,7 +165,7 @@ func (e *Env) objectMeta(thread *starlark.Thread, b *starlark.Builtin, args star
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "folder", &folder); err != nil {
 		return nil, err
 	}
-	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		return c.Object(ctx, folder, name)
 	})
 }
@@ -194,7 +194,7 @@ func (e *Env) copyToObjstore(thread *starlark.Thread, b *starlark.Builtin, args 
 		return nil, fmt.Errorf("%s: %s is not a readable ZIP file: %v", b.Name(), file, err)
 	}
 	defer zr.Close()
-	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		rows := []copyRow{}
 		for _, f := range zr.File {
 			if f.FileInfo().IsDir() {
@@ -248,7 +248,7 @@ func localCopy(thread *starlark.Thread, file string) (string, func(), error) {
 		}
 		return p, func() {}, nil
 	}
-	body, _, err := httpGet(file)
+	body, _, err := httpGet(host.Context(thread), file)
 	if err != nil {
 		return "", nil, err
 	}
@@ -263,9 +263,13 @@ func localCopy(thread *starlark.Thread, file string) (string, func(), error) {
 const HTTPTimeout = 30 * time.Second
 
 // httpGet opens a URL for reading, with a clear error when it cannot.
-func httpGet(url string) (io.ReadCloser, int64, error) {
+func httpGet(ctx context.Context, url string) (io.ReadCloser, int64, error) {
 	client := &http.Client{Transport: &http.Transport{ResponseHeaderTimeout: HTTPTimeout, Proxy: http.ProxyFromEnvironment}}
-	resp, err := client.Get(url)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, 0, fmt.Errorf("bad URL %q: %v", url, err)
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		return nil, 0, fmt.Errorf("cannot fetch %s: %v", url, unwrapURLError(err))
 	}

@@ -1,13 +1,13 @@
 package builtins
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/runtime/doc"
+	"github.com/fabricops/fabric/runtime/host"
 	"github.com/fabricops/fabric/runtime/value"
 	"go.starlark.net/starlark"
 )
@@ -56,7 +56,7 @@ func (e *Env) podsBuiltin(thread *starlark.Thread, b *starlark.Builtin, args sta
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "type?", &typ, "versions?", &versions); err != nil {
 		return nil, err
 	}
-	infos, err := e.livePods(b)
+	infos, err := e.livePods(thread, b)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +87,7 @@ func (e *Env) agentsBuiltin(thread *starlark.Thread, b *starlark.Builtin, args s
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "type?", &typ, "site?", &site); err != nil {
 		return nil, err
 	}
-	infos, err := e.livePods(b)
+	infos, err := e.livePods(thread, b)
 	if err != nil {
 		return nil, err
 	}
@@ -106,12 +106,12 @@ func (e *Env) agentsBuiltin(thread *starlark.Thread, b *starlark.Builtin, args s
 }
 
 // livePods returns the live pods of the tenant, infra pods first.
-func (e *Env) livePods(b *starlark.Builtin) ([]api.PodInfo, error) {
+func (e *Env) livePods(thread *starlark.Thread, b *starlark.Builtin) ([]api.PodInfo, error) {
 	c, err := e.connect(b)
 	if err != nil {
 		return nil, err
 	}
-	return c.Pods(context.Background())
+	return c.Pods(host.Context(thread))
 }
 
 func (e *Env) healthBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -127,7 +127,7 @@ func (e *Env) healthBuiltin(thread *starlark.Thread, b *starlark.Builtin, args s
 	if err != nil {
 		return nil, err
 	}
-	rows, err := c.Health(context.Background())
+	rows, err := c.Health(host.Context(thread))
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +146,7 @@ func (e *Env) controllerStatus(thread *starlark.Thread, b *starlark.Builtin, arg
 	if err != nil {
 		return nil, err
 	}
-	st, err := c.Status(context.Background())
+	st, err := c.Status(host.Context(thread))
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +162,7 @@ func (e *Env) controllerRestart(thread *starlark.Thread, b *starlark.Builtin, ar
 	if err != nil {
 		return nil, err
 	}
-	st, err := c.Restart(context.Background(), id)
+	st, err := c.Restart(host.Context(thread), id)
 	if err != nil {
 		return nil, err
 	}

@@ -60,7 +60,7 @@ func openURL(thread *starlark.Thread, raw string, f frame.Format) (frame.Source,
 	if err != nil {
 		return nil, err
 	}
-	body, size, err := httpGet(raw)
+	body, size, err := httpGet(host.Context(thread), raw)
 	if err != nil {
 		return nil, err
 	}

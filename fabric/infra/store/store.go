@@ -298,8 +298,19 @@ func ListOf[T any](ctx context.Context, s *Store, bucket string) ([]T, error) {
 // PutBlob stores r's content at path and returns its size. A failed put
 // leaves nothing behind; an existing blob at path is replaced only when the
 // new content is complete.
+//
+// Cancelling ctx stops the put and removes the chunks stored so far. (The
+// object store purges a failed put's chunks with the put's own context,
+// which fails once that context is cancelled; so the put runs on a context
+// that is not, and ctx stops it through the reader instead.)
 func (s *Store) PutBlob(ctx context.Context, path string, r io.Reader) (int64, error) {
-	info, err := s.objects.Put(ctx, jetstream.ObjectMeta{Name: path}, r)
+	info, err := s.objects.Put(context.WithoutCancel(ctx), jetstream.ObjectMeta{Name: path}, ctxReader{ctx, r})
+	if err == nil && ctx.Err() != nil {
+		// Cancelled after the last read: the blob is whole, but the
+		// caller gave up on it and will not record it.
+		_ = s.DeleteBlob(ctx, path)
+		err = ctx.Err()
+	}
 	if err != nil {
 		return 0, fmt.Errorf("storing %s: %w", path, err)
 	}
@@ -338,8 +349,11 @@ func (s *Store) BlobSize(ctx context.Context, path string) (int64, error) {
 }
 
 // DeleteBlob removes the blob at path; a missing blob is not an error.
+//
+// A delete runs to its end even when ctx is cancelled (within Timeout):
+// it is how a failed or interrupted write cleans up after itself.
 func (s *Store) DeleteBlob(ctx context.Context, path string) error {
-	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), Timeout)
 	defer cancel()
 	err := s.objects.Delete(ctx, path)
 	if errors.Is(err, jetstream.ErrObjectNotFound) {
@@ -387,4 +401,17 @@ func timeout(err error, what string) error {
 		return fmt.Errorf("timed out after %s %s", Timeout, what)
 	}
 	return err
+}
+
+// ctxReader reads r until ctx ends, then fails with ctx's error.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }

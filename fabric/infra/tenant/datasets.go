@@ -45,6 +45,9 @@ func (t *Data) putSource(ctx context.Context, path string, src frame.Source, f f
 		pw.CloseWithError(err)
 		copied <- err
 	}()
+	// Ctrl-C unblocks a put waiting for the next converted batch.
+	stop := context.AfterFunc(ctx, func() { pr.CloseWithError(context.Cause(ctx)) })
+	defer stop()
 	size, putErr := s.PutBlob(ctx, path, pr)
 	pr.CloseWithError(putErr) // unblocks the writer when the put failed
 	if err := <-copied; err != nil {
