@@ -44,8 +44,21 @@ func IsAgent(podType string) bool { return podType == EventGateway }
 // PodTypes lists the known pod types.
 var PodTypes = []string{APIServer, Scheduler, Worker, EventGateway}
 
-// DefaultCapacityFilter is a pod's capacity filter unless configured.
-const DefaultCapacityFilter = "cpu_load1 <= 7.0 and mem_percent < 98 and pod_usage_active_jobs < 20"
+// LoadPerCPU is the one-minute load average per CPU above which a pod
+// takes no more work by default: the figure 7.0 of the reference
+// capacity filter, counted per CPU of the pod's host, so that a busy small
+// host is not refused every job and a large one is not overloaded.
+const LoadPerCPU = 7.0
+
+// DefaultCapacityFilter is a pod's capacity filter unless configured, on a
+// host of cpus CPUs: its load limit is LoadPerCPU times cpus ("cpu_load1
+// <= 14.0 and mem_percent < 98 and pod_usage_active_jobs < 20" on two).
+func DefaultCapacityFilter(cpus int) string {
+	if cpus < 1 {
+		cpus = 1
+	}
+	return fmt.Sprintf("cpu_load1 <= %.1f and mem_percent < 98 and pod_usage_active_jobs < 20", LoadPerCPU*float64(cpus))
+}
 
 // Buckets of the tenant's JetStream.
 const (

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	goruntime "runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -43,7 +44,7 @@ type Spec struct {
 	ObjstoreHost   string
 	ConfigChecksum string
 	// CapacityFilter decides whether the pod takes work; default
-	// api.DefaultCapacityFilter.
+	// api.DefaultCapacityFilter for the host's CPUs.
 	CapacityFilter string
 	// Dependencies are pod types that must be live for the pod to be
 	// healthy (service-dependency:<type>).
@@ -93,7 +94,7 @@ func Start(ctx context.Context, nc *nats.Conn, spec Spec, onRestart func()) (*Po
 		spec.ID = NewID()
 	}
 	if spec.CapacityFilter == "" {
-		spec.CapacityFilter = api.DefaultCapacityFilter
+		spec.CapacityFilter = api.DefaultCapacityFilter(goruntime.NumCPU())
 	}
 	host, _ := os.Hostname()
 	p := &Pod{Spec: spec, nc: nc, started: time.Now(), hostname: host, done: make(chan struct{}), onRestart: onRestart}

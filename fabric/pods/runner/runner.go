@@ -40,7 +40,7 @@ type Options struct {
 	// LeaseTTL is the scheduler lease's time to live (0: the default).
 	LeaseTTL time.Duration
 	// CapacityFilter is the pods' capacity filter (empty: the default,
-	// api.DefaultCapacityFilter).
+	// api.DefaultCapacityFilter for the host).
 	CapacityFilter string
 	// Logger receives one line per pod event (nil: none).
 	Logger *log.Logger
