@@ -50,7 +50,7 @@ func (e *Env) boundedAdd(thread *starlark.Thread, b *starlark.Builtin, args star
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "schema", &schema); err != nil {
 		return nil, err
 	}
-	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		bd, err := c.BoundedAdd(ctx, name, schema)
 		return bounded(bd), err
 	})
@@ -77,7 +77,7 @@ func (e *Env) boundedImport(thread *starlark.Thread, b *starlark.Builtin, args s
 		return nil, fail(b.Name(), err)
 	}
 	defer data.Release()
-	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		bd, err := c.BoundedImport(ctx, name, data, publish)
 		return bounded(bd), err
 	})
@@ -135,7 +135,7 @@ func (e *Env) schemaAdd(thread *starlark.Thread, b *starlark.Builtin, args starl
 	default:
 		return nil, fmt.Errorf("%s: give file or schema", b.Name())
 	}
-	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		return c.AddSchema(ctx, name, descr, doc, overwrite)
 	})
 }

@@ -85,7 +85,7 @@ func (e *Env) datasetAdd(thread *starlark.Thread, b *starlark.Builtin, args star
 		}
 	}
 	defer src.Close()
-	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		rec, created, err := c.AddDataset(ctx, name, folder, src, frame.Format(remote))
 		if err != nil {
 			return nil, err
@@ -104,7 +104,7 @@ func (e *Env) datasetDump(thread *starlark.Thread, b *starlark.Builtin, args sta
 	if err != nil || !streamable(f) {
 		return nil, fmt.Errorf("%s: format must be csv, json or jsonl to print, not %q (give a file for others)", b.Name(), format)
 	}
-	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		src, err := openDataset(ctx, c, name)
 		if err != nil {
 			return nil, err

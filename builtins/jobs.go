@@ -104,7 +104,7 @@ func (e *Env) runBuiltin(thread *starlark.Thread, b *starlark.Builtin, args star
 	if err := a.unpack(b, args, kwargs, "full?", &full); err != nil {
 		return nil, err
 	}
-	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		req, err := a.request(ctx, thread, c)
 		if err != nil {
 			return nil, err
@@ -125,7 +125,7 @@ func (e *Env) verifyBuiltin(thread *starlark.Thread, b *starlark.Builtin, args s
 	if err := a.unpack(b, args, kwargs); err != nil {
 		return nil, err
 	}
-	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		req, err := a.request(ctx, thread, c)
 		if err != nil {
 			return nil, err
@@ -153,7 +153,7 @@ func (e *Env) jobsBuiltin(thread *starlark.Thread, b *starlark.Builtin, args sta
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "all?", &all, "pipeline_name?", &pipelineName); err != nil {
 		return nil, err
 	}
-	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		js, err := c.Jobs(ctx)
 		if err != nil {
 			return nil, err
@@ -178,7 +178,7 @@ func (e *Env) jobBuiltin(thread *starlark.Thread, b *starlark.Builtin, args star
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "jobid", &id); err != nil {
 		return nil, err
 	}
-	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		j, err := c.Job(ctx, id)
 		if err != nil {
 			return nil, err
@@ -199,7 +199,7 @@ func (e *Env) waitBuiltin(thread *starlark.Thread, b *starlark.Builtin, args sta
 			return nil, fmt.Errorf("%s: on_status must be a function, not %s", b.Name(), onStatus.Type())
 		}
 	}
-	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		j, err := c.Job(ctx, id)
 		if err != nil {
 			return nil, err
@@ -230,7 +230,7 @@ func (e *Env) evictBuiltin(thread *starlark.Thread, b *starlark.Builtin, args st
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "jobid", &id); err != nil {
 		return nil, err
 	}
-	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		j, err := c.Evict(ctx, id)
 		if err != nil {
 			return nil, err

@@ -143,7 +143,7 @@ func (e *Env) pipelineGet(thread *starlark.Thread, b *starlark.Builtin, args sta
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "version?", &version); err != nil {
 		return nil, err
 	}
-	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		return c.Pipeline(ctx, name, string(version))
 	})
 }
@@ -184,7 +184,7 @@ func (e *Env) pipelineAdd(thread *starlark.Thread, b *starlark.Builtin, args sta
 	if p.Name == "" {
 		return nil, fmt.Errorf("%s: the pipeline has no name: give name=", b.Name())
 	}
-	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		return c.AddPipeline(ctx, p)
 	})
 }
@@ -194,7 +194,7 @@ func (e *Env) pipelineDelete(thread *starlark.Thread, b *starlark.Builtin, args 
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "version", &version); err != nil {
 		return nil, err
 	}
-	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		return nil, c.DeletePipeline(ctx, name, version)
 	})
 }
@@ -204,7 +204,7 @@ func (e *Env) pipelineConvert(thread *starlark.Thread, b *starlark.Builtin, args
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "pipetype", &pipetype); err != nil {
 		return nil, err
 	}
-	return e.call(b, func(ctx context.Context, c *client.Client) (any, error) {
+	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		return c.ConvertPipelinesToJSON(ctx, pipetype)
 	})
 }
