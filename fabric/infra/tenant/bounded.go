@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -280,7 +282,7 @@ func DraftNames(paths []string) []string {
 // "at /cpu: maximum: 150 is greater than 100".
 var (
 	validatingRe = regexp.MustCompile(`validating (/[^:]*): `)
-	rationalRe   = regexp.MustCompile(`\b(-?\d+)/1\b`)
+	rationalRe   = regexp.MustCompile(`\b-?\d+/\d+\b`)
 	decimalRe    = regexp.MustCompile(`\b(-?\d+)\.(\d*?)0+\b`)
 )
 
@@ -297,7 +299,15 @@ func oneLine(err error) string {
 		path = p
 		return ""
 	})
-	msg = rationalRe.ReplaceAllString(msg, "$1")
+	// The validator prints numbers as fractions (193.5 as 387/2).
+	msg = rationalRe.ReplaceAllStringFunc(msg, func(m string) string {
+		r, ok := new(big.Rat).SetString(m)
+		if !ok {
+			return m
+		}
+		f, _ := r.Float64()
+		return strconv.FormatFloat(f, 'g', -1, 64)
+	})
 	msg = decimalRe.ReplaceAllStringFunc(msg, func(m string) string {
 		return strings.TrimSuffix(strings.TrimRight(m, "0"), ".")
 	})
