@@ -25,6 +25,20 @@ func (sh *shell) command(args []string) int {
 		return runtime.ExitFailure
 	}
 	key, n, ok := ix.Resolve(args)
+	if !ok && isGroup(ix, args[0]) {
+		// "client dataset -h" lists the group's commands; a bare group
+		// is a usage error that lists them too.
+		if len(args) > 1 && (args[1] == "-h" || args[1] == "--help") {
+			return sh.help(args[:1])
+		}
+		if len(args) == 1 {
+			fmt.Fprintf(sh.io.Stderr, "error: %s needs a command\n", args[0])
+			sh.io.Stdout, sh.io.Stderr = sh.io.Stderr, sh.io.Stdout
+			defer func() { sh.io.Stdout, sh.io.Stderr = sh.io.Stderr, sh.io.Stdout }()
+			sh.help(args[:1])
+			return runtime.ExitUsage
+		}
+	}
 	if !ok {
 		fmt.Fprintf(sh.io.Stderr, "error: unknown command %q\n", strings.Join(leadingWords(args), " "))
 		if s := ix.Suggest(args); len(s) > 0 {
@@ -94,14 +108,28 @@ func (sh *shell) invoke(rt *runtime.Runtime, cmd *command.Command, argv []string
 	case sh.debug:
 		fmt.Fprintln(sh.io.Stderr, runtime.Backtrace(err))
 	default:
-		fmt.Fprintf(sh.io.Stderr, "error: %s\n", runtime.Message(err))
+		fmt.Fprintf(sh.io.Stderr, "error: %s\n", runtime.CommandMessage(err, cmd.Name))
 	}
 	return code
+}
+
+// isGroup reports whether word names a group of commands ("dataset").
+func isGroup(ix *command.Index, word string) bool {
+	prefix := command.Canonical(word) + "-"
+	for _, k := range ix.Keys() {
+		if strings.HasPrefix(k, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // help prints the shell's usage and command list, a group's commands, or a
 // command's help.
 func (sh *shell) help(args []string) int {
+	if len(args) > 0 && args[0] == "--markdown" {
+		return sh.markdown(args[1:])
+	}
 	ix, err := sh.index()
 	if err != nil {
 		fmt.Fprintf(sh.io.Stderr, "error: cannot index scripts: %v\n", err)
@@ -128,6 +156,8 @@ func (sh *shell) help(args []string) int {
 	}
 	if len(args) == 0 {
 		fmt.Fprint(sh.io.Stdout, shellUsage)
+	} else {
+		fmt.Fprintf(sh.io.Stdout, "usage: %s %s COMMAND [FLAGS]\n", Prog, strings.TrimSuffix(prefix, "-"))
 	}
 	fmt.Fprintln(sh.io.Stdout, "\nCommands:")
 	width := 0
@@ -181,6 +211,8 @@ Usage:
   client --check FILE.star...    parse and resolve without running
   client COMMAND [FLAGS]         run a command; "group sub" and "group-sub" are the same
   client help [COMMAND]          this help, a group's commands, or a command's help
+  client help --markdown         the reference of every command, in Markdown
+  client completion SHELL        a completion script for bash, zsh or fish (-h: how to install)
   client version                 print the version
 
 Environment: FABRIC_HOME (default ~/.fabric: history, scripts/, rc.star),

@@ -58,7 +58,7 @@ func TestObjects(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "notes.txt")); err != nil {
 		t.Fatal(err)
 	}
-	if _, errOut, code := run(t, "", "object", "get", "--name", "nope", "--folder", "docs"); code != 1 || errOut != "error: object.read: no object \"nope\" in folder \"docs\"\n" {
+	if _, errOut, code := run(t, "", "object", "get", "--name", "nope", "--folder", "docs"); code != 1 || errOut != "error: object get: no object \"nope\" in folder \"docs\"\n" {
 		t.Fatalf("missing object: %d %q", code, errOut)
 	}
 

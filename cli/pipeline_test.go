@@ -175,7 +175,7 @@ func TestPipelineCommands(t *testing.T) {
 		t.Fatalf("delete: %d %q", code, errOut)
 	}
 	_, errOut, code := run(t, "", "pipeline", "get", "--name", "hot-hosts", "--version", day+"_1")
-	if code != 1 || errOut != fmt.Sprintf("error: pipeline.get: pipeline \"hot-hosts\" has no version %q\n", day+"_1") {
+	if code != 1 || errOut != fmt.Sprintf("error: pipeline get: pipeline \"hot-hosts\" has no version %q\n", day+"_1") {
 		t.Fatalf("get deleted: %d %q", code, errOut)
 	}
 	// A deleted version is not reused while a later one exists.
@@ -205,16 +205,16 @@ func TestPipelineBadInput(t *testing.T) {
 		argv []string
 		want string
 	}{
-		{[]string{"pipeline", "add", "--file", filepath.Join(dir, "missing.yaml")}, "error: pipeline.add: open " + filepath.Join(dir, "missing.yaml") + ": no such file or directory\n"},
+		{[]string{"pipeline", "add", "--file", filepath.Join(dir, "missing.yaml")}, "error: pipeline add: open " + filepath.Join(dir, "missing.yaml") + ": no such file or directory\n"},
 		{[]string{"pipeline", "add", "--file", write(t, dir, "bad.yaml", "name: x\ndata:\n  sequence:\n    - tag: '@dm:empty'\n      query: x: y\n")}, "bad.yaml: invalid YAML at line 5: mapping values are not allowed in this context\n"},
 		{[]string{"pipeline", "add", "--file", write(t, dir, "field.yaml", "name: x\ndata:\n  sequence:\n    - tag: dm:empty\n")}, `field.yaml: line 4: data.sequence step 1: "dm:empty" is not a bot tag`},
 		{[]string{"pipeline", "add", "--file", write(t, dir, "bad.json", "{\"name\": \"x\",\n \"data\": }")}, "bad.json: invalid JSON at line 2, column 10"},
 		{[]string{"pipeline", "add", "--file", write(t, dir, "bad.txt", "@dm:empty\n  --> @dm:head n = 1\n  -->\n")}, "bad.txt: line 3: --> with no bot after it"},
 		{[]string{"pipeline", "add", "--file", write(t, dir, "quote.txt", "@dm:empty\n  --> @dm:eval x = 'open\n")}, "quote.txt: line 2: the quote ' opened here is never closed"},
 		{[]string{"pipeline", "add", "--file", write(t, dir, "empty.yaml", "")}, "empty.yaml: the pipeline is empty"},
-		{[]string{"pipeline", "get", "--name", "nope", "--version", "2026_01_01_1"}, `error: pipeline.get: no pipeline named "nope"` + "\n"},
-		{[]string{"pipeline", "get-versions", "--name", "nope"}, `error: pipeline.get_versions: no pipeline named "nope"` + "\n"},
-		{[]string{"pipeline", "delete", "--name", "nope", "--version", "2026_01_01_1"}, `error: pipeline.delete: no pipeline named "nope"` + "\n"},
+		{[]string{"pipeline", "get", "--name", "nope", "--version", "2026_01_01_1"}, `error: pipeline get: no pipeline named "nope"` + "\n"},
+		{[]string{"pipeline", "get-versions", "--name", "nope"}, `error: pipeline get-versions: no pipeline named "nope"` + "\n"},
+		{[]string{"pipeline", "delete", "--name", "nope", "--version", "2026_01_01_1"}, `error: pipeline delete: no pipeline named "nope"` + "\n"},
 	}
 	for _, tt := range fails {
 		out, errOut, code := run(t, "", tt.argv...)
@@ -225,11 +225,11 @@ func TestPipelineBadInput(t *testing.T) {
 	// An unknown version of a known pipeline.
 	addPipeline(t, "--file", write(t, dir, "ok.yaml", hotHostsYAML))
 	_, errOut, code := run(t, "", "pipeline", "delete", "--name", "hot-hosts", "--version", "2026_01_01_3")
-	if code != 1 || errOut != "error: pipeline.delete: pipeline \"hot-hosts\" has no version \"2026_01_01_3\"\n" {
+	if code != 1 || errOut != "error: pipeline delete: pipeline \"hot-hosts\" has no version \"2026_01_01_3\"\n" {
 		t.Errorf("unknown version: %d %q", code, errOut)
 	}
 	_, errOut, code = run(t, "", "pipeline", "get", "--name", "hot-hosts", "--version", "not a.version")
-	if code != 1 || errOut != "error: pipeline.get: pipeline \"hot-hosts\" has no version \"not a.version\"\n" {
+	if code != 1 || errOut != "error: pipeline get: pipeline \"hot-hosts\" has no version \"not a.version\"\n" {
 		t.Errorf("malformed version: %d %q", code, errOut)
 	}
 

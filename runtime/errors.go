@@ -85,6 +85,27 @@ func Message(err error) string {
 	return err.Error()
 }
 
+// CommandMessage is Message for a failure of the command the user typed
+// (name, "dataset delete"): it names that command, not the builtin its
+// script happened to call ("dataset.meta"). A script's own fail() message
+// is left as the script wrote it.
+func CommandMessage(err error, name string) string {
+	var eval *starlark.EvalError
+	if !errors.As(err, &eval) || strings.HasPrefix(eval.Msg, "fail: ") {
+		return Message(err)
+	}
+	msg := eval.Msg
+	if stack := eval.CallStack; len(stack) > 0 {
+		if top := stack[len(stack)-1]; !top.Pos.IsValid() || top.Pos.Filename() == "<builtin>" {
+			msg = strings.TrimPrefix(msg, top.Name+": ")
+		}
+	}
+	if strings.HasPrefix(msg, name+": ") {
+		return msg
+	}
+	return name + ": " + msg
+}
+
 // Backtrace renders an error with the file:line:col of every frame, as the
 // shell prints script failures.
 func Backtrace(err error) string {
