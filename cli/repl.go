@@ -49,16 +49,8 @@ func (sh *shell) newSession() *repl.Session {
 // completer completes the session's names and the command names.
 func (sh *shell) completer(s *repl.Session) *repl.Completer {
 	return &repl.Completer{
-		Names: func() starlark.StringDict {
-			names := starlark.StringDict{}
-			for k, v := range s.RT.Predeclared() {
-				names[k] = v
-			}
-			for k, v := range s.Globals {
-				names[k] = v
-			}
-			return names
-		},
+		// The session's globals hold the predeclared names too.
+		Names: func() starlark.StringDict { return s.Globals },
 		Commands: func() []string {
 			ix, err := sh.index()
 			if err != nil {

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/fabricops/fabric/runtime"
+	"github.com/fabricops/fabric/runtime/doc"
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
 )
@@ -27,7 +28,11 @@ var dialect = func() *syntax.FileOptions {
 
 // Session is one REPL session: its runtime and its globals.
 type Session struct {
-	RT      *runtime.Runtime
+	RT *runtime.Runtime
+	// Globals is the session's namespace, which statements and
+	// expressions alike run in: it starts as the runtime's predeclared
+	// names (and dir()), and holds the names the session defines, which
+	// may shadow them.
 	Globals starlark.StringDict
 	// Command runs a ":command" line (without the colon) and returns its
 	// exit code; nil disables command mode.
@@ -39,9 +44,20 @@ type Session struct {
 	chunks chunker
 }
 
-// NewSession returns a session over rt with empty globals.
+// NewSession returns a session over rt whose globals are the predeclared
+// names.
+//
+// The predeclared names must be globals of the session, not only names
+// expressions see: a statement chunk runs through starlark.ExecREPLChunk,
+// which resolves names against the globals and the universe only (it has
+// no predeclared block), so "p = pods()" would be "undefined: pods".
 func NewSession(rt *runtime.Runtime) *Session {
-	return &Session{RT: rt, Globals: starlark.StringDict{}}
+	s := &Session{RT: rt, Globals: starlark.StringDict{}}
+	for k, v := range rt.Predeclared() {
+		s.Globals[k] = v
+	}
+	s.Globals["dir"] = s.dirBuiltin()
+	return s
 }
 
 // Run reads and runs chunks until the end of input or exit(), and returns
@@ -84,7 +100,7 @@ func (s *Session) Eval(src string) (code int, exit bool) {
 	stop := runtime.CancelOnInterrupt(thread, s.Interrupts)
 	defer stop()
 	if expr := soleExpr(f); expr != nil {
-		v, err := starlark.EvalExprOptions(dialect, thread, expr, s.env())
+		v, err := starlark.EvalExprOptions(dialect, thread, expr, s.Globals)
 		if err != nil {
 			return s.report(thread, err)
 		}
@@ -100,16 +116,27 @@ func (s *Session) Eval(src string) (code int, exit bool) {
 	return runtime.ExitOK, false
 }
 
-// env is what an expression sees: the globals over the predeclared names.
-func (s *Session) env() starlark.StringDict {
-	env := make(starlark.StringDict, len(s.Globals)+len(s.RT.Predeclared()))
-	for k, v := range s.RT.Predeclared() {
-		env[k] = v
-	}
-	for k, v := range s.Globals {
-		env[k] = v
-	}
-	return env
+// env is what a chunk sees, beside the Starlark universe: the session's
+// globals, predeclared names included.
+func (s *Session) env() starlark.StringDict { return s.Globals }
+
+// dirBuiltin is the REPL's dir(): without an argument it lists the names in
+// scope, as Python's does; dir(x) is Starlark's.
+func (s *Session) dirBuiltin() *starlark.Builtin {
+	return doc.Builtin("dir", `dir(x=None)
+
+Without an argument, lists the names in scope in the REPL (the modules and
+builtins, and the names defined in the session). With one, lists x's
+attributes and methods.`, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		if len(args)+len(kwargs) > 0 {
+			return starlark.Call(thread, starlark.Universe["dir"], args, kwargs)
+		}
+		names := make([]starlark.Value, 0, len(s.Globals))
+		for _, k := range s.Globals.Keys() {
+			names = append(names, starlark.String(k))
+		}
+		return starlark.NewList(names), nil
+	})
 }
 
 func (s *Session) report(thread *starlark.Thread, err error) (int, bool) {

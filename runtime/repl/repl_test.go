@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -208,5 +209,68 @@ func TestCompletion(t *testing.T) {
 	sfx, n := comp.Do([]rune("json.enc"), 8)
 	if n != 3 || len(sfx) != 1 || string(sfx[0]) != "ode" {
 		t.Errorf("Do = %q %d", sfx, n)
+	}
+}
+
+// TestPredeclaredInStatements: a statement sees the predeclared names as
+// an expression does (a REPL chunk is resolved against both), for every
+// predeclared name, in assignments, in defs and in rc.star.
+func TestPredeclaredInStatements(t *testing.T) {
+	s, stdout, stderr := session(t)
+	for name := range s.RT.Predeclared() {
+		for _, src := range []string{"v = " + name, name, "v2 = [" + name + "]\nv2[0]"} {
+			stderr.Reset()
+			if code, _ := s.Eval(src); code != 0 || stderr.Len() > 0 {
+				t.Errorf("%q: exit %d: %s", src, code, stderr)
+			}
+		}
+	}
+	stdout.Reset()
+	for _, src := range []string{
+		"x = json.encode([1])",
+		"x",
+		"def f():\n    return json.decode('[2]')",
+		"y = f()",
+		"y",
+		"json = 'shadowed'",
+		"json",
+	} {
+		if code, _ := s.Eval(src); code != 0 {
+			t.Fatalf("%q: exit %d: %s", src, code, stderr)
+		}
+	}
+	if want := "\"[1]\"\n[2]\n\"shadowed\"\n"; stdout.String() != want {
+		t.Errorf("stdout = %q, want %q", stdout.String(), want)
+	}
+
+	rc := filepath.Join(t.TempDir(), "rc.star")
+	if err := os.WriteFile(rc, []byte("from_rc = json.encode({'a': 1})\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, stdout, stderr = session(t)
+	s.RunRC(rc)
+	s.Eval("from_rc")
+	if stderr.Len() > 0 || stdout.String() != "\"{\\\"a\\\":1}\"\n" {
+		t.Errorf("rc.star: stdout %q stderr %q", stdout, stderr)
+	}
+}
+
+// TestDir: dir() lists the names in scope, predeclared and defined in the
+// session; dir(x) is still Starlark's.
+func TestDir(t *testing.T) {
+	s, stdout, stderr := session(t)
+	s.Eval("mine = 1")
+	s.Eval("names = dir()")
+	for name := range s.RT.Predeclared() {
+		stdout.Reset()
+		if s.Eval("'" + name + "' in names"); stdout.String() != "True\n" {
+			t.Errorf("dir() lacks %s", name)
+		}
+	}
+	stdout.Reset()
+	s.Eval("'mine' in names")
+	s.Eval("'encode' in dir(json)")
+	if stdout.String() != "True\nTrue\n" || stderr.Len() > 0 {
+		t.Errorf("stdout %q stderr %q", stdout, stderr)
 	}
 }
