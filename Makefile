@@ -36,13 +36,17 @@ test: deps
 	$(GO) test -count=1 ./...
 
 # The demo runs on the embedded default: the local fabric starts (and keeps
-# running; 'bin/client fabric down' stops it), then two workflows run.
+# running; 'bin/client fabric down' stops it), then each workflow runs under
+# a heading.
+DEMOS := fabric_tour demo sales jobs
 demo: build
+	@echo "== Starting the local fabric"
 	$(BIN)/client fabric up
-	$(BIN)/client run examples/fabric_tour.star
-	$(BIN)/client run examples/demo.star
-	$(BIN)/client run examples/sales.star
-	$(BIN)/client run examples/jobs.star
+	@for d in $(DEMOS); do \
+	  echo; echo "== examples/$$d.star: $$(sed -n '2s/^"""//p' examples/$$d.star)"; \
+	  $(BIN)/client run examples/$$d.star || exit 1; \
+	done
+	@echo
 	@echo "The local fabric keeps running: bin/client fabric down stops it."
 
 

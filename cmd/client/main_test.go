@@ -123,3 +123,30 @@ func TestLocalFabricLifecycle(t *testing.T) {
 		t.Fatalf("fabric logs: %d\n%s", code, logs)
 	}
 }
+
+// TestFabricUpWithoutFabricd: a client with no fabricd beside it nor on
+// PATH says where it looked, in one line, and starts nothing.
+func TestFabricUpWithoutFabricd(t *testing.T) {
+	dir := t.TempDir()
+	lone := filepath.Join(dir, "client")
+	data, err := os.ReadFile(buildClient(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(lone, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(lone, "fabric", "up")
+	cmd.Env = []string{"FABRIC_HOME=" + filepath.Join(dir, "home"), "PATH=" + dir, "HOME=" + dir}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 1 {
+		t.Fatalf("want exit 1, got %v\n%s", err, stderr.String())
+	}
+	want := "error: fabric up: cannot start the local fabric: no fabricd beside the client (" + filepath.Join(dir, "fabricd") + ") nor on PATH; build both with 'make build' or install them with 'make install'\n"
+	if stderr.String() != want {
+		t.Fatalf("stderr:\n%s\nwant:\n%s", stderr.String(), want)
+	}
+}
