@@ -12,8 +12,12 @@ DLDFLAGS := -s -w -X main.Version=$(VERSION)
 
 all: build
 
+# Three binaries: client (built lean: no Arrow, Parquet or Excel, so it
+# starts in milliseconds), client-data (the same shell with the data
+# libraries; client hands it what needs them) and fabricd (the pods).
 build:
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/client ./cmd/client
+	$(GO) build -trimpath -tags lean -ldflags '$(LDFLAGS)' -o $(BIN)/client ./cmd/client
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/client-data ./cmd/client
 	$(GO) build -trimpath -ldflags '$(DLDFLAGS)' -o $(BIN)/fabricd ./cmd/fabricd
 
 # Debian packages the tests use, installed when missing: tmux drives the REPL
@@ -32,6 +36,7 @@ deps:
 
 test: deps
 	$(GO) vet ./...
+	$(GO) build -tags lean -o /dev/null ./cmd/client
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed on:"; gofmt -l .; exit 1; }
 	$(GO) test -count=1 ./...
 
@@ -58,6 +63,7 @@ bench: build
 
 lint:
 	$(GO) vet ./...
+	$(GO) build -tags lean -o /dev/null ./cmd/client
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed on:"; gofmt -l .; exit 1; }
 
 # Short runs of every fuzz test (longer: make fuzz FUZZTIME=5m).
@@ -79,8 +85,11 @@ fuzz:
 	$(GO) test ./fabric/lib/engine -run '^$$' -fuzz '^FuzzParseParams$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./fabric/lib/engine -run '^$$' -fuzz '^FuzzParseTime$$' -fuzztime $(FUZZTIME)
 
+# go install puts client and fabricd in GOBIN; client-data goes beside them.
+GOBIN_DIR = $(or $(shell $(GO) env GOBIN),$(shell $(GO) env GOPATH)/bin)
 install:
-	$(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cmd/client
+	$(GO) install -trimpath -tags lean -ldflags '$(LDFLAGS)' ./cmd/client
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(GOBIN_DIR)/client-data ./cmd/client
 	$(GO) install -trimpath -ldflags '$(DLDFLAGS)' ./cmd/fabricd
 
 clean:

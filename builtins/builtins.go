@@ -1,31 +1,47 @@
 // Package builtins holds the fabric's Starlark modules: one file per area
 // (pipeline.go, ...). Each builtin unpacks its arguments, calls the fabric's
 // Go packages, and returns data as Starlark values; none of them prints.
+//
+// The modules that need the data libraries (Arrow, Parquet, Excel) are in
+// files built without the "lean" tag. A client built with it (bin/client)
+// starts in a few milliseconds: it has stubs for those names (DataNames),
+// and the shell hands a program that uses one to the full client
+// (bin/client-data) before running it.
 package builtins
 
 import (
 	"fmt"
 
+	"github.com/fabricops/fabric/fabric/lib/pipeline"
 	"go.starlark.net/starlark"
 )
+
+// DataNames are the predeclared names whose builtins need the data
+// libraries: every module and builtin but the platform's (pods,
+// healthcheck, agents, pod_controller) and the local
+// fabric's (fabric).
+var DataNames = []string{
+	"pipeline", "object", "dataset", "schema", "file_ops", "frame", "cfxql",
+	"run", "verify_pipeline", "jobs", "job", "wait", "evict", "output", "output_export", "purge_outputs", "watch_traces",
+}
+
+// moduleConsts are the constants of the data modules, which scripts read
+// when they declare their commands (help texts): both builds have them.
+var moduleConsts = map[string]starlark.StringDict{
+	"pipeline": {
+		"CANONICAL_FORM": starlark.String(pipeline.CanonicalForm),
+		"TEXT_FORM":      starlark.String(pipeline.TextForm),
+	},
+}
 
 // Modules returns the fabric modules and builtins every script sees, by
 // name; those that reach the fabric share env's connection.
 func Modules(env *Env) starlark.StringDict {
-	m := starlark.StringDict{
-		"pipeline": env.pipelineModule(),
-		"fabric":   env.fabricModule(),
-		"object":   env.objectModule(),
-		"dataset":  env.datasetModule(),
-		"schema":   env.schemaModule(),
-		"file_ops": fileOpsModule(),
-		"frame":    frameModule(),
-		"cfxql":    cfxqlModule(),
-	}
+	m := starlark.StringDict{"fabric": env.fabricModule()}
 	for k, v := range env.platform() {
 		m[k] = v
 	}
-	for k, v := range env.jobBuiltins() {
+	for k, v := range env.dataModules() {
 		m[k] = v
 	}
 	return m
@@ -58,4 +74,11 @@ func (s *seconds) Unpack(v starlark.Value) error {
 	}
 	*s = seconds(f)
 	return nil
+}
+
+// IsModuleConst reports whether module's attribute attr is one of the
+// constants both builds have (see moduleConsts).
+func IsModuleConst(module, attr string) bool {
+	_, ok := moduleConsts[module][attr]
+	return ok
 }

@@ -1,3 +1,5 @@
+//go:build !lean
+
 package builtins
 
 import (
@@ -25,8 +27,8 @@ func (e *Env) pipelineModule() starlark.Value {
 	return doc.Module("pipeline", `Pipelines (SPEC 2.10): stored by name, one record per version
 YYYY_MM_DD_N; written as YAML, JSON or the --> text form; and their
 content checksums.`, starlark.StringDict{
-		"CANONICAL_FORM": starlark.String(pipeline.CanonicalForm),
-		"TEXT_FORM":      starlark.String(pipeline.TextForm),
+		"CANONICAL_FORM": moduleConsts["pipeline"]["CANONICAL_FORM"],
+		"TEXT_FORM":      moduleConsts["pipeline"]["TEXT_FORM"],
 		"checksum": b("checksum", `checksum(text, file=None)
 
 Returns the content checksums of a pipeline given as JSON, YAML or text

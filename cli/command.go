@@ -91,6 +91,9 @@ func (sh *shell) invoke(rt *runtime.Runtime, cmd *command.Command, argv []string
 		fmt.Fprint(sh.io.Stdout, command.Help(Prog, cmd))
 		return runtime.ExitOK
 	}
+	if sh.commandNeedsFull(rt, cmd) {
+		return sh.handOff()
+	}
 	for _, w := range parsed.Warnings {
 		fmt.Fprintf(sh.io.Stderr, "warning: %s\n", w)
 	}

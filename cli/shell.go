@@ -31,7 +31,7 @@ var Version = "0.1.0-dev"
 // Main runs the client with args (without the program name) and returns
 // its exit code: 0 success, 1 failure, 2 usage error, 130 interrupted.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	sh := &shell{terminal: host.IsTerminal(stdin)}
+	sh := &shell{terminal: host.IsTerminal(stdin), argv: args}
 	if _, ok := stdin.(io.ByteReader); !ok {
 		// One buffer for the whole run, so that successive input() calls
 		// (on any thread) never lose what a previous one read ahead.
@@ -55,6 +55,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func Home() string { return local.Home() }
 
 type shell struct {
+	// argv is what Main was given, for handing over to the full client.
+	argv     []string
 	io       *host.IO
 	env      *builtins.Env
 	debug    bool
@@ -67,6 +69,9 @@ func (sh *shell) main(args []string) int {
 		args = args[1:]
 	}
 	if len(args) == 0 {
+		if builtins.Lean {
+			return sh.handOff() // the REPL and stdin may use anything
+		}
 		if sh.terminal {
 			return sh.repl()
 		}
@@ -77,10 +82,15 @@ func (sh *shell) main(args []string) int {
 		return sh.help(nil)
 	case a == "help":
 		return sh.help(args[1:])
+	case a == "completion":
+		return sh.completion(args[1:])
 	case a == "version" || a == "--version":
 		fmt.Fprintf(sh.io.Stdout, "%s %s\n", Prog, Version)
 		return runtime.ExitOK
 	case a == "repl":
+		if builtins.Lean {
+			return sh.handOff()
+		}
 		return sh.repl()
 	case a == "-c":
 		if len(args) < 2 {
@@ -147,6 +157,9 @@ func (sh *shell) runSource(name string, src []byte, argv []string) int {
 		}
 	}
 	rt := sh.newRuntime(argv)
+	if sh.needsFull(rt, name, src) {
+		return sh.handOff()
+	}
 	thread := rt.NewThread(name)
 	stop := runtime.CancelOnInterrupt(thread, nil)
 	_, err := rt.ExecFile(thread, name, src)

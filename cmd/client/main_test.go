@@ -19,8 +19,10 @@ var (
 	buildOut  []byte
 )
 
-// buildClient builds the client binary once for the package's tests, and
-// fabricd beside it (the client starts the local fabric with it).
+// buildClient builds the client binaries once for the package's tests, as
+// make build does: the lean client (returned), client-data beside it (the
+// full client it hands data work to) and fabricd (it starts the local
+// fabric).
 func buildClient(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
@@ -30,9 +32,16 @@ func buildClient(t *testing.T) string {
 			return
 		}
 		binPath = filepath.Join(dir, "client")
-		buildOut, buildErr = exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
-		if buildErr == nil {
-			buildOut, buildErr = exec.Command("go", "build", "-o", filepath.Join(dir, "fabricd"), "../fabricd").CombinedOutput()
+		// As make build does: the lean client, the full one it hands data
+		// work to, and fabricd.
+		for _, args := range [][]string{
+			{"build", "-tags", "lean", "-o", binPath, "."},
+			{"build", "-o", filepath.Join(dir, "client-data"), "."},
+			{"build", "-o", filepath.Join(dir, "fabricd"), "../fabricd"},
+		} {
+			if buildOut, buildErr = exec.Command("go", args...).CombinedOutput(); buildErr != nil {
+				return
+			}
 		}
 	})
 	if buildErr != nil {

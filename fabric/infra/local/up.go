@@ -33,20 +33,27 @@ const StartTimeout = 30 * time.Second
 // GOBIN after make install), else the first on PATH. When there is none it
 // says where it looked.
 func FindDaemon() (string, error) {
-	var beside string
+	p, beside, err := FindBinary(Daemon)
+	if err != nil {
+		return "", fmt.Errorf("cannot start the local fabric: no %s beside the client (%s) nor on PATH; build both with 'make build' or install them with 'make install'", Daemon, beside)
+	}
+	return p, nil
+}
+
+// FindBinary returns the program name found beside the running executable,
+// else on PATH; beside is where it looked first.
+func FindBinary(name string) (path, beside string, err error) {
 	if exe, err := os.Executable(); err == nil {
 		if real, err := filepath.EvalSymlinks(exe); err == nil {
 			exe = real
 		}
-		beside = filepath.Join(filepath.Dir(exe), Daemon)
+		beside = filepath.Join(filepath.Dir(exe), name)
 		if st, err := os.Stat(beside); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return beside, nil
+			return beside, beside, nil
 		}
 	}
-	if p, err := exec.LookPath(Daemon); err == nil {
-		return p, nil
-	}
-	return "", fmt.Errorf("cannot start the local fabric: no %s beside the client (%s) nor on PATH; build both with 'make build' or install them with 'make install'", Daemon, beside)
+	p, err := exec.LookPath(name)
+	return p, beside, err
 }
 
 // Up starts the local fabric in the background and waits until it is ready.

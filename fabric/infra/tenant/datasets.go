@@ -1,3 +1,5 @@
+//go:build !lean
+
 package tenant
 
 import (
@@ -129,14 +131,6 @@ func (t *Data) Datasets(ctx context.Context) ([]api.Dataset, error) {
 	return listOf[api.Dataset](ctx, t, api.DatasetsBucket)
 }
 
-// listOf returns the records of a bucket of the tenant's store.
-func listOf[T any](ctx context.Context, t *Data, bucket string) ([]T, error) {
-	s, err := t.Store(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return store.ListOf[T](ctx, s, bucket)
-}
 
 // OpenDataset opens a dataset's data as a stream of record batches; the
 // caller closes it.

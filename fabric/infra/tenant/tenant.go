@@ -38,3 +38,12 @@ func (t *Data) Store(ctx context.Context) (*store.Store, error) {
 	}
 	return t.store, nil
 }
+
+// listOf returns the records of a bucket of the tenant's store.
+func listOf[T any](ctx context.Context, t *Data, bucket string) ([]T, error) {
+	s, err := t.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return store.ListOf[T](ctx, s, bucket)
+}
