@@ -41,7 +41,8 @@ t1 = time.now()
 print((t1.unix_nano - t0.unix_nano) / 1e9, r.num_rows)
 STAR
 
-go build -trimpath -ldflags '-s -w' -o "$out/client" ./cmd/client
+go build -trimpath -tags lean -ldflags '-s -w' -o "$out/client" ./cmd/client
+go build -trimpath -ldflags '-s -w' -o "$out/client-data" ./cmd/client
 go build -trimpath -ldflags '-s -w' -o "$out/fabricd" ./cmd/fabricd
 go build -o "$out/gencsv" ./bench/gencsv
 csv="$out/big.csv"
