@@ -19,10 +19,10 @@ func (e *Env) datasetModule() starlark.Value {
 	b := func(name, text string, fn builtinFunc) *starlark.Builtin {
 		return doc.Builtin("dataset."+name, text, fn)
 	}
-	return doc.Module("dataset", "Datasets: tables in the tenant's object store, with records in KV (SPEC 2.6).", starlark.StringDict{
+	return doc.Module("dataset", "Datasets: tables in the tenant's object store, with records in KV.", starlark.StringDict{
 		"list": b("list", "list()\n\nReturns the dataset records: name, format, datafile, mem_size_mb, num_rows,\nnum_columns, saved_time, dtypes.", e.listCall(datasetList)),
 		"get":  b("get", "get(name)\n\nReturns a dataset as a frame.", e.frameCall("name", openDataset)),
-		"meta": b("meta", "meta(name)\n\nReturns a dataset's record (SPEC 2.6).", e.nameCall(datasetMeta)),
+		"meta": b("meta", "meta(name)\n\nReturns a dataset's record.", e.nameCall(datasetMeta)),
 		"add": b("add", `add(name, file=None, frame=None, folder="", local_format="auto", remote_format="parquet")
 
 Stores a table as the dataset name and returns its record, with

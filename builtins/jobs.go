@@ -37,7 +37,7 @@ Checks a pipeline on a worker without running it: syntax, unknown bots,
 parameters. Returns the number of steps; fails naming the step.`, e.verifyBuiltin),
 		"jobs": doc.Builtin("jobs", `jobs(all=False, pipeline_name=None)
 
-Returns the job records (SPEC 2.9), the oldest first: only the active ones
+Returns the job records, the oldest first: only the active ones
 (Initializing, Running) unless all=True.`, e.jobsBuiltin),
 		"job": doc.Builtin("job", "job(jobid)\n\nReturns a job's record; jobid may be partial (it must match exactly one job).", e.jobBuiltin),
 		"wait": doc.Builtin("wait", `wait(jobid, timeout=600, on_status=None)

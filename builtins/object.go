@@ -25,7 +25,7 @@ import (
 // objectModule is the object module: files kept in the tenant's object
 // store under a folder and a name (SPEC 2.7).
 func (e *Env) objectModule() starlark.Value {
-	return doc.Module("object", "Objects: files in the tenant's object store, by folder and name (SPEC 2.7).", starlark.StringDict{
+	return doc.Module("object", "Objects: files in the tenant's object store, by folder and name.", starlark.StringDict{
 		"add": doc.Builtin("object.add", `add(name, folder, file, descr="", overwrite=False)
 
 Stores a local file as the object folder/name and returns its record

@@ -24,7 +24,7 @@ func (e *Env) pipelineModule() starlark.Value {
 	b := func(name, text string, fn builtinFunc) *starlark.Builtin {
 		return doc.Builtin("pipeline."+name, text, fn)
 	}
-	return doc.Module("pipeline", `Pipelines (SPEC 2.10): stored by name, one record per version
+	return doc.Module("pipeline", `Pipelines: stored by name, one record per version
 YYYY_MM_DD_N; written as YAML, JSON or the --> text form; and their
 content checksums.`, starlark.StringDict{
 		"CANONICAL_FORM": moduleConsts["pipeline"]["CANONICAL_FORM"],
@@ -46,7 +46,7 @@ choices), sorted by tag.`, pipelineBots),
 		"parse": b("parse", `parse(text, file=None)
 
 Reads a pipeline written as YAML, JSON or the text form, without storing
-it, and returns it as a dict (SPEC 2.10 fields, plus format: the form it
+it, and returns it as a dict (the pipeline record's fields, plus format: the form it
 is written in). Its name is the document's name, else data.name, else
 file's base name without extension.`, pipelineParse),
 		"to_text": b("to_text", `to_text(steps)

@@ -19,13 +19,13 @@ func (e *Env) platform() starlark.StringDict {
 		"pods": doc.Builtin("pods", `pods(type=None, versions=False)
 
 Returns the live pods of the tenant as a list of dicts with every field
-of SPEC 2.1 (pod_id, pod_type, pod_category, site_name, resources,
+of a pod (pod_id, pod_type, pod_category, site_name, resources,
 labels, pod_leader, ...), infra pods first. type keeps one pod type.
 versions=True adds pod_version, platform_version and messenger_version
 at the top level of each dict.`, e.podsBuiltin),
 		"healthcheck": doc.Builtin("healthcheck", `healthcheck(type=None, infra=False, apps=False)
 
-Returns the health rows of the live pods (SPEC 2.15): dicts with cat,
+Returns the health rows of the live pods: dicts with cat,
 pod_type, host, pod_id, site_name, health_parameter, status ("ok" or
 "failed") and message. type keeps one pod type; infra=True keeps the
 infra pods, apps=True the app pods (not both).`, e.healthBuiltin),
