@@ -102,3 +102,14 @@ func TestImportChains(t *testing.T) {
 		t.Errorf("an import chain of %d packages (at most %d): %s", len(worst), maxChain, strings.Join(worst, " -> "))
 	}
 }
+
+// TestPodsLinkNoShell: fabricd links no package of the shell.
+func TestPodsLinkNoShell(t *testing.T) {
+	for _, p := range goList(t, "-deps", "./cmd/fabricd") {
+		for _, f := range []string{module + "cli", module + "builtins", module + "runtime", module + "scripts", module + "fabric/client"} {
+			if p.ImportPath == f || strings.HasPrefix(p.ImportPath, f+"/") {
+				t.Errorf("fabricd links %s", p.ImportPath)
+			}
+		}
+	}
+}
