@@ -131,7 +131,6 @@ func (t *Data) Datasets(ctx context.Context) ([]api.Dataset, error) {
 	return listOf[api.Dataset](ctx, t, api.DatasetsBucket)
 }
 
-
 // OpenDataset opens a dataset's data as a stream of record batches; the
 // caller closes it.
 // OpenData opens a stored data file of format f as a stream of record
