@@ -60,6 +60,13 @@ func FindBinary(name string) (path, beside string, err error) {
 // When one runs already it is left alone (started is false); asking it for
 // tenants it lacks is an error.
 func Up(home string, o UpOptions) (st *State, started bool, err error) {
+	// One start at a time: commands started at once against a stopped
+	// fabric wait here, and all but the first find it running.
+	lock, err := LockStart(home, StartTimeout+5*time.Second)
+	if err != nil {
+		return nil, false, err
+	}
+	defer lock.Unlock()
 	if st, err := Status(home); err != nil || st != nil {
 		if err == nil {
 			for _, t := range o.Tenants {

@@ -6,6 +6,7 @@
 package embedded
 
 import (
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -47,9 +48,15 @@ func Serve(home string, o ServeOptions) error {
 	if st, _ := local.Status(home); st != nil && st.PID != os.Getpid() {
 		return fmt.Errorf("a local fabric runs already (pid %d)", st.PID)
 	}
-	if err := os.MkdirAll(local.Dir(home), 0o700); err != nil {
+	// Held until this process ends: no second server opens the store.
+	storeLock, err := local.TryLockStore(home)
+	if errors.Is(err, local.ErrLocked) {
+		return fmt.Errorf("a local fabric runs already with its store in %s", local.Dir(home))
+	}
+	if err != nil {
 		return err
 	}
+	defer storeLock.Unlock()
 	set := local.LoadSettings(home)
 	tenants, err := loadTenants(home, o.Tenants)
 	if err != nil {
