@@ -84,6 +84,10 @@ func newJSONSource(r *bufio.Reader, name string, lines bool, o options) (*jsonSo
 		}
 		vals = append(vals, row)
 	}
+	if lines && len(vals) == 0 {
+		// A JSON-lines file with no record has no columns either.
+		return nil, fmt.Errorf("%s: empty file: no JSON records", name)
+	}
 	for i, row := range vals {
 		for len(row) < len(keys) {
 			row = append(row, nil)

@@ -116,7 +116,9 @@ func arrayBytes(d arrow.ArrayData) int64 {
 	for _, c := range d.Children() {
 		n += arrayBytes(c)
 	}
-	if dict := d.Dictionary(); dict != nil {
+	// A dictionary column with no rows may have no dictionary: a nil
+	// *array.Data in a non-nil interface.
+	if dict, ok := d.Dictionary().(*array.Data); ok && dict != nil {
 		n += arrayBytes(dict)
 	}
 	return n
