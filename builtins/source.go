@@ -4,6 +4,7 @@ package builtins
 
 import (
 	"fmt"
+	"github.com/fabricops/fabric/fabric/lib/safefile"
 	"io"
 	"net/url"
 	"os"
@@ -152,20 +153,8 @@ func writeSource(w io.Writer, src frame.Source, f frame.Format, comp frame.Compr
 	return stats, err
 }
 
-// writeFileWith writes path atomically from a function that writes the
-// content.
+// writeFileWith writes path from a function that writes the content, as
+// package safefile does (atomically for a regular file).
 func writeFileWith(path string, write func(io.Writer) error) error {
-	pr, pw := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		err := write(pw)
-		pw.CloseWithError(err)
-		done <- err
-	}()
-	err := writeFileFrom(path, pr)
-	pr.CloseWithError(err)
-	if werr := <-done; werr != nil {
-		return werr
-	}
-	return err
+	return safefile.Write(path, write)
 }

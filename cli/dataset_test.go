@@ -122,7 +122,14 @@ func TestDatasetCommands(t *testing.T) {
 		t.Fatalf("list:\n%s", out)
 	}
 	// get to a file, in each format, and the deprecated --json.
+	// A missing directory is an error, not created silently.
 	pq := filepath.Join(dir, "out", "sales.parquet")
+	if _, errOut, code := run(t, "", "dataset", "get", "--name", "sales", "--tofile", pq); code != 1 || errOut != "error: dataset get: write "+pq+": its directory "+filepath.Join(dir, "out")+" does not exist\n" {
+		t.Fatalf("get --tofile into a missing directory: %d %q", code, errOut)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "out"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if _, errOut, code := run(t, "", "dataset", "get", "--name", "sales", "--tofile", pq); code != 0 || !strings.Contains(errOut, "wrote 3 rows") {
 		t.Fatalf("get --tofile: %d %q", code, errOut)
 	}

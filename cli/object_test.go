@@ -46,6 +46,9 @@ func TestObjects(t *testing.T) {
 		t.Fatalf("meta: %v %+v", err, meta)
 	}
 	got := filepath.Join(dir, "out", "copy.txt")
+	if err := os.Mkdir(filepath.Join(dir, "out"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if _, errOut, code := run(t, "", "object", "get", "--name", "notes.txt", "--folder", "docs", "--tofile", got); code != 0 {
 		t.Fatalf("get --tofile: %q", errOut)
 	}
@@ -101,6 +104,9 @@ func TestObjectColumnCommands(t *testing.T) {
 		t.Fatalf("content-to-object: %q", errOut)
 	}
 	outdir := filepath.Join(dir, "dl")
+	if err := os.Mkdir(outdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if _, errOut, code := run(t, "", "object", "to-file", "--inpcol", "copy", "--outcol", "local", "--file", stored, "--outfile", filepath.Join(outdir, "local.csv")); code != 0 {
 		t.Fatalf("to-file: %q", errOut)
 	}

@@ -154,6 +154,9 @@ func TestPipelineCommands(t *testing.T) {
 		t.Fatalf("get (YAML):\n%s", out)
 	}
 	// --tofile writes YAML (or JSON by extension), which adds back.
+	if err := os.Mkdir(filepath.Join(dir, "out"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for _, f := range []string{"out/again.yaml", "out/again.json"} {
 		to := filepath.Join(dir, f)
 		if _, errOut, code := run(t, "", "pipeline", "get", "--name", "hot-hosts", "--version", day+"_1", "--tofile", to); code != 0 || !strings.Contains(errOut, "wrote pipeline") {

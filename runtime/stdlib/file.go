@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/fabricops/fabric/fabric/lib/safefile"
 	"io"
 	"io/fs"
 	"os"
@@ -158,54 +159,18 @@ func fileWrite(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 	return starlark.None, nil
 }
 
-// WriteFileAtomic replaces the file at path with data, creating its parent
-// directories: data goes to a temporary file in the same directory that is
-// then renamed over path, so readers see the old or the new content, never
-// a part. An existing file keeps its permission bits; a new one gets 0644.
-// Errors name path, not the temporary file.
+// WriteFileAtomic replaces the file at path with data (see WriteFileAtomicFrom).
 func WriteFileAtomic(path string, data []byte) error {
 	return WriteFileAtomicFrom(path, bytes.NewReader(data))
 }
 
-// WriteFileAtomicFrom streams r into path the same way: a temporary file in
-// the same directory, renamed over path once complete, so that a failure
-// leaves no partial file and keeps any previous one.
-func WriteFileAtomicFrom(path string, r io.Reader) (err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	mode := fs.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
-		if st.IsDir() {
-			return &fs.PathError{Op: "write", Path: path, Err: errors.New("is a directory")}
-		}
-		mode = st.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return &fs.PathError{Op: "write", Path: path, Err: unwrapPath(err)}
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-			err = &fs.PathError{Op: "write", Path: path, Err: unwrapPath(err)}
-		}
-	}()
-	if _, err := io.Copy(tmp, r); err != nil {
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+// WriteFileAtomicFrom streams r into path as the user means it (package
+// safefile): a regular file is replaced atomically, keeping its mode; a
+// symbolic link is written through; a FIFO or device is written in place;
+// a missing parent directory is an error. A failure leaves no partial
+// file and keeps any previous one.
+func WriteFileAtomicFrom(path string, r io.Reader) error {
+	return safefile.WriteFrom(path, r)
 }
 
 // unwrapPath returns the cause of a path or link error.

@@ -319,5 +319,5 @@ func TestWriteAtomicReplaces(t *testing.T) {
 	checkRows(t, got, sampleRows())
 	wantErr(t, sampleFrame(t).Write(filepath.Join(dir, "x.orc"), frame.Auto), "ORC is not supported")
 	wantErr(t, sampleFrame(t).Write(filepath.Join(dir, "x.txt"), frame.Auto), "cannot tell the format of")
-	wantErr(t, sampleFrame(t).Write(filepath.Join(dir, "no", "such", "dir.csv"), frame.Auto), "no such file")
+	wantErr(t, sampleFrame(t).Write(filepath.Join(dir, "no", "such", "dir.csv"), frame.Auto), "its directory", "does not exist")
 }

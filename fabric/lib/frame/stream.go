@@ -4,9 +4,9 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/fabricops/fabric/fabric/lib/safefile"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/apache/arrow-go/v18/arrow"
 )
@@ -266,40 +266,11 @@ func CSVToParquet(from, to string) (Stats, error) {
 	return Convert(from, to, CSV, Parquet)
 }
 
-// writeAtomic writes path through fn into a temporary file beside it and
-// renames it over path once fn succeeded; on failure no file is left.
-func writeAtomic(path string, fn func(io.Writer) error) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	bw := bufio.NewWriterSize(tmp, 1<<20)
-	if err = fn(bw); err != nil {
-		return err
-	}
-	if err = bw.Flush(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err = tmp.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	return nil
+// writeAtomic writes path through fn as package safefile does: a regular
+// file is replaced once fn succeeded, a link written through, a FIFO or
+// device written in place; on failure nothing is left behind.
+func writeAtomic(path string, fn func(io.Writer) error) error {
+	return safefile.Write(path, fn)
 }
 
 // errClosed is returned by writes to a closed sink.

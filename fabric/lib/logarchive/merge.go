@@ -8,6 +8,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"github.com/fabricops/fabric/fabric/lib/safefile"
 	"io"
 	"io/fs"
 	"math/rand"
@@ -67,73 +68,53 @@ func Merge(folder, tofile string, o MergeOptions) (MergeStats, error) {
 	sort.Strings(files)
 	st.Files = len(files)
 
-	dir := filepath.Dir(tofile)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return st, err
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(tofile)+".tmp*")
-	if err != nil {
-		return st, err
-	}
-	ok := false
-	defer func() {
-		if !ok {
-			tmp.Close()
-			os.Remove(tmp.Name())
+	err = safefile.Write(tofile, func(w io.Writer) error {
+		var gz *gzip.Writer
+		if strings.HasSuffix(tofile, ".gz") {
+			gz = gzip.NewWriter(w)
+			w = gz
 		}
-	}()
-	var w io.Writer = tmp
-	var gz *gzip.Writer
-	if strings.HasSuffix(tofile, ".gz") {
-		gz = gzip.NewWriter(tmp)
-		w = gz
-	}
-	bw := bufio.NewWriterSize(w, 1<<20)
-	rng := rand.New(rand.NewSource(1))
-	var held [][]byte
-	for _, f := range files {
-		err := eachLine(f, func(line []byte) error {
-			st.LinesIn++
-			if o.Sample < 1 && rng.Float64() >= o.Sample {
-				return nil
+		bw := bufio.NewWriterSize(w, 1<<20)
+		rng := rand.New(rand.NewSource(1))
+		var held [][]byte
+		for _, f := range files {
+			err := eachLine(f, func(line []byte) error {
+				st.LinesIn++
+				if o.Sample < 1 && rng.Float64() >= o.Sample {
+					return nil
+				}
+				st.LinesOut++
+				if o.TSColumn != "" {
+					held = append(held, append([]byte(nil), line...))
+					return nil
+				}
+				st.Bytes += int64(len(line)) + 1
+				bw.Write(line)
+				return bw.WriteByte('\n')
+			})
+			if err != nil {
+				return err
 			}
-			st.LinesOut++
-			if o.TSColumn != "" {
-				held = append(held, append([]byte(nil), line...))
-				return nil
+		}
+		if o.TSColumn != "" {
+			sortByField(held, o.TSColumn)
+			for _, line := range held {
+				st.Bytes += int64(len(line)) + 1
+				bw.Write(line)
+				bw.WriteByte('\n')
 			}
-			st.Bytes += int64(len(line)) + 1
-			bw.Write(line)
-			return bw.WriteByte('\n')
-		})
-		if err != nil {
-			return st, err
 		}
-	}
-	if o.TSColumn != "" {
-		sortByField(held, o.TSColumn)
-		for _, line := range held {
-			st.Bytes += int64(len(line)) + 1
-			bw.Write(line)
-			bw.WriteByte('\n')
+		if err := bw.Flush(); err != nil {
+			return err
 		}
-	}
-	if err := bw.Flush(); err != nil {
-		return st, err
-	}
-	if gz != nil {
-		if err := gz.Close(); err != nil {
-			return st, err
+		if gz != nil {
+			if err := gz.Close(); err != nil {
+				return err
+			}
 		}
-	}
-	if err := tmp.Close(); err != nil {
-		return st, err
-	}
-	if err := os.Rename(tmp.Name(), tofile); err != nil {
-		return st, err
-	}
-	ok = true
-	return st, nil
+		return nil
+	})
+	return st, err
 }
 
 func eachLine(path string, fn func([]byte) error) error {
