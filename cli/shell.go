@@ -6,11 +6,14 @@ package cli
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"github.com/fabricops/fabric/fabric/infra/local"
 	"io"
 	"os"
 	"strings"
+	"sync/atomic"
+	"syscall"
 
 	"github.com/fabricops/fabric/builtins"
 	"github.com/fabricops/fabric/runtime"
@@ -32,6 +35,10 @@ var Version = "0.1.0-dev"
 // its exit code: 0 success, 1 failure, 2 usage error, 130 interrupted.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	sh := &shell{terminal: host.IsTerminal(stdin), argv: args}
+	outTerm, errTerm := host.IsTerminal(stdout), host.IsTerminal(stderr)
+	pipe := &pipeWatch{w: stdout}
+	stdout = pipe
+	stderr = quietAfter{stderr, pipe}
 	if _, ok := stdin.(io.ByteReader); !ok {
 		// One buffer for the whole run, so that successive input() calls
 		// (on any thread) never lose what a previous one read ahead.
@@ -41,14 +48,56 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Stdin:          stdin,
 		Stdout:         stdout,
 		Stderr:         stderr,
-		StdoutTerminal: host.IsTerminal(stdout),
-		StderrTerminal: host.IsTerminal(stderr),
-		NoColor:        os.Getenv("NO_COLOR") != "" || !host.IsTerminal(stdout),
+		StdoutTerminal: outTerm,
+		StderrTerminal: errTerm,
+		NoColor:        os.Getenv("NO_COLOR") != "" || !outTerm,
 	}
 	sh.debug = os.Getenv("FABRIC_DEBUG") != ""
 	sh.env = &builtins.Env{Home: Home(), Notice: func(msg string) { fmt.Fprintln(stderr, msg) }}
 	defer sh.env.Close()
-	return sh.main(args)
+	code := sh.main(args)
+	if pipe.broken.Load() {
+		// The reader of stdout went away: what failed after that is
+		// not news to anyone; exit as a shell reports SIGPIPE.
+		return ExitBrokenPipe
+	}
+	return code
+}
+
+// quietAfter is stderr, silent once stdout's reader went away: the errors
+// that follow from it (broken pipe) are not news.
+type quietAfter struct {
+	w    io.Writer
+	pipe *pipeWatch
+}
+
+func (q quietAfter) Write(b []byte) (int, error) {
+	if q.pipe.broken.Load() {
+		return len(b), nil
+	}
+	return q.w.Write(b)
+}
+
+// ExitBrokenPipe is the exit code when stdout's reader went away (128 +
+// SIGPIPE, as a shell reports a process that SIGPIPE ended).
+const ExitBrokenPipe = 141
+
+// pipeWatch is stdout, noting when a write fails because its reader went
+// away; every later write fails at once without writing.
+type pipeWatch struct {
+	w      io.Writer
+	broken atomic.Bool
+}
+
+func (p *pipeWatch) Write(b []byte) (int, error) {
+	if p.broken.Load() {
+		return 0, syscall.EPIPE
+	}
+	n, err := p.w.Write(b)
+	if errors.Is(err, syscall.EPIPE) {
+		p.broken.Store(true)
+	}
+	return n, err
 }
 
 // Home returns the client's home directory: $FABRIC_HOME, or ~/.fabric.

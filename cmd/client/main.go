@@ -5,10 +5,16 @@ package main
 
 import (
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/fabricops/fabric/cli"
 )
 
 func main() {
+	// A reader that goes away (client dataset get | head) makes writes
+	// fail with EPIPE instead of killing the process, so that temporary
+	// files are removed on the way out; cli.Main then exits quietly.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
