@@ -34,11 +34,17 @@ deps:
 	  else echo "warning: no apt-get; the tests that need$$missing are skipped"; fi; \
 	fi
 
+# The packages whose tests run the pods concurrently (jobs on workers,
+# stores shared by jobs, leases, restarts) run again under the race
+# detector.
+RACE_PKGS := ./fabric/client ./fabric/infra/... ./fabric/pods/... ./builtins ./cmd/fabricd ./cli
+
 test: deps
 	$(GO) vet ./...
 	$(GO) build -tags lean -o /dev/null ./cmd/client
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed on:"; gofmt -l .; exit 1; }
 	$(GO) test -count=1 ./...
+	$(GO) test -race -count=1 $(RACE_PKGS)
 
 # The demo runs on the embedded default: the local fabric starts (and keeps
 # running; 'bin/client fabric down' stops it), then each workflow runs under
