@@ -19,7 +19,7 @@ func TestOutputPlatform(t *testing.T) {
 		step{cmd: "pods"},
 		step{cmd: "pods --versions --type worker"},
 		step{cmd: "pods --json --type api-server"},
-		step{cmd: "pods --type nosuch"},
+		step{cmd: "pods --type nosuch", code: 2},
 
 		step{cmd: "agents"},
 		step{cmd: "agents --site local --json"},
