@@ -3,6 +3,9 @@ package builtins
 import (
 	"fmt"
 
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/runtime/host"
+
 	"github.com/fabricops/fabric/fabric/infra/bus"
 	"github.com/fabricops/fabric/fabric/infra/local"
 	"github.com/fabricops/fabric/runtime/doc"
@@ -35,6 +38,14 @@ started_at, license_expires, version), or None when it is not running.`, e.fabri
 		"logs": doc.Builtin("fabric.logs", `logs(lines=0)
 
 Returns the local fabric's log, its last lines only when lines > 0.`, e.fabricLogs),
+		"gc": doc.Builtin("fabric.gc", `gc(dry_run=False, grace="15m")
+
+Asks the api-server to remove the tenant's data that no record names:
+stored files (dataset data, object content, job outputs) and the chunks
+of uploads that never completed, older than grace (a duration such as
+"15m", "1h" or "0s"). Returns the report: dry_run, blobs (the paths),
+blob_bytes, uploads, chunks, young (unreferenced but younger than grace,
+left alone) and freed_bytes.`, e.fabricGC),
 		"config": doc.Builtin("fabric.config", `config()
 
 Returns the network configuration in use, with its secrets redacted,
@@ -121,4 +132,20 @@ func (e *Env) fabricConfig(thread *starlark.Thread, b *starlark.Builtin, args st
 		return nil, fail(b.Name(), err)
 	}
 	return dictOf(cfg.Redacted(), []starlark.Tuple{{starlark.String("path"), starlark.String(path)}}, nil)
+}
+
+func (e *Env) fabricGC(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var req api.GCRequest
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "dry_run?", &req.DryRun, "grace?", &req.Grace); err != nil {
+		return nil, err
+	}
+	c, err := e.connect(b)
+	if err != nil {
+		return nil, err
+	}
+	var report api.GCReport
+	if err := c.GC(host.Context(thread), req, &report); err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	return value.ToStarlark(report)
 }

@@ -12,7 +12,7 @@ import (
 // of several types would change order from run to run).
 func TestOutputPlatform(t *testing.T) {
 	f := fabrictest.Start(t, fabrictest.Options{})
-	s := newSession(t, "pods", "agents", "site-summary", "healthcheck", "pod-controller-status", "pod-controller-restart")
+	s := newSession(t, "pods", "agents", "site-summary", "healthcheck", "pod-controller-status", "pod-controller-restart", "fabric-gc")
 	s.vars["WORKER"] = f.PodsOf("a", api.Worker)[0]
 
 	s.steps(
@@ -39,6 +39,10 @@ func TestOutputPlatform(t *testing.T) {
 		step{cmd: "pod-controller restart --pod-id $WORKER"},
 		step{cmd: "pod-controller restart --pod-id nosuch", code: 1},
 
+		step{cmd: "fabric gc --dry-run"},
+		step{cmd: "fabric gc --grace 0s --json"},
+		step{cmd: "fabric gc --grace soon", code: 1},
+
 		// Without a scheduler the workers' dependency check fails.
 		step{do: func() {
 			if err := f.Runners["a"].StopPod(f.PodsOf("a", api.Scheduler)[0]); err != nil {
@@ -48,5 +52,5 @@ func TestOutputPlatform(t *testing.T) {
 		step{cmd: "healthcheck --type worker --simple", code: 1},
 		step{cmd: "healthcheck --type worker", code: 1},
 	)
-	s.unreachable("pods", "agents", "site-summary", "healthcheck", "pod-controller status")
+	s.unreachable("pods", "agents", "site-summary", "healthcheck", "pod-controller status", "fabric gc")
 }

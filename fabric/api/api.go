@@ -137,6 +137,9 @@ const (
 	SubjectHealth = "fabric.api.health"
 	// SubjectStatus asks the api-server for every pod's controller status.
 	SubjectStatus = "fabric.api.status"
+	// SubjectGC asks the api-server to sweep the tenant's unreferenced
+	// data (a GCRequest; the answer is a gc report).
+	SubjectGC = "fabric.api.gc"
 	// QueueAPIServer is the queue group of the api-server's endpoints.
 	QueueAPIServer = "api-server"
 )
@@ -287,4 +290,30 @@ func SortPods(infos []PodInfo) {
 		}
 		return a.PodID < b.PodID
 	})
+}
+
+// GCRequest asks for a sweep of unreferenced data older than Grace (a Go
+// duration, "15m"; empty: the default), only reporting with DryRun.
+type GCRequest struct {
+	DryRun bool   `json:"dry_run"`
+	Grace  string `json:"grace,omitempty"`
+}
+
+// GCReport says what a sweep of unreferenced data found and freed.
+type GCReport struct {
+	// DryRun is set when nothing was removed.
+	DryRun bool `json:"dry_run"`
+	// Blobs are the stored files no record names, older than the grace.
+	Blobs []string `json:"blobs"`
+	// BlobBytes is their size.
+	BlobBytes int64 `json:"blob_bytes"`
+	// Uploads counts the uploads that never completed, older than the
+	// grace, and Chunks their chunks.
+	Uploads int    `json:"uploads"`
+	Chunks  uint64 `json:"chunks"`
+	// Young counts what was unreferenced but younger than the grace, and
+	// left alone.
+	Young int `json:"young"`
+	// Freed is how many bytes the store shrank by.
+	Freed uint64 `json:"freed_bytes"`
 }

@@ -5,10 +5,13 @@ package apiserver
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"sort"
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/infra/gc"
 	"github.com/fabricops/fabric/fabric/infra/jobs"
 	"github.com/fabricops/fabric/fabric/infra/registry"
 	"github.com/fabricops/fabric/fabric/infra/store"
@@ -64,6 +67,9 @@ func Serve(p *pod.Pod) error {
 	if err != nil {
 		return err
 	}
+	if err := add(api.SubjectGC, func(m *nats.Msg) { collect(m, st) }); err != nil {
+		return err
+	}
 	recs := jobs.Open(st)
 	active, err := recs.WatchActive(ctx)
 	if err != nil {
@@ -71,6 +77,7 @@ func Serve(p *pod.Pod) error {
 	}
 	stop := make(chan struct{})
 	go sweep(recs, active, regs, stop)
+	go sweepData(st, p.Logf, stop)
 	go func() {
 		<-p.Done()
 		close(stop)
@@ -116,5 +123,62 @@ func sweep(recs *jobs.Records, active *jobs.Active, regs func() []api.Registrati
 			_, _ = recs.PurgeOutputs(ctx, time.Now().Add(-api.OutputTTL))
 		}
 		cancel()
+	}
+}
+
+// GCTimeout bounds one sweep of unreferenced data.
+const GCTimeout = 2 * time.Minute
+
+// collect answers a GCRequest.
+func collect(m *nats.Msg, st *store.Store) {
+	var req api.GCRequest
+	if len(m.Data) > 0 {
+		if err := json.Unmarshal(m.Data, &req); err != nil {
+			pod.Reply(m, api.Error{Error: "bad gc request: " + err.Error()})
+			return
+		}
+	}
+	grace := gc.DefaultGrace
+	if req.Grace != "" {
+		g, err := time.ParseDuration(req.Grace)
+		if err != nil || g < 0 {
+			pod.Reply(m, api.Error{Error: fmt.Sprintf("grace must be a duration such as 15m or 1h, not %q", req.Grace)})
+			return
+		}
+		grace = g
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), GCTimeout)
+	defer cancel()
+	r, err := gc.Collect(ctx, st, grace, req.DryRun)
+	if err != nil {
+		pod.Reply(m, api.Error{Error: "sweeping unreferenced data: " + err.Error()})
+		return
+	}
+	pod.Reply(m, r)
+}
+
+// GCEvery is how often the api-server sweeps unreferenced data itself.
+const GCEvery = 10 * time.Minute
+
+// sweepData removes unreferenced data older than gc.DefaultGrace every
+// GCEvery, until stop closes.
+func sweepData(st *store.Store, logf func(string, ...any), stop <-chan struct{}) {
+	t := time.NewTicker(GCEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), GCTimeout)
+		r, err := gc.Collect(ctx, st, gc.DefaultGrace, false)
+		cancel()
+		switch {
+		case err != nil:
+			logf("sweeping unreferenced data: %v", err)
+		case len(r.Blobs) > 0 || r.Uploads > 0:
+			logf("swept %d unreferenced files and %d incomplete uploads: %d bytes freed", len(r.Blobs), r.Uploads, r.Freed)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"log"
 	"os"
 	goruntime "runtime"
 	"sync"
@@ -51,6 +52,15 @@ type Spec struct {
 	Dependencies []string
 	// Restarts counts restarts in place, reported by status.
 	Restarts int
+	// Logger receives the pod's own log lines (nil: none).
+	Logger *log.Logger
+}
+
+// Logf logs a line of the pod, naming it.
+func (p *Pod) Logf(format string, args ...any) {
+	if p.Logger != nil {
+		p.Logger.Printf("[%s %s %s] "+format, append([]any{p.Tenant, p.Type, p.ID}, args...)...)
+	}
 }
 
 // NewID returns a new 8-hex pod id.

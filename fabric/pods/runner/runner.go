@@ -104,6 +104,7 @@ func Start(opts Options) (*Runner, error) {
 			ConfigChecksum:  opts.Config.Checksum(),
 			Dependencies:    dependencies[t],
 			CapacityFilter:  opts.CapacityFilter,
+			Logger:          opts.Logger,
 		}
 		if api.Category(t) == api.CategoryApp {
 			spec.Site = opts.Site
