@@ -14,6 +14,7 @@ import (
 
 	"github.com/fabricops/fabric/fabric/infra/bus"
 	"github.com/fabricops/fabric/fabric/pods/runner"
+	"github.com/fabricops/fabric/fabric/pods/worker"
 	"gopkg.in/yaml.v3"
 )
 
@@ -32,6 +33,7 @@ type Settings struct {
 	Pods          []string `yaml:"pods"`
 	Site          string   `yaml:"site"`
 	LicenseExpiry string   `yaml:"license_expires"`
+	DataDir       string   `yaml:"data_dir"`
 }
 
 const usage = `usage: fabricd [flags]
@@ -46,7 +48,8 @@ local" runs the local fabric (what 'client fabric up' starts).
 
 The password is best given in FABRIC_PASSWORD (a flag shows in ps).
 The YAML file takes the same keys: network_config, nats, tenant, user,
-password, creds_file, pods (a list), site, license_expires (YYYY-MM-DD).
+password, creds_file, pods (a list), site, license_expires (YYYY-MM-DD),
+data_dir.
 
 Flags:
 `
@@ -116,6 +119,7 @@ func (s *Settings) flags() []settingFlag {
 		{"creds", &s.CredsFile, "NATS .creds file, with --nats"},
 		{"site", &s.Site, "site of the workers and agents"},
 		{"license-expires", &s.LicenseExpiry, "license expiry date (YYYY-MM-DD)"},
+		{"data-dir", &s.DataDir, "the tenant's directory of files that pipelines' @files:loadfile reads (none when empty)"},
 	}
 }
 
@@ -162,7 +166,8 @@ func (s *Settings) options() (runner.Options, error) {
 	if err != nil {
 		return o, fmt.Errorf("--pods: %v", err)
 	}
-	o = runner.Options{Config: cfg, Pods: pods, Site: s.Site, BuildTag: Version, PlatformVersion: Version}
+	o = runner.Options{Config: cfg, Pods: pods, Site: s.Site, BuildTag: Version, PlatformVersion: Version,
+		Worker: worker.Options{DataDir: s.DataDir}}
 	if s.LicenseExpiry != "" {
 		t, err := time.Parse("2006-01-02", s.LicenseExpiry)
 		if err != nil {

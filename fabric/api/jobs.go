@@ -73,6 +73,8 @@ type RunRequest struct {
 	Pipeline string         `json:"pipeline"`
 	Version  string         `json:"version"`
 	Steps    []PipelineStep `json:"steps"`
+	// Limits are the pipeline's own (nil: the defaults).
+	Limits *JobLimits `json:"limits,omitempty"`
 }
 
 // StartResponse answers a request that starts work (SPEC 2.9): status is
@@ -120,4 +122,50 @@ type Trace struct {
 // ParseTimestamp parses a timestamp written by Timestamp.
 func ParseTimestamp(s string) (time.Time, error) {
 	return time.ParseInLocation(TimeFormat, s, time.UTC)
+}
+
+// JobLimits bound what one job may hold and how long it may run; zero
+// fields take the defaults. A pipeline may ask for its own ("limits" in
+// its document), within the tenant's maximum.
+type JobLimits struct {
+	// MaxRows bounds the rows of any table a step produces.
+	MaxRows int64 `json:"max_rows,omitempty" yaml:"max_rows,omitempty"`
+	// MaxMemoryMB bounds the memory of the tables the job holds at once
+	// (the current table and its temp- datasets), in MB.
+	MaxMemoryMB float64 `json:"max_memory_mb,omitempty" yaml:"max_memory_mb,omitempty"`
+	// MaxSeconds bounds the job's run time.
+	MaxSeconds float64 `json:"max_seconds,omitempty" yaml:"max_seconds,omitempty"`
+}
+
+// DefaultJobLimits are a job's limits unless its pipeline asks for others.
+var DefaultJobLimits = JobLimits{MaxRows: 10_000_000, MaxMemoryMB: 2048, MaxSeconds: 3600}
+
+// MaxJobLimits are the most a pipeline may ask for, unless the tenant's
+// workers are configured with other maxima.
+var MaxJobLimits = JobLimits{MaxRows: 200_000_000, MaxMemoryMB: 8192, MaxSeconds: 24 * 3600}
+
+// Within returns the limits asked (defaults for zero fields), or an error
+// naming the first that is above max.
+func (asked JobLimits) Within(def, max JobLimits) (JobLimits, error) {
+	l := asked
+	if l.MaxRows == 0 {
+		l.MaxRows = def.MaxRows
+	}
+	if l.MaxMemoryMB == 0 {
+		l.MaxMemoryMB = def.MaxMemoryMB
+	}
+	if l.MaxSeconds == 0 {
+		l.MaxSeconds = def.MaxSeconds
+	}
+	switch {
+	case l.MaxRows < 0 || l.MaxMemoryMB < 0 || l.MaxSeconds < 0:
+		return l, fmt.Errorf("job limits must be positive: %+v", asked)
+	case max.MaxRows > 0 && l.MaxRows > max.MaxRows:
+		return l, fmt.Errorf("limits: max_rows %d is above the tenant's maximum of %d", l.MaxRows, max.MaxRows)
+	case max.MaxMemoryMB > 0 && l.MaxMemoryMB > max.MaxMemoryMB:
+		return l, fmt.Errorf("limits: max_memory_mb %g is above the tenant's maximum of %g", l.MaxMemoryMB, max.MaxMemoryMB)
+	case max.MaxSeconds > 0 && l.MaxSeconds > max.MaxSeconds:
+		return l, fmt.Errorf("limits: max_seconds %g is above the tenant's maximum of %g", l.MaxSeconds, max.MaxSeconds)
+	}
+	return l, nil
 }

@@ -33,6 +33,8 @@ type Pipeline struct {
 	Data        PipelineData              `json:"data"`
 	Artifacts   []PipelineArtifact        `json:"artifacts,omitempty"`
 	HTMLData    string                    `json:"html_data,omitempty"`
+	// Limits are the pipeline's own job limits (see JobLimits).
+	Limits *JobLimits `json:"limits,omitempty"`
 	// SavedTime is when this version was saved (TimeFormat, UTC).
 	SavedTime string `json:"saved_time,omitempty"`
 	// Pipetype is Published or Draft.

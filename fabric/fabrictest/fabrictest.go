@@ -5,6 +5,7 @@
 package fabrictest
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/fabricops/fabric/fabric/infra/bus"
 	"github.com/fabricops/fabric/fabric/infra/natsserver"
 	"github.com/fabricops/fabric/fabric/pods/runner"
+	"github.com/fabricops/fabric/fabric/pods/worker"
 )
 
 // Fabric is a running test fabric.
@@ -38,6 +40,11 @@ type Options struct {
 	Pods []string
 	// LeaseTTL of the scheduler lease (default 2s, to keep tests short).
 	LeaseTTL time.Duration
+	// Worker configures the workers (job limits); each tenant's data
+	// directory is DataDir(tenant) unless Worker.DataDir is set.
+	Worker worker.Options
+	// Limits are each tenant's JetStream limits (zero: the defaults).
+	Limits bus.Limits
 }
 
 // DefaultPods are the pods of a tenant of the local fabric.
@@ -63,6 +70,7 @@ func Start(t testing.TB, o Options) *Fabric {
 		if err != nil {
 			t.Fatal(err)
 		}
+		tn.Limits = o.Limits
 		tenants = append(tenants, tn)
 	}
 	srv, err := natsserver.StartServer(natsserver.ServerOptions{Name: "test", Host: "127.0.0.1", Port: -1, StoreDir: filepath.Join(dir, "jetstream"), Tenants: tenants})
@@ -89,9 +97,16 @@ func Start(t testing.TB, o Options) *Fabric {
 		f.Configs[tn.Name] = cfg
 		// Workers take jobs whatever the load of the machine running the
 		// tests (the default capacity filter also looks at cpu_load1).
+		wo := o.Worker
+		if wo.DataDir == "" {
+			wo.DataDir = f.DataDir(tn.Name)
+			if err := os.MkdirAll(wo.DataDir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+		}
 		r, err := runner.Start(runner.Options{Config: cfg, Pods: o.Pods, Site: "local", BuildTag: "test",
 			CapacityFilter:  TestCapacityFilter,
-			PlatformVersion: "test", LicenseExpires: time.Now().AddDate(1, 0, 0), LeaseTTL: o.LeaseTTL})
+			PlatformVersion: "test", LicenseExpires: time.Now().AddDate(1, 0, 0), LeaseTTL: o.LeaseTTL, Worker: wo})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,6 +117,9 @@ func Start(t testing.TB, o Options) *Fabric {
 	}
 	return f
 }
+
+// DataDir is a tenant's data directory, the files @files:loadfile reads.
+func (f *Fabric) DataDir(tenant string) string { return filepath.Join(f.Home, "data", tenant) }
 
 // ConfigPath returns the path of a tenant's network configuration.
 func (f *Fabric) ConfigPath(tenant string) string {

@@ -12,6 +12,39 @@ type Tenant struct {
 	Name     string
 	User     string
 	Password string
+	// Limits fence the tenant's JetStream (zero fields: DefaultLimits).
+	Limits Limits
+}
+
+// Limits fence one tenant's share of a server's JetStream, so that no
+// tenant can take another's storage: bytes on disk and in memory, streams
+// (KV buckets and object stores are streams) and consumers.
+type Limits struct {
+	MaxStorage   int64 `json:"max_storage,omitempty"`
+	MaxMemory    int64 `json:"max_memory,omitempty"`
+	MaxStreams   int   `json:"max_streams,omitempty"`
+	MaxConsumers int   `json:"max_consumers,omitempty"`
+}
+
+// DefaultLimits are a tenant's limits unless configured: 10 GiB on disk,
+// 256 MiB in memory, 100 streams, 1,000 consumers.
+var DefaultLimits = Limits{MaxStorage: 10 << 30, MaxMemory: 256 << 20, MaxStreams: 100, MaxConsumers: 1000}
+
+// OrDefault fills l's zero fields from DefaultLimits.
+func (l Limits) OrDefault() Limits {
+	if l.MaxStorage == 0 {
+		l.MaxStorage = DefaultLimits.MaxStorage
+	}
+	if l.MaxMemory == 0 {
+		l.MaxMemory = DefaultLimits.MaxMemory
+	}
+	if l.MaxStreams == 0 {
+		l.MaxStreams = DefaultLimits.MaxStreams
+	}
+	if l.MaxConsumers == 0 {
+		l.MaxConsumers = DefaultLimits.MaxConsumers
+	}
+	return l
 }
 
 // NewTenant returns a tenant whose user is its name, with a new random

@@ -90,6 +90,10 @@ func LogFile(home string) string { return filepath.Join(Dir(home), "fabric.log")
 // settingsFile keeps what must survive restarts: the port and license.
 func settingsFile(home string) string { return filepath.Join(Dir(home), "settings.json") }
 
+// DataDir is a local tenant's directory of files, the only files its
+// pipelines' @files:loadfile reads.
+func DataDir(home, tenant string) string { return filepath.Join(Dir(home), "data", tenant) }
+
 // TenantConfigPath is the network configuration of a local tenant.
 func TenantConfigPath(home, tenant string) string {
 	return filepath.Join(home, "tenants", tenant, bus.ConfigFileName)

@@ -312,7 +312,7 @@ func (s *Store) PutBlob(ctx context.Context, path string, r io.Reader) (int64, e
 		err = ctx.Err()
 	}
 	if err != nil {
-		return 0, fmt.Errorf("storing %s: %w", path, err)
+		return 0, fmt.Errorf("storing %s: %w", path, limited(err))
 	}
 	return int64(info.Size), nil
 }
@@ -399,6 +399,29 @@ func timeout(err error, what string) error {
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("timed out after %s %s", Timeout, what)
+	}
+	return limited(err)
+}
+
+// ErrLimit is the cause of a write refused because the tenant is at its
+// JetStream limits (storage, memory, streams).
+var ErrLimit = errors.New("the tenant's storage limit is reached: delete data it no longer needs ('client fabric gc' reclaims what nothing points at), or ask for a larger limit")
+
+// JetStream's error codes for an account at its limits.
+var limitCodes = map[jetstream.ErrorCode]bool{
+	10002: true, // resource limits exceeded for account
+	10023: true, // insufficient resources
+	10027: true, // maximum number of streams reached
+	10028: true, // insufficient memory resources available
+	10047: true, // insufficient storage resources available
+}
+
+// limited turns JetStream's refusal of a write at the account's limits
+// into ErrLimit.
+func limited(err error) error {
+	var api *jetstream.APIError
+	if errors.As(err, &api) && limitCodes[api.ErrorCode] {
+		return fmt.Errorf("%w (%s)", ErrLimit, api.Description)
 	}
 	return err
 }

@@ -60,6 +60,8 @@ type Engine struct {
 	Now func() time.Time
 	// JobID is copied into every Trace.
 	JobID string
+	// Limits bound the tables a run may hold (zero fields: no bound).
+	Limits Limits
 	// Extensions are bots added to the built-in ones (an extension with
 	// the tag of a built-in bot replaces it, but for the control tags of
 	// blocks, loops and conditionals).
@@ -237,8 +239,41 @@ func (r *run) step(n *node, in *frame.Frame, vars map[string]string) (*frame.Fra
 	if out == nil {
 		out = emptyFrame()
 	}
+	if err := r.within(out); err != nil {
+		return nil, r.fail(n.step, start, err)
+	}
 	r.trace(n.step, StatusCompleted, out, time.Since(start), "")
 	return out, nil
+}
+
+// Limits bound what one run may hold.
+type Limits struct {
+	// MaxRows bounds the rows of any table a step produces.
+	MaxRows int64
+	// MaxMemoryMB bounds the memory of the tables the run holds at once:
+	// the one a step produced and the temp- datasets.
+	MaxMemoryMB float64
+}
+
+// ErrLimit is the cause of a run stopped by its Limits.
+var ErrLimit = errors.New("job limit exceeded")
+
+// within checks the run's limits after a step produced out.
+func (r *run) within(out *frame.Frame) error {
+	l := r.e.Limits
+	if l.MaxRows > 0 && int64(out.NumRows()) > l.MaxRows {
+		return fmt.Errorf("%w: the step produced %d rows, more than the job's limit of %d rows", ErrLimit, out.NumRows(), l.MaxRows)
+	}
+	if l.MaxMemoryMB > 0 {
+		held := out.MemSizeMB()
+		for _, t := range r.temps {
+			held += t.MemSizeMB()
+		}
+		if held > l.MaxMemoryMB {
+			return fmt.Errorf("%w: the job holds %.1f MB of tables, more than its memory limit of %g MB", ErrLimit, held, l.MaxMemoryMB)
+		}
+	}
+	return nil
 }
 
 // cond runs a conditional: its body when the condition matches the shape

@@ -50,18 +50,35 @@ func (s *fileSource) Close() error {
 // the extension (which also tells the compression, as in "sales.csv.gz").
 // Errors name the file.
 func Open(path string, f Format, opts ...Option) (Source, error) {
-	format, comp, err := Detect(path, f)
+	format, _, err := Detect(path, f)
 	if err != nil {
 		return nil, err
 	}
 	if format == ORC {
 		return nil, fmt.Errorf("%s: %w", path, errORC)
 	}
-	o := makeOptions(opts)
 	file, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
+	return OpenFile(file, path, format, opts...)
+}
+
+// OpenFile is Open for a file the caller opened (for instance inside an
+// os.Root): the source owns file and closes it. f may be Auto, told from
+// name's extension.
+func OpenFile(file *os.File, name string, f Format, opts ...Option) (Source, error) {
+	path := name
+	format, comp, err := Detect(path, f)
+	if err != nil {
+		file.Close()
+		return nil, err
+	}
+	if format == ORC {
+		file.Close()
+		return nil, fmt.Errorf("%s: %w", path, errORC)
+	}
+	o := makeOptions(opts)
 	if st, err := file.Stat(); err == nil && st.IsDir() {
 		file.Close()
 		return nil, fmt.Errorf("%s: is a directory", path)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/big"
 	"path/filepath"
 	"regexp"
@@ -439,7 +440,7 @@ func (b builder) texts(n *node, path string, fields map[string]*string) error {
 }
 
 var topFields = []string{"name", "description", "usecase", "category", "version", "sources", "data",
-	"artifacts", "html_data", "saved_time", "pipetype", "format"}
+	"artifacts", "html_data", "saved_time", "pipetype", "format", "limits"}
 
 func (b builder) pipeline(n *node) (api.Pipeline, error) {
 	var p api.Pipeline
@@ -461,6 +462,8 @@ func (b builder) pipeline(n *node) (api.Pipeline, error) {
 			})
 		case "artifacts":
 			p.Artifacts, err = b.artifacts(v, path)
+		case "limits":
+			p.Limits, err = b.limits(v, path)
 		case "pipetype":
 			if p.Pipetype, err = b.text(v, path); err == nil && p.Pipetype != "" {
 				p.Pipetype, err = Pipetype(p.Pipetype)
@@ -474,6 +477,38 @@ func (b builder) pipeline(n *node) (api.Pipeline, error) {
 		return err
 	})
 	return p, err
+}
+
+// limits reads a pipeline's job limits: max_rows, max_memory_mb and
+// max_seconds, positive numbers.
+func (b builder) limits(n *node, path string) (*api.JobLimits, error) {
+	if n.kind == nullNode {
+		return nil, nil
+	}
+	var l api.JobLimits
+	err := b.fields(n, path, []string{"max_memory_mb", "max_rows", "max_seconds"}, func(key string, v *node, sub string) error {
+		text, err := b.text(v, sub)
+		if err != nil {
+			return err
+		}
+		x, perr := strconv.ParseFloat(text, 64)
+		if perr != nil || !(x > 0) || math.IsInf(x, 0) {
+			return b.errorf(v, sub, "want a positive number, not %q", text)
+		}
+		switch key {
+		case "max_rows":
+			if x != math.Trunc(x) || x > 1e15 {
+				return b.errorf(v, sub, "want a whole number of rows, not %q", text)
+			}
+			l.MaxRows = int64(x)
+		case "max_memory_mb":
+			l.MaxMemoryMB = x
+		case "max_seconds":
+			l.MaxSeconds = x
+		}
+		return nil
+	})
+	return &l, err
 }
 
 // Pipetype returns the pipeline type t names, in any case: Published or

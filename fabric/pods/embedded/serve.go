@@ -20,6 +20,7 @@ import (
 	"github.com/fabricops/fabric/fabric/infra/local"
 	"github.com/fabricops/fabric/fabric/infra/natsserver"
 	"github.com/fabricops/fabric/fabric/pods/runner"
+	"github.com/fabricops/fabric/fabric/pods/worker"
 )
 
 // ServeOptions configures Serve.
@@ -107,8 +108,14 @@ func Serve(home string, o ServeOptions) error {
 				logger.Printf("warning: %v", err)
 			}
 		}
+		dataDir := local.DataDir(home, t.Name)
+		if err := os.MkdirAll(dataDir, 0o700); err != nil {
+			stopAll()
+			return err
+		}
 		r, err := runner.Start(runner.Options{Config: cfg, Pods: pods, Site: local.Site, BuildTag: o.Version,
-			PlatformVersion: o.Version, LicenseExpires: expires, Logger: logger})
+			PlatformVersion: o.Version, LicenseExpires: expires, Logger: logger,
+			Worker: worker.Options{DataDir: dataDir}})
 		if err != nil {
 			stopAll()
 			return err

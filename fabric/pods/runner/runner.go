@@ -44,6 +44,9 @@ type Options struct {
 	CapacityFilter string
 	// Logger receives one line per pod event (nil: none).
 	Logger *log.Logger
+	// Worker configures the workers: job limits, and the tenant's data
+	// directory that @files:loadfile reads.
+	Worker worker.Options
 }
 
 // dependencies are the pod types each type needs live to be healthy.
@@ -136,7 +139,7 @@ func (r *Runner) startSlot(s *slot) error {
 		case api.APIServer:
 			err = apiserver.Serve(p)
 		case api.Worker:
-			err = worker.Serve(p)
+			err = worker.Serve(p, r.opts.Worker)
 		}
 		if err != nil {
 			p.Stop()

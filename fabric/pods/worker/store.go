@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/fabricops/fabric/fabric/api"
@@ -20,12 +23,17 @@ const maxObjectBytes = 256 << 20
 
 // Store is what the engine's bots reach in the tenant: its datasets and
 // objects, and the worker's local files.
-type Store struct{ c *tenant.Data }
+type Store struct {
+	c *tenant.Data
+	// dataDir is the tenant's directory of files ("": none).
+	dataDir string
+}
 
 var _ engine.Store = (*Store)(nil)
 
 // NewStore returns the engine store over the tenant data c.
-func NewStore(c *tenant.Data) *Store { return &Store{c: c} }
+// Files are read from dataDir only.
+func NewStore(c *tenant.Data, dataDir string) *Store { return &Store{c: c, dataDir: dataDir} }
 
 // missing makes the fabric's "not found" errors the engine's.
 type missing struct{ err error }
@@ -117,7 +125,34 @@ func (s *Store) SavedList(ctx context.Context, name string) ([]string, error) {
 	return out, nil
 }
 
-// ReadFile reads a table from a file on the worker's host.
-func (s *Store) ReadFile(ctx context.Context, path string) (*frame.Frame, error) {
-	return frame.Read(path, frame.Auto)
+// ReadFile reads a table from a file of the tenant's data directory: a
+// relative path that stays inside it (no absolute path, no .. out of it,
+// no symbolic link that leads out), so that a tenant reads only its own
+// files and none of the host's.
+func (s *Store) ReadFile(ctx context.Context, name string) (*frame.Frame, error) {
+	if s.dataDir == "" {
+		return nil, fmt.Errorf("this worker has no data directory for files: cannot read %q", name)
+	}
+	if filepath.IsAbs(name) || !filepath.IsLocal(name) {
+		return nil, fmt.Errorf("%q is outside the tenant's data directory: give a path relative to it, without ..", name)
+	}
+	root, err := os.OpenRoot(s.dataDir)
+	if err != nil {
+		return nil, fmt.Errorf("the tenant's data directory: %v", err)
+	}
+	defer root.Close()
+	f, err := root.Open(name)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	src, err := frame.OpenFile(f, name, frame.Auto)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	return frame.ReadFrom(src)
 }

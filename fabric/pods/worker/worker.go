@@ -39,6 +39,8 @@ type Worker struct {
 	recs  *jobs.Records
 	store *Store
 	host  string
+	// limits are the jobs' defaults, maxLimits the most a pipeline may ask.
+	limits, maxLimits api.JobLimits
 
 	mu      sync.Mutex
 	running map[string]context.CancelCauseFunc
@@ -52,8 +54,25 @@ type stopCause struct {
 
 func (s stopCause) Error() string { return s.reason }
 
+// Options configures a worker.
+type Options struct {
+	// Limits are the jobs' limits unless a pipeline asks for others, and
+	// MaxLimits the most it may ask (zero fields: api.DefaultJobLimits,
+	// api.MaxJobLimits).
+	Limits, MaxLimits api.JobLimits
+	// DataDir is the tenant's directory of files that @files:loadfile
+	// reads (relative paths only, nothing outside it); empty: no files.
+	DataDir string
+}
+
+func (o Options) limits() (def, max api.JobLimits) {
+	def, _ = o.Limits.Within(api.DefaultJobLimits, api.JobLimits{})
+	max, _ = o.MaxLimits.Within(api.MaxJobLimits, api.JobLimits{})
+	return def, max
+}
+
 // Serve adds the worker's endpoints to the pod p until it stops.
-func Serve(p *pod.Pod) error {
+func Serve(p *pod.Pod, o Options) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	data := tenant.New(p.Conn())
@@ -62,7 +81,8 @@ func Serve(p *pod.Pod) error {
 		return err
 	}
 	host, _ := os.Hostname()
-	w := &Worker{p: p, recs: jobs.Open(s), store: NewStore(data), host: host, running: map[string]context.CancelCauseFunc{}}
+	w := &Worker{p: p, recs: jobs.Open(s), store: NewStore(data, o.DataDir), host: host, running: map[string]context.CancelCauseFunc{}}
+	w.limits, w.maxLimits = o.limits()
 	if err := w.failLeftovers(ctx); err != nil {
 		return err
 	}
@@ -135,9 +155,20 @@ func (w *Worker) handleRun(m *nats.Msg) {
 	}
 	job := api.Job{JobID: jobs.NewID(), PodID: w.p.ID, Host: w.host, PID: os.Getpid(), Site: w.p.Site,
 		Pipeline: req.Pipeline, Version: req.Version, Status: api.JobInitializing, Steps: len(steps)}
+	var asked api.JobLimits
+	if req.Limits != nil {
+		asked = *req.Limits
+	}
+	limits, err := asked.Within(w.limits, w.maxLimits)
+	if err != nil {
+		pod.Reply(m, failed(err.Error()))
+		return
+	}
 	// Verified here, so that the start response tells a wrong pipeline,
 	// and run by the job without verifying it again.
-	runSteps, err := w.engine(job).Prepare(steps)
+	eng := w.engine(job)
+	eng.Limits = engine.Limits{MaxRows: limits.MaxRows, MaxMemoryMB: limits.MaxMemoryMB}
+	runSteps, err := eng.Prepare(steps)
 	if err != nil {
 		pod.Reply(m, failed(err.Error()))
 		return
@@ -149,12 +180,17 @@ func (w *Worker) handleRun(m *nats.Msg) {
 		return
 	}
 	jctx, jcancel := context.WithCancelCause(context.Background())
+	limit := time.Duration(limits.MaxSeconds * float64(time.Second))
+	tctx, tcancel := context.WithTimeoutCause(jctx, limit, stopCause{api.JobFailed, fmt.Sprintf("the job ran longer than its time limit of %s", limit)})
 	w.mu.Lock()
 	w.running[job.JobID] = jcancel
 	w.mu.Unlock()
 	w.wg.Add(1)
 	w.p.JobStarted()
-	go w.run(jctx, job, runSteps)
+	go func() {
+		defer tcancel()
+		w.run(tctx, job, runSteps)
+	}()
 	pod.Reply(m, api.StartResponse{Status: "started", Results: []any{}, Now: api.Timestamp(time.Now()),
 		StatusSubject: api.TraceSubject(w.p.ID, job.JobID), JobID: job.JobID})
 }
