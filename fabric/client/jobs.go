@@ -235,29 +235,30 @@ func (c *Client) Wait(ctx context.Context, jobID string, timeout time.Duration, 
 	if err != nil {
 		return api.Job{}, err
 	}
-	deadline := time.Now().Add(timeout)
+	j, err := r.Get(ctx, jobID)
+	if err != nil {
+		return j, err
+	}
+	wctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	last := ""
-	for {
-		j, err := r.Get(ctx, jobID)
-		if err != nil {
-			return j, err
-		}
+	err = r.Watch(wctx, jobID, func(cur api.Job) bool {
+		j = cur
 		if j.Status != last && each != nil {
 			each(j)
 		}
 		last = j.Status
-		if !api.JobActive(j.Status) {
-			return j, nil
-		}
-		if time.Now().After(deadline) {
-			return j, fmt.Errorf("timed out after %s waiting for job %s (still %s)", timeout, jobID, j.Status)
-		}
-		select {
-		case <-ctx.Done():
-			return j, ctx.Err()
-		case <-time.After(200 * time.Millisecond):
-		}
+		return api.JobActive(j.Status)
+	})
+	switch {
+	case err == nil:
+		return j, nil
+	case ctx.Err() != nil:
+		return j, ctx.Err()
+	case errors.Is(err, context.DeadlineExceeded):
+		return j, fmt.Errorf("timed out after %s waiting for job %s (still %s)", timeout, jobID, j.Status)
 	}
+	return j, err
 }
 
 // OpenOutput opens the output of a completed job (partial id).

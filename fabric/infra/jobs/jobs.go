@@ -51,6 +51,37 @@ func (r *Records) Create(ctx context.Context, j api.Job) error {
 }
 
 // Get returns a job's record.
+// Watch calls each with the job's record as it is now and at every change,
+// until each returns false or ctx ends (ctx's error). Waiting on a watch
+// tells a job's end at once, where polling would tell it late.
+func (r *Records) Watch(ctx context.Context, id string, each func(api.Job) bool) error {
+	w, err := r.s.WatchKey(ctx, api.JobsBucket, id)
+	if err != nil {
+		return err
+	}
+	defer w.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case e, ok := <-w.Updates():
+			if !ok {
+				return fmt.Errorf("the watch of job %s ended", id)
+			}
+			if e == nil {
+				continue // the current value has been delivered
+			}
+			var j api.Job
+			if json.Unmarshal(e.Value(), &j) != nil {
+				continue
+			}
+			if !each(j) {
+				return nil
+			}
+		}
+	}
+}
+
 func (r *Records) Get(ctx context.Context, id string) (api.Job, error) {
 	var j api.Job
 	_, err := r.s.Get(ctx, api.JobsBucket, id, &j)

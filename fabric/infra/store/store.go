@@ -277,6 +277,16 @@ func (s *Store) Watch(ctx context.Context, bucket string) (jetstream.KeyWatcher,
 	return kv.WatchAll(context.Background())
 }
 
+// WatchKey watches one record of bucket: its current value first, then
+// every change, until ctx ends or the watcher is stopped.
+func (s *Store) WatchKey(ctx context.Context, bucket, key string) (jetstream.KeyWatcher, error) {
+	kv, err := s.kv(ctx, bucket)
+	if err != nil {
+		return nil, err
+	}
+	return kv.Watch(ctx, key)
+}
+
 // ListOf returns every record of bucket that decodes as a T, ordered by
 // key; records that do not decode are left out. The slice is empty, not
 // nil, when there are none.
