@@ -13,7 +13,6 @@ import (
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/fabrictest"
 	"github.com/fabricops/fabric/fabric/infra/bus"
-	"github.com/fabricops/fabric/fabric/infra/natsserver"
 	"github.com/nats-io/nats.go"
 )
 
@@ -218,10 +217,9 @@ func TestTenantIsolation(t *testing.T) {
 
 func TestNetworkConfigErrors(t *testing.T) {
 	dir := t.TempDir()
-	port, err := natsserver.FreePort("127.0.0.1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Port 1: nothing listens there, and no other test can take it (a
+	// port found free could be bound by a test running meanwhile).
+	port := 1
 	unreachable := &bus.Config{Tenant: "a", NATS: bus.NATSConfig{URLs: []string{"nats://127.0.0.1:" + strconv.Itoa(port)}, User: "a", Password: "x"}}
 	unreachablePath := filepath.Join(dir, "unreachable.json")
 	if err := unreachable.Save(unreachablePath); err != nil {

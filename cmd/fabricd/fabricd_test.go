@@ -3,11 +3,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -28,13 +28,13 @@ func startNATS(t *testing.T, tenant bus.Tenant) string {
 	if err != nil {
 		t.Skip("nats-server is not installed (make deps installs Debian's package)")
 	}
+	// The server picks its own port (-1) and says which in its ports
+	// file: a port found free first could be taken by another test
+	// before the server binds it (the packages' tests run in parallel).
 	dir := t.TempDir()
-	port, err := natsserver.FreePort("127.0.0.1")
-	if err != nil {
-		t.Fatal(err)
-	}
 	conf := filepath.Join(dir, "nats.conf")
-	text := natsserver.ServerConfig(natsserver.ServerOptions{Name: "standalone", Host: "127.0.0.1", Port: port, StoreDir: filepath.Join(dir, "js"), Tenants: []bus.Tenant{tenant}})
+	text := natsserver.ServerConfig(natsserver.ServerOptions{Name: "standalone", Host: "127.0.0.1", Port: -1,
+		StoreDir: filepath.Join(dir, "js"), Tenants: []bus.Tenant{tenant}, PortsFileDir: dir})
 	if err := os.WriteFile(conf, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -45,18 +45,21 @@ func startNATS(t *testing.T, tenant bus.Tenant) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	addr := "127.0.0.1:" + strconv.Itoa(port)
+	portsFile := filepath.Join(dir, fmt.Sprintf("nats-server_%d.ports", cmd.Process.Pid))
 	for deadline := time.Now().Add(10 * time.Second); ; {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			break
+		var ports struct{ Nats []string }
+		if data, err := os.ReadFile(portsFile); err == nil && json.Unmarshal(data, &ports) == nil && len(ports.Nats) > 0 {
+			url := ports.Nats[0]
+			if c, err := net.Dial("tcp", strings.TrimPrefix(url, "nats://")); err == nil {
+				c.Close()
+				return url
+			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out after 10s waiting for nats-server on %s:\n%s", addr, log.String())
+			t.Fatalf("timed out after 10s waiting for nats-server's ports file %s:\n%s", portsFile, log.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return "nats://" + addr
 }
 
 func clientPods(t *testing.T) []api.PodInfo {

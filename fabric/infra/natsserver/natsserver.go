@@ -30,6 +30,10 @@ type ServerOptions struct {
 	// LogFile, when set, receives the server's log; otherwise it logs
 	// nothing.
 	LogFile string
+	// PortsFileDir, when set, is where a standalone nats-server writes
+	// the ports it listens on (NAME_PID.ports, JSON): with Port -1 the
+	// server picks a free port itself, and nobody races it for the port.
+	PortsFileDir string
 }
 
 // ServerConfig renders the options as a nats-server configuration, the
@@ -41,6 +45,9 @@ func ServerConfig(o ServerOptions) string {
 	fmt.Fprintf(&b, "jetstream {\n  store_dir: %s\n}\n", strconv.Quote(o.StoreDir))
 	if o.LogFile != "" {
 		fmt.Fprintf(&b, "logfile: %s\n", strconv.Quote(o.LogFile))
+	}
+	if o.PortsFileDir != "" {
+		fmt.Fprintf(&b, "ports_file_dir: %s\n", strconv.Quote(o.PortsFileDir))
 	}
 	b.WriteString("accounts {\n")
 	for _, t := range o.Tenants {
@@ -113,16 +120,6 @@ func (s *Server) Version() string { return server.VERSION }
 func (s *Server) Shutdown() {
 	s.srv.Shutdown()
 	s.srv.WaitForShutdown()
-}
-
-// FreePort returns a TCP port on host that was free a moment ago.
-func FreePort(host string) (int, error) {
-	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // FreePortAt reports whether port is free on host by listening on it.

@@ -63,11 +63,11 @@ func Serve(home string, o ServeOptions) error {
 	if err != nil {
 		return err
 	}
+	// The port of the last run, so that network configurations stay
+	// valid; else any free one, picked by the server as it binds.
 	port := set.Port
 	if port == 0 || !portFree(port) {
-		if port, err = natsserver.FreePort("127.0.0.1"); err != nil {
-			return err
-		}
+		port = -1
 	}
 	srv, err := natsserver.StartServer(natsserver.ServerOptions{Name: "fabric-local", Host: "127.0.0.1", Port: port,
 		StoreDir: filepath.Join(local.Dir(home), "jetstream"), Tenants: tenants, LogFile: filepath.Join(local.Dir(home), "nats.log")})
