@@ -38,6 +38,7 @@ type Settings struct {
 
 const usage = `usage: fabricd [flags]
        fabricd local [--home DIR] [--tenants a,b] [--workers N]
+       fabricd server-config --tenants a,b --credentials FILE [--cluster NAME --routes ...]
 
 Runs fabric pods against an existing NATS server or cluster; "fabricd
 local" runs the local fabric (what 'client fabric up' starts).
@@ -183,6 +184,9 @@ func (s *Settings) options() (runner.Options, error) {
 func run(args []string, stderr io.Writer, stop stopper) int {
 	if len(args) > 0 && args[0] == "local" {
 		return runLocal(args[1:], stderr)
+	}
+	if len(args) > 0 && args[0] == "server-config" {
+		return runServerConfig(args[1:], os.Stdout, stderr)
 	}
 	s, err := parseArgs(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {

@@ -34,6 +34,19 @@ type ServerOptions struct {
 	// the ports it listens on (NAME_PID.ports, JSON): with Port -1 the
 	// server picks a free port itself, and nobody races it for the port.
 	PortsFileDir string
+	// Cluster, when set, makes the server one of a JetStream cluster.
+	Cluster *Cluster
+}
+
+// Cluster is a server's part in a cluster: the cluster's name, where the
+// server listens for routes, and the routes to the other servers. Every
+// server of a cluster has a unique Name (ServerOptions.Name) and the same
+// tenants, with the same credentials.
+type Cluster struct {
+	Name   string
+	Host   string
+	Port   int
+	Routes []string
 }
 
 // ServerConfig renders the options as a nats-server configuration, the
@@ -48,6 +61,18 @@ func ServerConfig(o ServerOptions) string {
 	}
 	if o.PortsFileDir != "" {
 		fmt.Fprintf(&b, "ports_file_dir: %s\n", strconv.Quote(o.PortsFileDir))
+	}
+	if c := o.Cluster; c != nil {
+		host := c.Host
+		if host == "" {
+			host = o.Host
+		}
+		routes := make([]string, len(c.Routes))
+		for i, r := range c.Routes {
+			routes[i] = strconv.Quote(r)
+		}
+		fmt.Fprintf(&b, "cluster {\n  name: %s\n  listen: %s\n  routes: [%s]\n}\n",
+			strconv.Quote(c.Name), strconv.Quote(net.JoinHostPort(host, strconv.Itoa(c.Port))), strings.Join(routes, ", "))
 	}
 	b.WriteString("accounts {\n")
 	for _, t := range o.Tenants {

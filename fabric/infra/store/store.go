@@ -68,6 +68,17 @@ func (s *Store) kv(ctx context.Context, bucket string) (jetstream.KeyValue, erro
 	return kv, nil
 }
 
+// Replicas is how many copies the fabric keeps of a bucket it creates: 3
+// on a cluster of three servers or more, so that a server's death loses
+// no acknowledged write and stops no bucket; as many as the servers of a
+// smaller cluster; 1 on a single server.
+func Replicas(nc *nats.Conn) int {
+	if nc == nil || nc.ConnectedClusterName() == "" {
+		return 1
+	}
+	return min(3, max(1, len(nc.Servers())))
+}
+
 // EnsureKV returns a KV bucket, creating it with cfg when it does not
 // exist; pods starting together may race to create it.
 func EnsureKV(ctx context.Context, js jetstream.JetStream, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
@@ -77,6 +88,9 @@ func EnsureKV(ctx context.Context, js jetstream.JetStream, cfg jetstream.KeyValu
 	}
 	if !errors.Is(err, jetstream.ErrBucketNotFound) {
 		return nil, err
+	}
+	if cfg.Replicas == 0 {
+		cfg.Replicas = Replicas(js.Conn())
 	}
 	kv, err = js.CreateKeyValue(ctx, cfg)
 	if err != nil {
@@ -98,7 +112,8 @@ func EnsureObjectStore(ctx context.Context, js jetstream.JetStream, bucket strin
 	if !errors.Is(err, jetstream.ErrBucketNotFound) {
 		return nil, err
 	}
-	obs, err = js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: bucket, Description: "tenant objects and datasets"})
+	obs, err = js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: bucket, Description: "tenant objects and datasets",
+		Replicas: Replicas(js.Conn())})
 	if err != nil {
 		if o2, err2 := js.ObjectStore(ctx, bucket); err2 == nil {
 			return o2, nil
