@@ -107,7 +107,7 @@ func Document(data []byte, fileName string) (any, error) {
 	case api.PipelineJSON:
 		return Decode(data)
 	case api.PipelineYAML:
-		n, err := decodeNode(data, api.PipelineYAML)
+		n, _, err := decodeNode(data, api.PipelineYAML)
 		if err != nil {
 			return nil, err
 		}
@@ -180,7 +180,10 @@ func lineCol(data []byte, off int64) (int, int) {
 }
 
 // Canonical returns the canonical JSON encoding of a value decoded by
-// Decode (see CanonicalForm).
+// Decode (see CanonicalForm). A string that is not valid UTF-8 (the text
+// form does not check it) has each bad byte written as U+FFFD, as
+// decoding JSON reads it, so that the canonical form is valid JSON that
+// checksums as the document it came from.
 func Canonical(v any) ([]byte, error) {
 	var b bytes.Buffer
 	if err := encode(&b, v); err != nil {
@@ -264,11 +267,15 @@ func number(n json.Number) (string, error) {
 	return strconv.FormatFloat(f, 'g', -1, 64), nil
 }
 
+// writeString writes s as a JSON string with only the escapes JSON
+// requires; a byte that is not valid UTF-8 becomes U+FFFD.
 func writeString(b *bytes.Buffer, s string) {
 	b.WriteByte('"')
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
+		case r == utf8.RuneError && size == 1:
+			b.WriteString("\ufffd")
 		case r == '"':
 			b.WriteString(`\"`)
 		case r == '\\':

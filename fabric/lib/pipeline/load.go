@@ -80,10 +80,11 @@ func Load(data []byte, fileName string) (api.Pipeline, error) {
 		}
 		p.Data.Sequence = steps
 	default:
-		n, err := decodeNode(data, form)
+		n, read, err := decodeNode(data, form)
 		if err != nil {
 			return p, err
 		}
+		form = read
 		b := builder{json: form == api.PipelineJSON}
 		if p, err = b.pipeline(n); err != nil {
 			return p, err
@@ -129,19 +130,30 @@ const (
 	listNode
 )
 
-// decodeNode decodes a YAML or JSON document.
-func decodeNode(data []byte, form string) (*node, error) {
+// decodeNode decodes a YAML or JSON document and returns the form it was
+// read in. JSON is YAML except for characters that YAML takes only
+// escaped, such as U+0080, which JSON may hold as they are: a YAML
+// document that YAML cannot read but that is JSON is read as JSON, as
+// the pipeline's JSON saved in a .yaml file is.
+func decodeNode(data []byte, form string) (*node, string, error) {
 	if form == api.PipelineJSON {
 		v, err := Decode(data)
 		if err != nil {
-			return nil, err
+			return nil, form, err
 		}
-		return jsonNode(v), nil
+		return jsonNode(v), form, nil
 	}
 	if len(bytes.TrimSpace(bytes.TrimPrefix(data, []byte("\ufeff")))) == 0 {
-		return nil, ErrEmpty
+		return nil, form, ErrEmpty
 	}
-	return yamlDocument(data)
+	n, err := yamlDocument(data)
+	var syn *yamlSyntaxError
+	if errors.As(err, &syn) {
+		if v, jerr := Decode(data); jerr == nil {
+			return jsonNode(v), api.PipelineJSON, nil
+		}
+	}
+	return n, form, err
 }
 
 func jsonNode(v any) *node {
@@ -205,12 +217,18 @@ var plainInt = regexp.MustCompile(`^[-+]?[0-9]+$`)
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
 
+// yamlSyntaxError is text that the YAML parser cannot read (as opposed
+// to a document it reads that does not fit).
+type yamlSyntaxError struct{ msg string }
+
+func (e *yamlSyntaxError) Error() string { return e.msg }
+
 func yamlError(err error) error {
 	msg := err.Error()
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		return fmt.Errorf("invalid YAML at line %s: %s", m[1], msg[len(m[0]):])
+		return &yamlSyntaxError{fmt.Sprintf("invalid YAML at line %s: %s", m[1], msg[len(m[0]):])}
 	}
-	return fmt.Errorf("invalid YAML: %s", strings.TrimPrefix(msg, "yaml: "))
+	return &yamlSyntaxError{"invalid YAML: " + strings.TrimPrefix(msg, "yaml: ")}
 }
 
 // yamlConverter converts yaml.Nodes, bounding the work that aliases can
