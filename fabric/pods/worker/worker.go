@@ -232,21 +232,33 @@ func (w *Worker) run(ctx context.Context, job api.Job, runSteps func(context.Con
 		return nil
 	})
 	out, err := runSteps(ctx)
-	fctx, fcancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer fcancel()
+	// Recording the end is tried again until it holds (Finish changes a
+	// job that ended already not at all), so that a server of a cluster
+	// that dies meanwhile leaves no job Running.
+	finish := func(status, reason string, set func(*api.Job)) error {
+		fctx, fcancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer fcancel()
+		return retry(fctx, func() error {
+			_, err := w.recs.Finish(fctx, job.JobID, status, reason, set)
+			return err
+		})
+	}
 	var cause stopCause
 	switch {
 	case errors.As(context.Cause(ctx), &cause):
-		_, err = w.recs.Finish(fctx, job.JobID, cause.status, cause.reason, nil)
+		err = finish(cause.status, cause.reason, nil)
 	case err != nil:
-		_, err = w.recs.Finish(fctx, job.JobID, api.JobFailed, err.Error(), nil)
+		err = finish(api.JobFailed, err.Error(), nil)
 	default:
 		path := jobs.OutputPath(job.JobID)
-		if serr := w.saveOutput(fctx, path, out); serr != nil {
-			_, err = w.recs.Finish(fctx, job.JobID, api.JobFailed, "cannot store the output: "+serr.Error(), nil)
+		sctx, scancel := context.WithTimeout(context.Background(), 30*time.Second)
+		serr := w.saveOutput(sctx, path, out)
+		scancel()
+		if serr != nil {
+			err = finish(api.JobFailed, "cannot store the output: "+serr.Error(), nil)
 			break
 		}
-		_, err = w.recs.Finish(fctx, job.JobID, api.JobCompleted, "", func(j *api.Job) {
+		err = finish(api.JobCompleted, "", func(j *api.Job) {
 			j.Output, j.OutputRows = path, int64(out.NumRows())
 		})
 	}
@@ -255,16 +267,38 @@ func (w *Worker) run(ctx context.Context, job api.Job, runSteps func(context.Con
 	}
 }
 
-// saveOutput stores a job's final frame as Parquet.
+// saveOutput stores a job's final frame as Parquet. A server of a cluster
+// that dies mid-put loses the put's acknowledgements, so a failed put is
+// tried again (the frame is still in memory) until ctx ends.
 func (w *Worker) saveOutput(ctx context.Context, path string, f *frame.Frame) error {
 	if f == nil {
 		f, _ = frame.FromRows(nil, nil)
 	}
-	pr, pw := io.Pipe()
-	go func() { pw.CloseWithError(f.WriteTo(pw, frame.Parquet, "")) }()
-	_, err := w.recs.Store().PutBlob(ctx, path, pr)
-	pr.CloseWithError(err)
-	return err
+	return retry(ctx, func() error {
+		pr, pw := io.Pipe()
+		go func() { pw.CloseWithError(f.WriteTo(pw, frame.Parquet, "")) }()
+		_, err := w.recs.Store().PutBlob(ctx, path, pr)
+		pr.CloseWithError(err)
+		return err
+	})
+}
+
+// retry calls fn until it succeeds, pausing a little longer each time,
+// and returns its last error once ctx ends.
+func retry(ctx context.Context, fn func() error) error {
+	pause := 100 * time.Millisecond
+	for {
+		err := fn()
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, 2*time.Second)
+	}
 }
 
 func (w *Worker) handleEvict(m *nats.Msg) {
