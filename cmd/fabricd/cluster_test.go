@@ -100,14 +100,28 @@ func startClusterServer(t *testing.T, exe string, o natsserver.ServerOptions) (c
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	file := filepath.Join(dir, fmt.Sprintf("nats-server_%d.ports", cmd.Process.Pid))
-	for deadline := time.Now().Add(10 * time.Second); ; {
+	return waitPorts(t, dir, cmd.Process.Pid, &log)
+}
+
+// waitPorts waits until the nats-server of pid has written its ports file
+// in dir (ServerOptions.PortsFileDir) and returns its client URL and, in
+// a cluster, its route URL.
+func waitPorts(t *testing.T, dir string, pid int, log *bytes.Buffer) (client, route string) {
+	t.Helper()
+	file := filepath.Join(dir, fmt.Sprintf("nats-server_%d.ports", pid))
+	for deadline := time.Now().Add(15 * time.Second); ; {
 		var ports struct{ Nats, Cluster []string }
-		if data, err := os.ReadFile(file); err == nil && json.Unmarshal(data, &ports) == nil && len(ports.Nats) > 0 && len(ports.Cluster) > 0 {
-			return ports.Nats[0], ports.Cluster[0]
+		if data, err := os.ReadFile(file); err == nil && json.Unmarshal(data, &ports) == nil && len(ports.Nats) > 0 {
+			if c, err := net.Dial("tcp", strings.TrimPrefix(ports.Nats[0], "nats://")); err == nil {
+				c.Close()
+				if len(ports.Cluster) > 0 {
+					route = ports.Cluster[0]
+				}
+				return ports.Nats[0], route
+			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out after 10s waiting for %s:\n%s", file, log.String())
+			t.Fatalf("timed out after 15s waiting for nats-server's ports file %s:\n%s", file, log.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

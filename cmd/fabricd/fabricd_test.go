@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -45,21 +43,8 @@ func startNATS(t *testing.T, tenant bus.Tenant) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	portsFile := filepath.Join(dir, fmt.Sprintf("nats-server_%d.ports", cmd.Process.Pid))
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		var ports struct{ Nats []string }
-		if data, err := os.ReadFile(portsFile); err == nil && json.Unmarshal(data, &ports) == nil && len(ports.Nats) > 0 {
-			url := ports.Nats[0]
-			if c, err := net.Dial("tcp", strings.TrimPrefix(url, "nats://")); err == nil {
-				c.Close()
-				return url
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after 10s waiting for nats-server's ports file %s:\n%s", portsFile, log.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	url, _ := waitPorts(t, dir, cmd.Process.Pid, &log)
+	return url
 }
 
 func clientPods(t *testing.T) []api.PodInfo {

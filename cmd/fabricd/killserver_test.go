@@ -42,18 +42,7 @@ func (s *clusterServer) start() {
 	if err := s.cmd.Start(); err != nil {
 		s.t.Fatal(err)
 	}
-	file := filepath.Join(s.dir, fmt.Sprintf("nats-server_%d.ports", s.cmd.Process.Pid))
-	for deadline := time.Now().Add(15 * time.Second); ; {
-		var ports struct{ Nats []string }
-		if data, err := os.ReadFile(file); err == nil && json.Unmarshal(data, &ports) == nil && len(ports.Nats) > 0 {
-			s.url = ports.Nats[0]
-			return
-		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("timed out after 15s waiting for %s:\n%s", file, s.log.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	s.url, _ = waitPorts(s.t, s.dir, s.cmd.Process.Pid, &s.log)
 }
 
 func (s *clusterServer) kill() {
