@@ -1,12 +1,9 @@
 package main
 
 import (
-	"context"
-
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/nats-io/nats.go/jetstream"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -63,12 +60,10 @@ func cliRun(args ...string) (string, string, int) {
 // no job is lost or stays Running, and the pods and clients reconnect by
 // themselves.
 func TestClusterSurvivesAServer(t *testing.T) {
-	// Work in progress (issue 10, point 6): while one server is down, job
-	// starts fail for several seconds with "no worker is running" (the
-	// api-server's registry view goes empty) or "cannot record the job: no
-	// response from stream". Run it with FABRIC_CLUSTER_TEST=1.
+	// Not yet in make test (issue 10, point 6): it passed 20 of 21 runs,
+	// and the one failure was not captured. FABRIC_CLUSTER_TEST=1 runs it.
 	if os.Getenv("FABRIC_CLUSTER_TEST") == "" {
-		t.Skip("the fabric does not yet ride through a server's death without failed job starts; FABRIC_CLUSTER_TEST=1 runs this")
+		t.Skip("runs with FABRIC_CLUSTER_TEST=1 (about 25 s; one failure in 21 runs is still unexplained)")
 	}
 	exe, err := exec.LookPath("nats-server")
 	if err != nil {
@@ -143,19 +138,6 @@ func TestClusterSurvivesAServer(t *testing.T) {
 	round := 0
 	for ; round < 5; round++ {
 		work(round)
-	}
-	if nc, err := bus.Connect(cfg, "test"); err == nil {
-		js, _ := jetstream.New(nc)
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		for l := js.ListStreams(ctx); ; {
-			info, ok := <-l.Info()
-			if !ok {
-				break
-			}
-			t.Logf("stream %s: %d replicas, leader %s", info.Config.Name, info.Config.Replicas, info.Cluster.Leader)
-		}
-		cancel()
-		nc.Close()
 	}
 	servers[1].kill()
 	for ; round < 15; round++ {

@@ -104,6 +104,8 @@ func Gather[T any](ctx context.Context, nc *nats.Conn, regs []api.Registration, 
 type Watcher struct {
 	mu   sync.Mutex
 	regs map[string]entry
+	// last is when the watch last delivered an update.
+	last time.Time
 	w    jetstream.KeyWatcher
 }
 
@@ -129,6 +131,7 @@ func Watch(kv jetstream.KeyValue, timeout time.Duration) (*Watcher, error) {
 				continue
 			}
 			rw.mu.Lock()
+			rw.last = time.Now()
 			if e.Operation() != jetstream.KeyValuePut {
 				delete(rw.regs, e.Key())
 			} else {
@@ -151,12 +154,17 @@ func Watch(kv jetstream.KeyValue, timeout time.Duration) (*Watcher, error) {
 }
 
 // Current returns the registrations refreshed within ttl, sorted by id.
+// While the watch itself is silent (pods refresh every ttl/3, so a
+// silent watch is a stalled one: its server died and it is being
+// rebuilt), nothing expires: the registrations last known are returned,
+// and asking a pod that is gone costs only its "no responders".
 func (rw *Watcher) Current(ttl time.Duration) []api.Registration {
 	rw.mu.Lock()
 	defer rw.mu.Unlock()
+	stalled := time.Since(rw.last) > ttl/2
 	var out []api.Registration
 	for k, e := range rw.regs {
-		if time.Since(e.seen) > ttl {
+		if !stalled && time.Since(e.seen) > ttl {
 			delete(rw.regs, k) // expired by age: the bucket sends no event
 			continue
 		}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/jobs"
+	"github.com/fabricops/fabric/fabric/infra/store"
 	"github.com/fabricops/fabric/fabric/infra/tenant"
 	"github.com/fabricops/fabric/fabric/lib/engine"
 	"github.com/fabricops/fabric/fabric/lib/frame"
@@ -175,7 +176,7 @@ func (w *Worker) handleRun(m *nats.Msg) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := w.recs.Create(ctx, job); err != nil {
+	if err := w.create(ctx, job); err != nil {
 		pod.Reply(m, failed("cannot record the job: "+err.Error()))
 		return
 	}
@@ -279,6 +280,25 @@ func (w *Worker) saveOutput(ctx context.Context, path string, f *frame.Frame) er
 		go func() { pw.CloseWithError(f.WriteTo(pw, frame.Parquet, "")) }()
 		_, err := w.recs.Store().PutBlob(ctx, path, pr)
 		pr.CloseWithError(err)
+		return err
+	})
+}
+
+// create records a new job, trying again while the store does not answer
+// (a server of a cluster that dies takes its streams' leadership with it
+// for a moment). A try that was stored but not acknowledged makes the
+// next one find the record: that is success.
+func (w *Worker) create(ctx context.Context, job api.Job) error {
+	// Within the client's wait for the start response.
+	ctx, cancel := context.WithTimeout(ctx, 6*time.Second)
+	defer cancel()
+	tried := false
+	return retry(ctx, func() error {
+		err := w.recs.Create(ctx, job)
+		if tried && errors.Is(err, store.ErrExists) {
+			return nil
+		}
+		tried = true
 		return err
 	})
 }
