@@ -1,10 +1,11 @@
 package builtins
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/fabricops/fabric/fabric/api"
-	"github.com/fabricops/fabric/runtime/host"
+	"github.com/fabricops/fabric/fabric/client"
 
 	"github.com/fabricops/fabric/fabric/infra/bus"
 	"github.com/fabricops/fabric/fabric/infra/local"
@@ -139,13 +140,5 @@ func (e *Env) fabricGC(thread *starlark.Thread, b *starlark.Builtin, args starla
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "dry_run?", &req.DryRun, "grace?", &req.Grace); err != nil {
 		return nil, err
 	}
-	c, err := e.connect(b)
-	if err != nil {
-		return nil, err
-	}
-	var report api.GCReport
-	if err := c.GC(host.Context(thread), req, &report); err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	return value.ToStarlark(report)
+	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) { return c.GC(ctx, req) })
 }

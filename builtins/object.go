@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fabricops/fabric/fabric/lib/safefile"
 	"io"
 	"net/http"
 	"os"
@@ -18,7 +19,6 @@ import (
 	"github.com/fabricops/fabric/fabric/client"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
-	"github.com/fabricops/fabric/runtime/stdlib"
 	"go.starlark.net/starlark"
 )
 
@@ -138,7 +138,7 @@ func (e *Env) objectDownload(thread *starlark.Thread, b *starlark.Builtin, args 
 		defer r.Close()
 		p := withProgress(thread, r, "downloading "+name, obj.FileSize)
 		defer p.finish()
-		return to, writeFileFrom(host.From(thread).Path(to), p)
+		return to, safefile.WriteFrom(host.From(thread).Path(to), p)
 	})
 }
 
@@ -297,12 +297,6 @@ func copyEntry(ctx context.Context, c *client.Client, bucket, object string, f *
 	}
 	defer r.Close()
 	return c.PutBucketObject(ctx, bucket, object, r)
-}
-
-// writeFileFrom writes r to path atomically: a failure leaves no partial
-// file and keeps any previous one.
-func writeFileFrom(path string, r io.Reader) error {
-	return stdlib.WriteFileAtomicFrom(path, r)
 }
 
 // trimPathError drops Go's "open" wrapping detail down to "open PATH: reason".

@@ -133,7 +133,7 @@ func exportSource(thread *starlark.Thread, src frame.Source, to string, f frame.
 		return frame.Stats{}, err
 	}
 	var stats frame.Stats
-	err = writeFileWith(p, func(w io.Writer) (err error) {
+	err = safefile.Write(p, func(w io.Writer) (err error) {
 		stats, err = writeSource(w, src, format, comp)
 		return err
 	})
@@ -151,10 +151,4 @@ func writeSource(w io.Writer, src frame.Source, f frame.Format, comp frame.Compr
 		err = cerr
 	}
 	return stats, err
-}
-
-// writeFileWith writes path from a function that writes the content, as
-// package safefile does (atomically for a regular file).
-func writeFileWith(path string, write func(io.Writer) error) error {
-	return safefile.Write(path, write)
 }

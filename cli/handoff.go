@@ -25,19 +25,10 @@ var dataNames = func() map[string]bool {
 	return m
 }()
 
-// needsFull reports whether this is a lean client and the program (its
-// source src, or the file at path when src is nil) needs the full one.
+// needsFull reports whether this is a lean client and the program src
+// (or a module it loads) needs the full one.
 func (sh *shell) needsFull(rt *runtime.Runtime, filename string, src []byte) bool {
-	if !builtins.Lean {
-		return false
-	}
-	if src == nil {
-		var err error
-		if src, err = os.ReadFile(sh.io.Path(filename)); err != nil {
-			return false // running it reports the error
-		}
-	}
-	return rt.Uses(filename, src, dataNames)
+	return builtins.Lean && rt.Uses(filename, src, dataNames)
 }
 
 // handOff replaces this process with the full client, run with the same

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"strings"
 
 	"github.com/fabricops/fabric/fabric/infra/local"
 	"github.com/fabricops/fabric/fabric/pods/embedded"
@@ -43,12 +42,7 @@ func runLocal(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "fabricd local: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	var names []string
-	for _, t := range strings.Split(*tenants, ",") {
-		if t = strings.TrimSpace(t); t != "" {
-			names = append(names, t)
-		}
-	}
+	names := split(*tenants)
 	logger := log.New(stderr, "", log.LstdFlags)
 	err := embedded.Serve(*home, embedded.ServeOptions{Tenants: names, Workers: *workers, Version: Version, Logger: logger})
 	if err != nil {

@@ -292,6 +292,10 @@ func SortPods(infos []PodInfo) {
 	})
 }
 
+// GCTimeout bounds one sweep of unreferenced data, and a client's wait
+// for it.
+const GCTimeout = 2 * time.Minute
+
 // GCRequest asks for a sweep of unreferenced data older than Grace (a Go
 // duration, "15m"; empty: the default), only reporting with DryRun.
 type GCRequest struct {

@@ -85,28 +85,26 @@ func (c *Client) Status(ctx context.Context) ([]api.ControllerStatus, error) {
 	return st, nil
 }
 
-// GCTimeout bounds a sweep of unreferenced data.
-const GCTimeout = 2 * time.Minute
-
 // GC asks the api-server to sweep the tenant's unreferenced data and
-// decodes its report into out.
-func (c *Client) GC(ctx context.Context, req api.GCRequest, out any) error {
+// returns its report.
+func (c *Client) GC(ctx context.Context, req api.GCRequest) (api.GCReport, error) {
+	var out api.GCReport
 	data, err := json.Marshal(req)
 	if err != nil {
-		return err
+		return out, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, GCTimeout)
+	ctx, cancel := context.WithTimeout(ctx, api.GCTimeout)
 	defer cancel()
 	msg, err := c.nc.RequestWithContext(ctx, api.SubjectGC, data)
 	switch {
 	case errors.Is(err, nats.ErrNoResponders):
-		return errors.New("no api-server is running to sweep the data")
+		return out, errors.New("no api-server is running to sweep the data")
 	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("timed out after %s waiting for the api-server's sweep", GCTimeout)
+		return out, fmt.Errorf("timed out after %s waiting for the api-server's sweep", api.GCTimeout)
 	case err != nil:
-		return err
+		return out, err
 	}
-	return decode(msg.Data, out)
+	return out, decode(msg.Data, &out)
 }
 
 // RestartTimeout bounds the wait for a restarted pod to answer again.

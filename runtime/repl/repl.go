@@ -116,10 +116,6 @@ func (s *Session) Eval(src string) (code int, exit bool) {
 	return runtime.ExitOK, false
 }
 
-// env is what a chunk sees, beside the Starlark universe: the session's
-// globals, predeclared names included.
-func (s *Session) env() starlark.StringDict { return s.Globals }
-
 // dirBuiltin is the REPL's dir(): without an argument it lists the names in
 // scope, as Python's does; dir(x) is Starlark's.
 func (s *Session) dirBuiltin() *starlark.Builtin {

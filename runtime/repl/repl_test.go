@@ -2,6 +2,7 @@ package repl
 
 import (
 	"bytes"
+	"go.starlark.net/starlark"
 	"io"
 	"os"
 	"path/filepath"
@@ -182,7 +183,7 @@ func TestCompletion(t *testing.T) {
 	s, _, _ := session(t)
 	s.Eval("my_value = {'a': 1}")
 	s.Eval("def double(x):\n    return 2 * x")
-	comp := &Completer{Names: s.env, Commands: func() []string { return []string{"checksum", "bot-package generate"} }}
+	comp := &Completer{Names: func() starlark.StringDict { return s.Globals }, Commands: func() []string { return []string{"checksum", "bot-package generate"} }}
 	tests := []struct {
 		line string
 		want []string

@@ -173,19 +173,6 @@ func WriteFileAtomicFrom(path string, r io.Reader) error {
 	return safefile.WriteFrom(path, r)
 }
 
-// unwrapPath returns the cause of a path or link error.
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	var le *os.LinkError
-	switch {
-	case errors.As(err, &pe):
-		return pe.Err
-	case errors.As(err, &le):
-		return le.Err
-	}
-	return err
-}
-
 func fileAppend(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	p, data, err := dataArgs(b, args, kwargs)
 	if err != nil {

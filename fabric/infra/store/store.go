@@ -34,6 +34,7 @@ const Timeout = 10 * time.Second
 type Store struct {
 	js      jetstream.JetStream
 	objects jetstream.ObjectStore
+	bucket  string     // the object store's name
 	mu      sync.Mutex // guards kvs: a store is shared by concurrent jobs
 	kvs     map[string]jetstream.KeyValue
 }
@@ -51,7 +52,7 @@ func Open(ctx context.Context, nc *nats.Conn) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("object store %s: %w", api.ObjectsBucket, err)
 	}
-	return &Store{js: js, objects: obs, kvs: map[string]jetstream.KeyValue{}}, nil
+	return &Store{js: js, objects: obs, bucket: api.ObjectsBucket, kvs: map[string]jetstream.KeyValue{}}, nil
 }
 
 func (s *Store) kv(ctx context.Context, bucket string) (jetstream.KeyValue, error) {
@@ -415,7 +416,7 @@ func (s *Store) Bucket(ctx context.Context, name string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("object store %s: %w", name, err)
 	}
-	return &Store{js: s.js, objects: obs, kvs: map[string]jetstream.KeyValue{}}, nil
+	return &Store{js: s.js, objects: obs, bucket: name, kvs: map[string]jetstream.KeyValue{}}, nil
 }
 
 func timeout(err error, what string) error {

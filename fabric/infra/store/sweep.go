@@ -52,11 +52,7 @@ type Dangling struct {
 func (s *Store) DanglingChunks(ctx context.Context) ([]Dangling, error) {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
-	status, err := s.objects.Status(ctx)
-	if err != nil {
-		return nil, err
-	}
-	bucket := status.Bucket()
+	bucket := s.bucket
 	owned := map[string]bool{}
 	infos, err := s.objects.List(ctx, jetstream.ListObjectsShowDeleted())
 	if err != nil && !errors.Is(err, jetstream.ErrNoObjectsFound) {
@@ -92,11 +88,7 @@ func (s *Store) DanglingChunks(ctx context.Context) ([]Dangling, error) {
 func (s *Store) PurgeChunks(ctx context.Context, subject string) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), Timeout)
 	defer cancel()
-	status, err := s.objects.Status(ctx)
-	if err != nil {
-		return err
-	}
-	stream, err := s.js.Stream(ctx, "OBJ_"+status.Bucket())
+	stream, err := s.js.Stream(ctx, "OBJ_"+s.bucket)
 	if err != nil {
 		return err
 	}

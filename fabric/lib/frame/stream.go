@@ -256,7 +256,7 @@ func Convert(from, to string, fromFormat, toFormat Format) (Stats, error) {
 	}
 	defer src.Close()
 	var st Stats
-	err = writeAtomic(to, func(w io.Writer) error {
+	err = safefile.Write(to, func(w io.Writer) error {
 		st, err = copyTo(w, tf, tc, src)
 		return err
 	})
@@ -281,13 +281,6 @@ func copyTo(w io.Writer, f Format, c Compression, src Source) (Stats, error) {
 // streaming it in batches.
 func CSVToParquet(from, to string) (Stats, error) {
 	return Convert(from, to, CSV, Parquet)
-}
-
-// writeAtomic writes path through fn as package safefile does: a regular
-// file is replaced once fn succeeded, a link written through, a FIFO or
-// device written in place; on failure nothing is left behind.
-func writeAtomic(path string, fn func(io.Writer) error) error {
-	return safefile.Write(path, fn)
 }
 
 // errClosed is returned by writes to a closed sink.

@@ -3,6 +3,7 @@ package frame
 import (
 	"context"
 	"fmt"
+	"github.com/fabricops/fabric/fabric/lib/safefile"
 	"io"
 	"sort"
 	"strings"
@@ -108,7 +109,7 @@ func (f *Frame) Write(path string, format Format) error {
 	if tf == ORC {
 		return fmt.Errorf("%s: %w", path, errORC)
 	}
-	return writeAtomic(path, func(w io.Writer) error { return f.WriteTo(w, tf, tc) })
+	return safefile.Write(path, func(w io.Writer) error { return f.WriteTo(w, tf, tc) })
 }
 
 // WriteTo writes the frame to w in format (not Auto) with compression c.

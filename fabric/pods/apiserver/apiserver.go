@@ -126,9 +126,6 @@ func sweep(recs *jobs.Records, active *jobs.Active, regs func() []api.Registrati
 	}
 }
 
-// GCTimeout bounds one sweep of unreferenced data.
-const GCTimeout = 2 * time.Minute
-
 // collect answers a GCRequest.
 func collect(m *nats.Msg, st *store.Store) {
 	var req api.GCRequest
@@ -147,7 +144,7 @@ func collect(m *nats.Msg, st *store.Store) {
 		}
 		grace = g
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), GCTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), api.GCTimeout)
 	defer cancel()
 	r, err := gc.Collect(ctx, st, grace, req.DryRun)
 	if err != nil {
@@ -171,7 +168,7 @@ func sweepData(st *store.Store, logf func(string, ...any), stop <-chan struct{})
 			return
 		case <-t.C:
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), GCTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), api.GCTimeout)
 		r, err := gc.Collect(ctx, st, gc.DefaultGrace, false)
 		cancel()
 		switch {
