@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -33,9 +34,8 @@ func (sh *shell) command(args []string) int {
 		}
 		if len(args) == 1 {
 			fmt.Fprintf(sh.io.Stderr, "error: %s needs a command\n", args[0])
-			sh.io.Stdout, sh.io.Stderr = sh.io.Stderr, sh.io.Stdout
-			defer func() { sh.io.Stdout, sh.io.Stderr = sh.io.Stderr, sh.io.Stdout }()
-			sh.help(args[:1])
+			fmt.Fprintf(sh.io.Stderr, "usage: %s %s COMMAND [FLAGS]\n", Prog, command.Canonical(args[0]))
+			listCommands(sh.io.Stderr, sh.allCommands(ix, command.Canonical(args[0])+"-"))
 			return runtime.ExitUsage
 		}
 	}
@@ -162,16 +162,22 @@ func (sh *shell) help(args []string) int {
 	} else {
 		fmt.Fprintf(sh.io.Stdout, "usage: %s %s COMMAND [FLAGS]\n", Prog, strings.TrimSuffix(prefix, "-"))
 	}
-	fmt.Fprintln(sh.io.Stdout, "\nCommands:")
+	listCommands(sh.io.Stdout, cmds)
+	return runtime.ExitOK
+}
+
+// listCommands prints the commands' names and summaries, and how to get a
+// command's flags.
+func listCommands(w io.Writer, cmds []*command.Command) {
+	fmt.Fprintln(w, "\nCommands:")
 	width := 0
 	for _, c := range cmds {
 		width = max(width, len(c.Name))
 	}
 	for _, c := range cmds {
-		fmt.Fprintf(sh.io.Stdout, "  %-*s  %s\n", width, c.Name, c.Summary())
+		fmt.Fprintf(w, "  %-*s  %s\n", width, c.Name, c.Summary())
 	}
-	fmt.Fprintf(sh.io.Stdout, "\nRun '%s COMMAND -h' for a command's flags.\n", Prog)
-	return runtime.ExitOK
+	fmt.Fprintf(w, "\nRun '%s COMMAND -h' for a command's flags.\n", Prog)
 }
 
 // allCommands loads every script and returns the commands whose key starts
