@@ -85,7 +85,7 @@ func routePorts(t *testing.T, n int) []int {
 	return ports
 }
 
-// startClusterServer starts one nats-server of a cluster from opts, with
+// startClusterServer starts a nats-server (one of a cluster, or alone) from o, with
 // its ports picked by itself, and returns its client and route URLs.
 func startClusterServer(t *testing.T, exe string, o natsserver.ServerOptions) (client, route string) {
 	t.Helper()

@@ -29,21 +29,8 @@ func startNATS(t *testing.T, tenant bus.Tenant) string {
 	// The server picks its own port (-1) and says which in its ports
 	// file: a port found free first could be taken by another test
 	// before the server binds it (the packages' tests run in parallel).
-	dir := t.TempDir()
-	conf := filepath.Join(dir, "nats.conf")
-	text := natsserver.ServerConfig(natsserver.ServerOptions{Name: "standalone", Host: "127.0.0.1", Port: -1,
-		StoreDir: filepath.Join(dir, "js"), Tenants: []bus.Tenant{tenant}, PortsFileDir: dir})
-	if err := os.WriteFile(conf, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe, "-c", conf)
-	var log bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &log, &log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	url, _ := waitPorts(t, dir, cmd.Process.Pid, &log)
+	url, _ := startClusterServer(t, exe, natsserver.ServerOptions{Name: "standalone", Host: "127.0.0.1", Port: -1,
+		StoreDir: filepath.Join(t.TempDir(), "js"), Tenants: []bus.Tenant{tenant}})
 	return url
 }
 
