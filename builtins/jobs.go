@@ -207,7 +207,7 @@ func (e *Env) waitBuiltin(thread *starlark.Thread, b *starlark.Builtin, args sta
 			return nil, err
 		}
 		var cbErr error
-		j, err = c.Wait(host.Context(thread), j.JobID, time.Duration(float64(timeout)*float64(time.Second)), func(j api.Job) {
+		j, err = c.Wait(ctx, j.JobID, time.Duration(float64(timeout)*float64(time.Second)), func(j api.Job) {
 			if onStatus == starlark.None || cbErr != nil {
 				return
 			}

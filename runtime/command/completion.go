@@ -266,8 +266,7 @@ func positionals(c *Command) []*Flag {
 func flagHelp(f *Flag) string {
 	h := f.Help
 	if f.DeprecatedFor != "" {
-		target, value, _ := strings.Cut(f.DeprecatedFor, "=")
-		h = strings.TrimSpace("Deprecated: use --" + strings.TrimSpace(target+" "+value) + ". " + h)
+		h = strings.TrimSpace("Deprecated: use " + replacement(f, "") + ". " + h)
 	}
 	return oneLine(h, 80)
 }

@@ -64,12 +64,8 @@ func markdownCommand(b *strings.Builder, prog string, c *Command) {
 	if len(deprecated) > 0 {
 		b.WriteString("\nDeprecated aliases:\n\n")
 		for _, f := range deprecated {
-			target, value, _ := strings.Cut(f.DeprecatedFor, "=")
-			repl := "--" + c.Lookup(target).Name
-			if value != "" {
-				repl += " " + value
-			}
-			fmt.Fprintf(b, "- %s: use %s instead.", code("--"+f.Name), code(repl))
+			target, _, _ := strings.Cut(f.DeprecatedFor, "=")
+			fmt.Fprintf(b, "- %s: use %s instead.", code("--"+f.Name), code(replacement(f, c.Lookup(target).Name)))
 			if h := oneParagraph(f.Help); h != "" {
 				fmt.Fprintf(b, " %s", escapeText(h))
 			}

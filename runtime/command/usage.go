@@ -116,6 +116,17 @@ func dashed(c *Command, names []string) []string {
 	return out
 }
 
+// replacement is what a deprecated flag stands for: "--target" or
+// "--target value". name, when not empty, is the target's name as
+// declared.
+func replacement(f *Flag, name string) string {
+	target, value, _ := strings.Cut(f.DeprecatedFor, "=")
+	if name == "" {
+		name = target
+	}
+	return strings.TrimSpace("--" + name + " " + value)
+}
+
 // describeFlag renders a flag's help with its type, default, choices and
 // whether it is required or deprecated.
 func describeFlag(f *Flag) string {
@@ -134,12 +145,7 @@ func describeFlag(f *Flag) string {
 	}
 	text := strings.TrimSpace(f.Help)
 	if f.DeprecatedFor != "" {
-		target, value, _ := strings.Cut(f.DeprecatedFor, "=")
-		repl := "--" + target
-		if value != "" {
-			repl += " " + value
-		}
-		text = strings.TrimSpace("Deprecated: use " + repl + ". " + text)
+		text = strings.TrimSpace("Deprecated: use " + replacement(f, "") + ". " + text)
 	}
 	if len(notes) > 0 {
 		text = strings.TrimSpace(text + " (" + strings.Join(notes, ", ") + ")")
