@@ -28,7 +28,7 @@ const CanonicalForm = `The canonical form is the document's JSON with object key
 point, no whitespace between tokens, strings with only the escapes JSON
 requires (\" \\ and control characters, as \n \r \t \b \f or \u00XX), and
 numbers in their shortest form: integers as integers, a float with no
-fraction as an integer (1.0 is 1), other floats in the shortest form that
+fraction as an integer (1.0 is 1, -0.0 is 0), other floats in the shortest form that
 reads back to the same value. A checksum is the SHA-256 of that form, in hex.`
 
 // Step is the checksum of one data.sequence step.
@@ -260,6 +260,9 @@ func number(n json.Number) (string, error) {
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
 		return "", fmt.Errorf("canonical JSON: number %q is out of range", s)
+	}
+	if f == 0 {
+		return "0", nil // negative zero too, as RFC 8785 and json.canonical write it
 	}
 	if f == math.Trunc(f) && math.Abs(f) < 1e21 {
 		return strconv.FormatFloat(f, 'f', -1, 64), nil

@@ -38,7 +38,7 @@ func TestChecksumIgnoresKeyOrderAndWhitespace(t *testing.T) {
 func TestCanonical(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{`{"b": 1, "a": [true, null, "x"]}`, `{"a":[true,null,"x"],"b":1}`},
-		{`[1.0, 1.50, 1e2, -0.0, 12345678901234567890123, 0.1]`, `[1,1.5,100,-0,12345678901234567890123,0.1]`},
+		{`[1.0, 1.50, 1e2, -0.0, 12345678901234567890123, 0.1]`, `[1,1.5,100,0,12345678901234567890123,0.1]`},
 		{`"tab\t nl\n quote\" uni\u00e9 \u0001"`, `"tab\t nl\n quote\" unié \u0001"`},
 		{`{"é": 1, "z": 2, "A": 3}`, `{"A":3,"z":2,"é":1}`},
 	}
@@ -107,4 +107,28 @@ func FuzzChecksum(f *testing.F) {
 			t.Fatalf("canonical form checksums differently: %v", err)
 		}
 	})
+}
+
+// TestChecksumSameInJSONAndYAML: one document written in JSON and in YAML
+// has one checksum, whatever spelling its numbers have.
+func TestChecksumSameInJSONAndYAML(t *testing.T) {
+	tests := []struct{ json, yaml string }{
+		{`{"name": "p", "n": -0.0}`, "name: p\nn: -0.0\n"},
+		{`{"name": "p", "n": -0.0}`, "name: p\nn: 0\n"},
+		{`{"name": "p", "n": 1.0}`, "name: p\nn: 1\n"},
+		{`{"name": "p", "n": 1e2}`, "name: p\nn: 100.0\n"},
+	}
+	for _, tt := range tests {
+		j, err := ChecksumFile([]byte(tt.json), "p.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, err := ChecksumFile([]byte(tt.yaml), "p.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j.Checksum != y.Checksum {
+			t.Errorf("%s and %q checksum differently", tt.json, tt.yaml)
+		}
+	}
 }
