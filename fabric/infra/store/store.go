@@ -152,7 +152,11 @@ func (s *Store) Get(ctx context.Context, bucket, key string, v any) (uint64, err
 	if err != nil {
 		return 0, err
 	}
-	e, err := kv.Get(ctx, key)
+	var e jetstream.KeyValueEntry
+	err = retryRead(ctx, func(ctx context.Context) (err error) {
+		e, err = kv.Get(ctx, key)
+		return err
+	})
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return 0, ErrNotFound
 	}
@@ -343,28 +347,15 @@ func (s *Store) PutBlob(ctx context.Context, path string, r io.Reader) (int64, e
 	return int64(info.Size), nil
 }
 
-// GetBlob opens the blob at path for reading; the caller closes it.
-func (s *Store) GetBlob(ctx context.Context, path string) (io.ReadCloser, int64, error) {
-	r, err := s.objects.Get(ctx, path)
-	if errors.Is(err, jetstream.ErrObjectNotFound) {
-		return nil, 0, ErrNotFound
-	}
-	if err != nil {
-		return nil, 0, fmt.Errorf("reading %s: %w", path, err)
-	}
-	info, err := r.Info()
-	if err != nil {
-		r.Close()
-		return nil, 0, err
-	}
-	return r, int64(info.Size), nil
-}
-
 // BlobSize returns the size of the blob at path, or ErrNotFound.
 func (s *Store) BlobSize(ctx context.Context, path string) (int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
-	info, err := s.objects.GetInfo(ctx, path)
+	var info *jetstream.ObjectInfo
+	err := retryRead(ctx, func(ctx context.Context) (err error) {
+		info, err = s.objects.GetInfo(ctx, path)
+		return err
+	})
 	if errors.Is(err, jetstream.ErrObjectNotFound) {
 		return 0, ErrNotFound
 	}
