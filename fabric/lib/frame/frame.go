@@ -162,8 +162,8 @@ func DTypeOf(t arrow.DataType) string {
 	return "object"
 }
 
-// dtypes lists the dtypes of a schema's fields.
-func dtypes(s *arrow.Schema) []DType {
+// DTypes lists the dtypes of a schema's fields.
+func DTypes(s *arrow.Schema) []DType {
 	out := make([]DType, s.NumFields())
 	for i, f := range s.Fields() {
 		out[i] = DType{Column: f.Name, DType: DTypeOf(f.Type)}

@@ -220,7 +220,7 @@ func (s *textSink) Close() error {
 // Copy writes every batch of src into dst, releasing each once written,
 // and returns what it moved. It closes neither.
 func Copy(dst Sink, src Source) (Stats, error) {
-	st := Stats{Columns: src.Schema().NumFields(), DTypes: dtypes(src.Schema())}
+	st := Stats{Columns: src.Schema().NumFields(), DTypes: DTypes(src.Schema())}
 	for {
 		rec, err := src.Next()
 		if err == io.EOF {

@@ -160,7 +160,7 @@ func (f *Frame) Columns() []string {
 }
 
 // DTypes returns the pandas dtype of each column, in order.
-func (f *Frame) DTypes() []DType { return dtypes(f.schema) }
+func (f *Frame) DTypes() []DType { return DTypes(f.schema) }
 
 // MemBytes returns the in-memory size of the frame's data.
 func (f *Frame) MemBytes() int64 {

@@ -1,0 +1,125 @@
+package cfxql
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/fabricops/fabric/fabric/lib/frame"
+)
+
+// FilterSource returns a Source of the rows of src that match, projected
+// by GET as Filter projects them, batch by batch: it holds a few batches
+// at a time, whatever the size of src. Batches are filtered in parallel
+// and come out in order. The returned source closes src.
+func (q *Query) FilterSource(src frame.Source) (frame.Source, error) {
+	schema := src.Schema()
+	for _, c := range q.Columns() {
+		if len(schema.FieldIndices(c)) == 0 {
+			return nil, fmt.Errorf("unknown column '%s'", c)
+		}
+	}
+	cols, outSchema, err := q.project(schema)
+	if err != nil {
+		return nil, err
+	}
+	return &filterSource{q: q, src: src, cols: cols, schema: outSchema, now: q.clock(),
+		width: max(1, runtime.GOMAXPROCS(0))}, nil
+}
+
+// filterSource filters the batches of a source, width at a time.
+type filterSource struct {
+	q      *Query
+	src    frame.Source
+	cols   []int
+	schema *arrow.Schema
+	now    time.Time
+	width  int
+	ready  []arrow.Record // filtered batches not yet returned, in order
+	err    error
+}
+
+func (s *filterSource) Schema() *arrow.Schema { return s.schema }
+
+func (s *filterSource) Next() (arrow.Record, error) {
+	for len(s.ready) == 0 {
+		if s.err != nil {
+			return nil, s.err
+		}
+		s.fill()
+	}
+	r := s.ready[0]
+	s.ready = s.ready[1:]
+	return r, nil
+}
+
+// fill reads up to width batches and filters them in parallel.
+func (s *filterSource) fill() {
+	var in []arrow.Record
+	for len(in) < s.width {
+		rec, err := s.src.Next()
+		if err != nil {
+			s.err = err
+			break
+		}
+		in = append(in, rec)
+	}
+	out := make([]arrow.Record, len(in))
+	errs := make([]error, len(in))
+	done := make(chan int, len(in))
+	for i := range in {
+		go func() {
+			out[i], errs[i] = s.q.filterRecord(in[i], s.cols, s.schema, s.now)
+			in[i].Release()
+			done <- i
+		}()
+	}
+	for range in {
+		<-done
+	}
+	for i, r := range out {
+		if errs[i] != nil {
+			for _, x := range out {
+				if x != nil {
+					x.Release()
+				}
+			}
+			s.err = errs[i]
+			return
+		}
+		if r != nil && r.NumRows() > 0 {
+			s.ready = append(s.ready, r)
+		} else if r != nil {
+			r.Release()
+		}
+	}
+	if s.err != nil && s.err != io.EOF {
+		// A failed read fails the scan: nothing partial passes for whole.
+		for _, r := range s.ready {
+			r.Release()
+		}
+		s.ready = nil
+	}
+}
+
+func (s *filterSource) Close() error {
+	for _, r := range s.ready {
+		r.Release()
+	}
+	s.ready = nil
+	return s.src.Close()
+}
+
+// OutputSchema returns the columns Filter and FilterSource produce from a
+// table of schema s, or the error they would fail with (an unknown column).
+func (q *Query) OutputSchema(s *arrow.Schema) (*arrow.Schema, error) {
+	for _, c := range q.Columns() {
+		if len(s.FieldIndices(c)) == 0 {
+			return nil, fmt.Errorf("unknown column '%s'", c)
+		}
+	}
+	_, out, err := q.project(s)
+	return out, err
+}
