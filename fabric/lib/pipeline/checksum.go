@@ -28,8 +28,8 @@ const CanonicalForm = `The canonical form is the document's JSON with object key
 point, no whitespace between tokens, strings with only the escapes JSON
 requires (\" \\ and control characters, as \n \r \t \b \f or \u00XX), and
 numbers in their shortest form: integers as integers, a float with no
-fraction as an integer (1.0 is 1, -0.0 is 0), other floats in the shortest form that
-reads back to the same value. A checksum is the SHA-256 of that form, in hex.`
+fraction as an integer (1.0 is 1, -0.0 is 0), other floats in the
+shortest form that reads back to the same value. A checksum is the SHA-256 of that form, in hex.`
 
 // Step is the checksum of one data.sequence step.
 type Step struct {
