@@ -7,12 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/store"
 	"github.com/fabricops/fabric/fabric/lib/frame"
+	"github.com/fabricops/fabric/fabric/lib/lazy"
 )
 
 // RemoteFormats are the formats a dataset's data file can be stored in.
@@ -133,8 +133,6 @@ func (t *Data) Datasets(ctx context.Context) ([]api.Dataset, error) {
 
 // OpenDataset opens a dataset's data as a stream of record batches; the
 // caller closes it.
-// OpenData opens a stored data file of format f as a stream of record
-// batches; the caller closes it.
 func (t *Data) OpenDataset(ctx context.Context, name string) (frame.Source, api.Dataset, error) {
 	d, err := t.Dataset(ctx, name)
 	if err != nil {
@@ -145,46 +143,9 @@ func (t *Data) OpenDataset(ctx context.Context, name string) (frame.Source, api.
 }
 
 // OpenData opens a stored data file of format f as a stream of record
-// batches; the caller closes it. Parquet needs random access, so it is
-// copied to a temporary file first (streamed, not held in memory).
+// batches; the caller closes it.
 func (t *Data) OpenData(ctx context.Context, path string, f frame.Format) (frame.Source, error) {
-	s, err := t.Store(ctx)
-	if err != nil {
-		return nil, err
-	}
-	r, _, err := s.GetBlob(ctx, path)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, fmt.Errorf("the data file %s is missing from the object store", path)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if f != fmtParquet {
-		src, err := frame.OpenReader(r, f, "")
-		if err != nil {
-			r.Close()
-			return nil, err
-		}
-		return closing{src, r.Close}, nil
-	}
-	defer r.Close()
-	tmp, err := os.CreateTemp("", "fabric-dataset-*.parquet")
-	if err != nil {
-		return nil, err
-	}
-	remove := func() error { return os.Remove(tmp.Name()) }
-	if _, err := io.Copy(tmp, r); err != nil {
-		tmp.Close()
-		remove()
-		return nil, fmt.Errorf("reading %s: %v", path, err)
-	}
-	tmp.Close()
-	src, err := frame.Open(tmp.Name(), fmtParquet)
-	if err != nil {
-		remove()
-		return nil, err
-	}
-	return closing{src, remove}, nil
+	return t.StoredInput(path, f, lazy.Meta{Rows: -1}).Open(ctx, frame.Scan{})
 }
 
 // closing is a Source that also releases something when closed.
