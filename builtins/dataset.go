@@ -8,6 +8,7 @@ import (
 
 	"github.com/fabricops/fabric/fabric/client"
 	"github.com/fabricops/fabric/fabric/lib/frame"
+	"github.com/fabricops/fabric/fabric/lib/lazy"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
 	"go.starlark.net/starlark"
@@ -21,7 +22,11 @@ func (e *Env) datasetModule() starlark.Value {
 	}
 	return doc.Module("dataset", "Datasets: tables in the tenant's object store, with records in KV.", starlark.StringDict{
 		"list": b("list", "list()\n\nReturns the dataset records: name, format, datafile, mem_size_mb, num_rows,\nnum_columns, saved_time, dtypes.", e.listCall(datasetList)),
-		"get":  b("get", "get(name)\n\nReturns a dataset as a frame.", e.frameCall("name", openDataset)),
+		"get": b("get", `get(name)
+
+Returns a dataset as a lazy frame: its count and columns come from the
+dataset's record; rows are read when a result is needed, only the
+columns and row groups its filters and selects need.`, e.lazyCall("name", datasetTable)),
 		"meta": b("meta", "meta(name)\n\nReturns a dataset's record.", e.nameCall(datasetMeta)),
 		"add": b("add", `add(name, file=None, frame=None, folder="", local_format="auto", remote_format="parquet")
 
@@ -36,7 +41,7 @@ dataset is replaced only once the new data is fully stored.`, e.datasetAdd),
 
 Writes a dataset to a local file (format from the extension, or csv,
 json, jsonl, parquet, xlsx), streamed and atomically. Returns the number
-of rows written.`, e.exportCall("name", openDataset)),
+of rows written.`, e.exportTableCall("name", datasetTable)),
 		"dump": b("dump", `dump(name, format="csv")
 
 Writes a dataset to stdout as csv, json or jsonl, streamed.`, e.datasetDump),
@@ -72,11 +77,16 @@ func (e *Env) datasetAdd(thread *starlark.Thread, b *starlark.Builtin, args star
 		return nil, fmt.Errorf("%s: remote_format must be csv or parquet, not %q", b.Name(), remote)
 	}
 	var src frame.Source
-	switch f, isFrame := FrameOf(fr); {
+	switch fsrc, isFrame, err := SourceOf(host.Context(thread), fr); {
 	case file != "" && fr != starlark.None:
+		if fsrc != nil {
+			fsrc.Close()
+		}
 		return nil, fmt.Errorf("%s: give file or frame, not both", b.Name())
+	case isFrame && err != nil:
+		return nil, fail(b.Name(), err)
 	case isFrame:
-		src = f.Source()
+		src = fsrc
 	case fr != starlark.None:
 		return nil, fmt.Errorf("%s: frame must be a frame, not %s", b.Name(), fr.Type())
 	case file == "":
@@ -121,6 +131,12 @@ func datasetList(ctx context.Context, c *client.Client) (any, error) { return c.
 
 func datasetMeta(ctx context.Context, c *client.Client, name string) (any, error) {
 	return c.Dataset(ctx, name)
+}
+
+// datasetTable returns a dataset as a lazy table.
+func datasetTable(ctx context.Context, c *client.Client, name string) (*lazy.Table, error) {
+	t, _, err := c.DatasetTable(ctx, name)
+	return t, err
 }
 
 // openDataset opens a dataset's data.

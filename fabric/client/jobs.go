@@ -16,6 +16,7 @@ import (
 	"github.com/fabricops/fabric/fabric/infra/jobs"
 	"github.com/fabricops/fabric/fabric/lib/cfxql"
 	"github.com/fabricops/fabric/fabric/lib/frame"
+	"github.com/fabricops/fabric/fabric/lib/lazy"
 	"github.com/nats-io/nats.go"
 )
 
@@ -261,8 +262,9 @@ func (c *Client) Wait(ctx context.Context, jobID string, timeout time.Duration, 
 	return j, err
 }
 
-// OpenOutput opens the output of a completed job (partial id).
-func (c *Client) OpenOutput(ctx context.Context, partial string) (frame.Source, api.Job, error) {
+// OutputTable returns the output of a completed job (partial id) as a
+// lazy table, its count from the job's record.
+func (c *Client) OutputTable(ctx context.Context, partial string) (*lazy.Table, api.Job, error) {
 	j, err := c.Job(ctx, partial)
 	if err != nil {
 		return nil, j, err
@@ -275,7 +277,16 @@ func (c *Client) OpenOutput(ctx context.Context, partial string) (frame.Source, 
 	case j.Output == "":
 		return nil, j, fmt.Errorf("the output of job %s was purged", j.JobID)
 	}
-	src, err := c.OpenData(ctx, j.Output, frame.Parquet)
+	return lazy.New(c.StoredInput(j.Output, frame.Parquet, lazy.Meta{Rows: j.OutputRows})), j, nil
+}
+
+// OpenOutput opens the output of a completed job (partial id).
+func (c *Client) OpenOutput(ctx context.Context, partial string) (frame.Source, api.Job, error) {
+	t, j, err := c.OutputTable(ctx, partial)
+	if err != nil {
+		return nil, j, err
+	}
+	src, err := t.Open(ctx)
 	return src, j, err
 }
 

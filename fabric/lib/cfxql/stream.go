@@ -112,14 +112,16 @@ func (s *filterSource) Close() error {
 	return s.src.Close()
 }
 
-// OutputSchema returns the columns Filter and FilterSource produce from a
-// table of schema s, or the error they would fail with (an unknown column).
-func (q *Query) OutputSchema(s *arrow.Schema) (*arrow.Schema, error) {
-	for _, c := range q.Columns() {
-		if len(s.FieldIndices(c)) == 0 {
-			return nil, fmt.Errorf("unknown column '%s'", c)
+// Outputs returns the columns a GET keeps, by their names in the input
+// (from) and in the output (to); nil, nil without GET (every column).
+func (q *Query) Outputs() (from, to []string) {
+	for _, c := range q.proj {
+		from = append(from, c.Name)
+		if c.Alias != "" {
+			to = append(to, c.Alias)
+		} else {
+			to = append(to, c.Name)
 		}
 	}
-	_, out, err := q.project(s)
-	return out, err
+	return from, to
 }

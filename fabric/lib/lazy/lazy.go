@@ -12,10 +12,10 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/fabricops/fabric/fabric/lib/cfxql"
 	"github.com/fabricops/fabric/fabric/lib/frame"
 )
 
@@ -38,9 +38,24 @@ type Input interface {
 	Open(ctx context.Context, scan frame.Scan) (frame.Source, error)
 }
 
+// Predicate is a row filter a Table runs, and pushes into its input where
+// it can (a *cfxql.Query is one).
+type Predicate interface {
+	// Columns returns the columns the condition reads.
+	Columns() []string
+	// Outputs returns the columns the filter keeps, by their names in
+	// its input and in its output; nil, nil keeps every column.
+	Outputs() (from, to []string)
+	// KeepRowGroup reports whether a row of a row group with these
+	// statistics may match.
+	KeepRowGroup(frame.RowGroupStats) bool
+	// FilterSource returns the rows of src that match; it closes src.
+	FilterSource(src frame.Source) (frame.Source, error)
+}
+
 // op is one operation of a plan.
 type op struct {
-	filter *cfxql.Query
+	filter Predicate
 	cols   []string // select
 	head   int      // head (with filter and cols unset)
 }
@@ -60,7 +75,7 @@ func (t *Table) with(o op) *Table {
 }
 
 // Filter keeps the rows q matches (and projects them by q's GET).
-func (t *Table) Filter(q *cfxql.Query) *Table { return t.with(op{filter: q}) }
+func (t *Table) Filter(q Predicate) *Table { return t.with(op{filter: q}) }
 
 // Select keeps the named columns, in that order.
 func (t *Table) Select(cols []string) *Table { return t.with(op{cols: slices.Clone(cols)}) }
@@ -109,16 +124,14 @@ func (t *Table) Columns(ctx context.Context) ([]frame.DType, error) {
 					return nil, fmt.Errorf("unknown column '%s'", c)
 				}
 			}
-			if p := o.filter.Projection(); p != nil {
-				out := make([]frame.DType, len(p))
-				for i, c := range p {
-					d, ok := find(cols, c.Name)
+			if from, to := o.filter.Outputs(); from != nil {
+				out := make([]frame.DType, len(from))
+				for i, c := range from {
+					d, ok := find(cols, c)
 					if !ok {
-						return nil, fmt.Errorf("unknown column '%s'", c.Name)
+						return nil, fmt.Errorf("unknown column '%s'", c)
 					}
-					if c.Alias != "" {
-						d.Column = c.Alias
-					}
+					d.Column = to[i]
 					out[i] = d
 				}
 				cols = out
@@ -128,7 +141,11 @@ func (t *Table) Columns(ctx context.Context) ([]frame.DType, error) {
 			for i, c := range o.cols {
 				d, ok := find(cols, c)
 				if !ok {
-					return nil, fmt.Errorf("unknown column '%s'", c)
+					names := make([]string, len(cols))
+					for j, d := range cols {
+						names[j] = d.Column
+					}
+					return nil, fmt.Errorf("no column %q (columns: %s)", c, strings.Join(names, ", "))
 				}
 				out[i] = d
 			}
@@ -163,10 +180,10 @@ func (t *Table) scan() frame.Scan {
 		o := t.ops[i]
 		switch {
 		case o.filter != nil:
-			if p := o.filter.Projection(); p != nil {
+			if from, _ := o.filter.Outputs(); from != nil {
 				need = nil
-				for _, c := range p {
-					need = appendNew(need, c.Name)
+				for _, c := range from {
+					need = appendNew(need, c)
 				}
 			}
 			if need != nil {
@@ -178,15 +195,15 @@ func (t *Table) scan() frame.Scan {
 			need = slices.Clone(o.cols)
 		}
 	}
-	var keep []*cfxql.Query
+	var keep []Predicate
 	for _, o := range t.ops {
 		if o.filter == nil && o.cols == nil {
 			break // a head: later filters see fewer rows than the input's
 		}
 		if o.filter != nil {
 			keep = append(keep, o.filter)
-			if p := o.filter.Projection(); p != nil && renames(p) {
-				break
+			if from, to := o.filter.Outputs(); !slices.Equal(from, to) {
+				break // a GET renames: later filters name other columns
 			}
 		}
 	}
@@ -202,15 +219,6 @@ func (t *Table) scan() frame.Scan {
 		}
 	}
 	return s
-}
-
-func renames(p []cfxql.Column) bool {
-	for _, c := range p {
-		if c.Alias != "" && c.Alias != c.Name {
-			return true
-		}
-	}
-	return false
 }
 
 func appendNew(s []string, c string) []string {

@@ -101,7 +101,7 @@ func TestLazyEqualsEager(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			lt := lazy.New(lazy.File{Path: path, Format: frame.Parquet})
+			lt := lazy.New(lazy.NewFile(path, frame.Parquet))
 			eager := whole
 			for _, s := range tc.steps {
 				switch {
@@ -180,7 +180,7 @@ func TestRowGroupsSkipped(t *testing.T) {
 func TestMetadata(t *testing.T) {
 	path := writeFixture(t, 3000, 1000)
 	ctx := context.Background()
-	lt := lazy.New(lazy.File{Path: path, Format: frame.Parquet})
+	lt := lazy.New(lazy.NewFile(path, frame.Parquet))
 	if n, err := lt.Head(10).NumRows(ctx); err != nil || n != 10 {
 		t.Fatalf("head count: %d %v", n, err)
 	}
