@@ -229,7 +229,7 @@ func (c *Client) Evict(ctx context.Context, partial string) (api.Job, error) {
 	return r.Get(ctx, j.JobID)
 }
 
-// Wait polls a job until it ends or timeout passes, calling each with the
+// Wait watches a job's record until the job ends or timeout passes, calling each with the
 // record when its status changes.
 func (c *Client) Wait(ctx context.Context, jobID string, timeout time.Duration, each func(api.Job)) (api.Job, error) {
 	r, err := c.Records(ctx)

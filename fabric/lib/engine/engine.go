@@ -191,11 +191,19 @@ func stepError(i int, tag string, err error) *StepError {
 // seq runs nodes from the frame in, with the loop variables vars.
 func (r *run) seq(nodes []*node, in *frame.Frame, vars map[string]string) (*frame.Frame, error) {
 	f := in
-	for _, n := range nodes {
+	for i := 0; i < len(nodes); i++ {
+		n := nodes[i]
 		if err := r.ctx.Err(); err != nil {
 			return nil, err
 		}
-		var err error
+		out, k, err := r.fuse(nodes[i:], vars)
+		if err != nil {
+			return nil, err
+		}
+		if k > 0 {
+			f, i = out, i+k-1
+			continue
+		}
 		switch n.kind {
 		case nodeBot:
 			f, err = r.step(n, f, vars)

@@ -16,6 +16,7 @@ import (
 	"github.com/fabricops/fabric/fabric/infra/tenant"
 	"github.com/fabricops/fabric/fabric/lib/engine"
 	"github.com/fabricops/fabric/fabric/lib/frame"
+	"github.com/fabricops/fabric/fabric/lib/lazy"
 )
 
 // maxObjectBytes bounds what a bot reads of an object into memory.
@@ -29,7 +30,7 @@ type Store struct {
 	dataDir string
 }
 
-var _ engine.Store = (*Store)(nil)
+var _ engine.TableStore = (*Store)(nil)
 
 // NewStore returns the engine store over the tenant data c.
 // Files are read from dataDir only.
@@ -59,6 +60,13 @@ func (s *Store) LoadDataset(ctx context.Context, name string) (*frame.Frame, err
 	}
 	defer src.Close()
 	return frame.ReadFrom(src)
+}
+
+// DatasetTable opens a dataset as a lazy table, so that the engine
+// streams a recall through the filters and selections that follow it.
+func (s *Store) DatasetTable(ctx context.Context, name string) (*lazy.Table, error) {
+	t, _, err := s.c.DatasetTable(ctx, name)
+	return t, engineErr(err)
 }
 
 // SaveDataset stores f as the dataset name (Parquet), replacing it.

@@ -1,0 +1,144 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/fabricops/fabric/fabric/lib/cfxql"
+	"github.com/fabricops/fabric/fabric/lib/frame"
+	"github.com/fabricops/fabric/fabric/lib/lazy"
+)
+
+// TableStore is a Store that also opens a dataset as a lazy table. With
+// one, the engine fuses a recall with the filters and column selections
+// that follow it into one streamed read: the dataset's batches go
+// through the filters as they are read, only the columns kept are
+// decoded, and row groups no row of which can match are skipped, so the
+// run holds the result and a few batches rather than the whole dataset.
+type TableStore interface {
+	Store
+	DatasetTable(ctx context.Context, name string) (*lazy.Table, error)
+}
+
+// fusable reports whether a node is a built-in step the engine can fuse
+// into a recall's read (an extension with the same tag is not).
+func fusable(n *node) bool {
+	if n.kind != nodeBot {
+		return false
+	}
+	switch n.bot.doc.Tag {
+	case "*dm:filter", "@dm:selectcolumns":
+		return n.bot == registry[n.bot.doc.Tag]
+	}
+	return false
+}
+
+// fuse runs nodes[0], a recall, with the fusable steps that follow it as
+// one read, when it can. It returns the frame and how many nodes it ran
+// (0 when it did not fuse: the caller runs them one by one).
+func (r *run) fuse(nodes []*node, vars map[string]string) (*frame.Frame, int, error) {
+	n := nodes[0]
+	if n.kind != nodeBot || n.bot != registry["@dm:recall"] || len(nodes) < 2 || !fusable(nodes[1]) {
+		return nil, 0, nil
+	}
+	ts, ok := r.e.Store.(TableStore)
+	if !ok {
+		return nil, 0, nil
+	}
+	start := time.Now()
+	p, err := r.args(n, vars)
+	if err != nil {
+		return nil, 0, nil // the step reports it when run on its own
+	}
+	name := p.str("name")
+	if isTemp(name) {
+		return nil, 0, nil
+	}
+	t, err := ts.DatasetTable(r.ctx, name)
+	if err != nil {
+		if isNotFound(err) {
+			err = paramErr("name", "no dataset named '%s'", name)
+		} else {
+			err = paramErr("name", "loading '%s': %v", name, err)
+		}
+		r.trace(n.step, StatusStarted, emptyFrame(), 0, "")
+		return nil, 0, r.fail(n.step, start, err)
+	}
+	// Plan the steps that fuse; stop at the first that cannot.
+	k := 1
+	for ; k < len(nodes) && fusable(nodes[k]); k++ {
+		next, ok, err := r.plan(t, nodes[k], vars)
+		if err != nil || !ok {
+			break // run from there one step at a time (and report its error then)
+		}
+		t = next
+	}
+	r.trace(n.step, StatusStarted, emptyFrame(), 0, "")
+	out, err := t.Collect(r.ctx)
+	if err != nil {
+		return nil, 0, r.fail(n.step, start, paramErr("name", "loading '%s': %v", name, err))
+	}
+	if err := r.within(out); err != nil {
+		return nil, 0, r.fail(n.step, start, err)
+	}
+	msg := ""
+	if k > 1 {
+		msg = fmt.Sprintf("read as one stream with steps %d-%d", n.step+2, nodes[k-1].step+1)
+	}
+	d := time.Since(start)
+	for i := 0; i < k; i++ {
+		if i > 0 {
+			r.trace(nodes[i].step, StatusStarted, out, 0, "")
+		}
+		r.trace(nodes[i].step, StatusCompleted, out, d, msg)
+		d = 0
+	}
+	return out, k, nil
+}
+
+// plan adds a fusable step to a table's plan; ok is false when the step
+// cannot be planned without reading (a column selection over a table
+// whose columns only a read tells).
+func (r *run) plan(t *lazy.Table, n *node, vars map[string]string) (*lazy.Table, bool, error) {
+	p, err := r.args(n, vars)
+	if err != nil {
+		return nil, false, err
+	}
+	switch n.bot.doc.Tag {
+	case "*dm:filter":
+		q, err := cfxql.Parse(p.query)
+		if err != nil {
+			return nil, false, err
+		}
+		next := t.Filter(q.WithNow(r.e.now()))
+		return next, true, next.Check(r.ctx)
+	case "@dm:selectcolumns":
+		cols, err := t.Columns(r.ctx)
+		if err != nil || cols == nil {
+			return nil, false, err
+		}
+		inc, err := regexp.Compile("^(?:" + p.str("include") + ")$")
+		if err != nil {
+			return nil, false, err
+		}
+		var exc *regexp.Regexp
+		if e := p.str("exclude"); e != "" {
+			if exc, err = regexp.Compile("^(?:" + e + ")$"); err != nil {
+				return nil, false, err
+			}
+		}
+		var keep []string
+		for _, c := range cols {
+			if inc.MatchString(c.Column) && (exc == nil || !exc.MatchString(c.Column)) {
+				keep = append(keep, c.Column)
+			}
+		}
+		if len(keep) == len(cols) {
+			return t, true, nil
+		}
+		return t.Select(keep), true, nil
+	}
+	return nil, false, nil
+}
