@@ -148,20 +148,6 @@ func (t *Data) OpenData(ctx context.Context, path string, f frame.Format) (frame
 	return t.StoredInput(path, f, lazy.Meta{Rows: -1}).Open(ctx, frame.Scan{})
 }
 
-// closing is a Source that also releases something when closed.
-type closing struct {
-	frame.Source
-	also func() error
-}
-
-func (c closing) Close() error {
-	err := c.Source.Close()
-	if aerr := c.also(); err == nil {
-		err = aerr
-	}
-	return err
-}
-
 // DeleteDataset deletes a dataset's record and data.
 func (t *Data) DeleteDataset(ctx context.Context, name string) error {
 	d, err := t.Dataset(ctx, name)

@@ -77,7 +77,7 @@ func (s *Stored) Open(ctx context.Context, scan frame.Scan) (frame.Source, error
 			r.Close()
 			return nil, err
 		}
-		return closing{src, r.Close}, nil
+		return frame.WithCloser(src, r.Close), nil
 	}
 	defer r.Close()
 	tmp, err := os.CreateTemp("", "fabric-dataset-*.parquet")
@@ -94,5 +94,5 @@ func (s *Stored) Open(ctx context.Context, scan frame.Scan) (frame.Source, error
 		remove()
 		return nil, err
 	}
-	return closing{src, remove}, nil
+	return frame.WithCloser(src, remove), nil
 }

@@ -21,13 +21,7 @@ import (
 // in parallel. A column the query names that f lacks is an error
 // ("unknown column 'cpu'"), even when f has no rows.
 func (q *Query) Filter(f *frame.Frame) (*frame.Frame, error) {
-	schema := f.Schema()
-	for _, c := range q.Columns() {
-		if len(schema.FieldIndices(c)) == 0 {
-			return nil, fmt.Errorf("unknown column '%s'", c)
-		}
-	}
-	cols, outSchema, err := q.project(schema)
+	cols, outSchema, err := q.prepare(f.Schema())
 	if err != nil {
 		return nil, err
 	}
@@ -68,6 +62,17 @@ func (q *Query) Filter(f *frame.Frame) (*frame.Frame, error) {
 		}
 	}
 	return frame.FromRecords(outSchema, kept), nil
+}
+
+// prepare checks that schema has every column the condition reads and
+// returns the indices of the output columns and the output schema.
+func (q *Query) prepare(schema *arrow.Schema) ([]int, *arrow.Schema, error) {
+	for _, c := range q.Columns() {
+		if len(schema.FieldIndices(c)) == 0 {
+			return nil, nil, fmt.Errorf("unknown column '%s'", c)
+		}
+	}
+	return q.project(schema)
 }
 
 // project returns the indices of the output columns in schema and the

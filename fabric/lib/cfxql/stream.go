@@ -1,7 +1,6 @@
 package cfxql
 
 import (
-	"fmt"
 	"io"
 	"runtime"
 	"time"
@@ -15,13 +14,7 @@ import (
 // at a time, whatever the size of src. Batches are filtered in parallel
 // and come out in order. The returned source closes src.
 func (q *Query) FilterSource(src frame.Source) (frame.Source, error) {
-	schema := src.Schema()
-	for _, c := range q.Columns() {
-		if len(schema.FieldIndices(c)) == 0 {
-			return nil, fmt.Errorf("unknown column '%s'", c)
-		}
-	}
-	cols, outSchema, err := q.project(schema)
+	cols, outSchema, err := q.prepare(src.Schema())
 	if err != nil {
 		return nil, err
 	}

@@ -31,6 +31,23 @@ type Sink interface {
 	Close() error
 }
 
+// WithCloser returns src that also runs also when closed (after closing
+// src): a temporary file to remove, a reader to close.
+func WithCloser(src Source, also func() error) Source { return closing{src, also} }
+
+type closing struct {
+	Source
+	also func() error
+}
+
+func (c closing) Close() error {
+	err := c.Source.Close()
+	if aerr := c.also(); err == nil {
+		err = aerr
+	}
+	return err
+}
+
 // fileSource is a Source that also closes its file and decompressor.
 type fileSource struct {
 	Source

@@ -79,19 +79,5 @@ func (f *File) Open(ctx context.Context, scan frame.Scan) (frame.Source, error) 
 		fh.Close()
 		return nil, err
 	}
-	return closing{src, fh.Close}, nil
-}
-
-// closing is a Source that releases something more when closed.
-type closing struct {
-	frame.Source
-	also func() error
-}
-
-func (c closing) Close() error {
-	err := c.Source.Close()
-	if aerr := c.also(); err == nil {
-		err = aerr
-	}
-	return err
+	return frame.WithCloser(src, fh.Close), nil
 }
