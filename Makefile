@@ -66,6 +66,7 @@ bench: build
 	bash bench/pods.sh
 	bash bench/dataset.sh
 	bash bench/filter.sh
+	bash bench/pipeline.sh
 
 lint:
 	$(GO) vet ./...
