@@ -75,6 +75,9 @@ func (r *run) fuse(nodes []*node, vars map[string]string) (*frame.Frame, int, er
 		}
 		t = next
 	}
+	if k == 1 {
+		return nil, 0, nil // nothing fuses: the steps run one by one
+	}
 	r.trace(n.step, StatusStarted, emptyFrame(), 0, "")
 	out, err := t.Collect(r.ctx)
 	if err != nil {
@@ -83,17 +86,11 @@ func (r *run) fuse(nodes []*node, vars map[string]string) (*frame.Frame, int, er
 	if err := r.within(out); err != nil {
 		return nil, 0, r.fail(n.step, start, err)
 	}
-	msg := ""
-	if k > 1 {
-		msg = fmt.Sprintf("read as one stream with steps %d-%d", n.step+2, nodes[k-1].step+1)
-	}
-	d := time.Since(start)
-	for i := 0; i < k; i++ {
-		if i > 0 {
-			r.trace(nodes[i].step, StatusStarted, out, 0, "")
-		}
-		r.trace(nodes[i].step, StatusCompleted, out, d, msg)
-		d = 0
+	r.trace(n.step, StatusCompleted, out, time.Since(start),
+		fmt.Sprintf("read as one stream with steps %d-%d", n.step+2, nodes[k-1].step+1))
+	for _, x := range nodes[1:k] {
+		r.trace(x.step, StatusStarted, out, 0, "")
+		r.trace(x.step, StatusCompleted, out, 0, fmt.Sprintf("run in step %d's stream", n.step+1))
 	}
 	return out, k, nil
 }
