@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/bits"
-	"runtime"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -21,47 +18,12 @@ import (
 // in parallel. A column the query names that f lacks is an error
 // ("unknown column 'cpu'"), even when f has no rows.
 func (q *Query) Filter(f *frame.Frame) (*frame.Frame, error) {
-	cols, outSchema, err := q.prepare(f.Schema())
+	src, err := q.FilterSource(f.Source())
 	if err != nil {
 		return nil, err
 	}
-	now := q.clock()
-	recs := f.Records()
-	out := make([]arrow.Record, len(recs))
-	errs := make([]error, len(recs))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < min(runtime.GOMAXPROCS(0), len(recs)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				k := int(next.Add(1) - 1)
-				if k >= len(recs) {
-					return
-				}
-				out[k], errs[k] = q.filterRecord(recs[k], cols, outSchema, now)
-			}
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			for _, r := range out {
-				if r != nil {
-					r.Release()
-				}
-			}
-			return nil, err
-		}
-	}
-	kept := out[:0]
-	for _, r := range out {
-		if r != nil {
-			kept = append(kept, r)
-		}
-	}
-	return frame.FromRecords(outSchema, kept), nil
+	defer src.Close()
+	return frame.ReadFrom(src)
 }
 
 // prepare checks that schema has every column the condition reads and

@@ -72,28 +72,36 @@ func (s *filterSource) fill() {
 	for range in {
 		<-done
 	}
-	for i, r := range out {
-		if errs[i] != nil {
-			for _, x := range out {
-				if x != nil {
-					x.Release()
-				}
-			}
-			s.err = errs[i]
-			return
-		}
-		if r != nil && r.NumRows() > 0 {
-			s.ready = append(s.ready, r)
-		} else if r != nil {
-			r.Release()
+	// A failed batch or read fails the scan: nothing partial passes for
+	// whole.
+	failed := s.err
+	if failed == io.EOF {
+		failed = nil
+	}
+	for _, err := range errs {
+		if err != nil {
+			failed = err
+			break
 		}
 	}
-	if s.err != nil && s.err != io.EOF {
-		// A failed read fails the scan: nothing partial passes for whole.
-		for _, r := range s.ready {
+	if failed != nil {
+		for _, r := range out {
+			if r != nil {
+				r.Release()
+			}
+		}
+		s.err = failed
+		return
+	}
+	for _, r := range out {
+		if r == nil {
+			continue
+		}
+		if r.NumRows() > 0 {
+			s.ready = append(s.ready, r)
+		} else {
 			r.Release()
 		}
-		s.ready = nil
 	}
 }
 
