@@ -49,6 +49,19 @@ func init() {
 }
 
 func runSelectColumns(r *run, in *frame.Frame, p *params) (*frame.Frame, error) {
+	keep, err := selectedColumns(p, in.Columns())
+	if err != nil {
+		return nil, err
+	}
+	if len(keep) == in.NumCols() {
+		return in, nil
+	}
+	return in.Select(keep)
+}
+
+// selectedColumns returns the columns of cols a selectcolumns step keeps:
+// those its include pattern matches and its exclude pattern does not.
+func selectedColumns(p *params, cols []string) ([]string, error) {
 	inc, err := regexp.Compile("^(?:" + p.str("include") + ")$")
 	if err != nil {
 		return nil, badParam("include", "is not a valid regex: %v", err)
@@ -60,15 +73,12 @@ func runSelectColumns(r *run, in *frame.Frame, p *params) (*frame.Frame, error) 
 		}
 	}
 	var keep []string
-	for _, c := range in.Columns() {
+	for _, c := range cols {
 		if inc.MatchString(c) && (exc == nil || !exc.MatchString(c)) {
 			keep = append(keep, c)
 		}
 	}
-	if len(keep) == in.NumCols() {
-		return in, nil
-	}
-	return in.Select(keep)
+	return keep, nil
 }
 
 // renameSource streams a frame's batches under a schema of new names.

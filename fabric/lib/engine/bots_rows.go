@@ -241,9 +241,19 @@ func runConcat(r *run, in *frame.Frame, p *params) (*frame.Frame, error) {
 }
 
 func runFilter(r *run, in *frame.Frame, p *params) (*frame.Frame, error) {
+	q, err := r.filterQuery(p)
+	if err != nil {
+		return nil, err
+	}
+	return q.Filter(in)
+}
+
+// filterQuery parses a filter step's query, evaluated against the run's
+// clock.
+func (r *run) filterQuery(p *params) (*cfxql.Query, error) {
 	q, err := cfxql.Parse(p.query)
 	if err != nil {
 		return nil, fmt.Errorf("invalid query: %w", err)
 	}
-	return q.WithNow(r.e.now()).Filter(in)
+	return q.WithNow(r.e.now()), nil
 }

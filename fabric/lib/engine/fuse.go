@@ -3,10 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"time"
 
-	"github.com/fabricops/fabric/fabric/lib/cfxql"
 	"github.com/fabricops/fabric/fabric/lib/frame"
 	"github.com/fabricops/fabric/fabric/lib/lazy"
 )
@@ -58,13 +56,8 @@ func (r *run) fuse(nodes []*node, vars map[string]string) (*frame.Frame, int, er
 	}
 	t, err := ts.DatasetTable(r.ctx, name)
 	if err != nil {
-		if isNotFound(err) {
-			err = paramErr("name", "no dataset named '%s'", name)
-		} else {
-			err = paramErr("name", "loading '%s': %v", name, err)
-		}
 		r.trace(n.step, StatusStarted, emptyFrame(), 0, "")
-		return nil, 0, r.fail(n.step, start, err)
+		return nil, 0, r.fail(n.step, start, loadErr("name", name, err))
 	}
 	// Plan the steps that fuse; stop at the first that cannot.
 	k := 1
@@ -81,7 +74,7 @@ func (r *run) fuse(nodes []*node, vars map[string]string) (*frame.Frame, int, er
 	r.trace(n.step, StatusStarted, emptyFrame(), 0, "")
 	out, err := t.Collect(r.ctx)
 	if err != nil {
-		return nil, 0, r.fail(n.step, start, paramErr("name", "loading '%s': %v", name, err))
+		return nil, 0, r.fail(n.step, start, loadErr("name", name, err))
 	}
 	if err := r.within(out); err != nil {
 		return nil, 0, r.fail(n.step, start, err)
@@ -105,35 +98,24 @@ func (r *run) plan(t *lazy.Table, n *node, vars map[string]string) (*lazy.Table,
 	}
 	switch n.bot.doc.Tag {
 	case "*dm:filter":
-		q, err := cfxql.Parse(p.query)
+		q, err := r.filterQuery(p)
 		if err != nil {
 			return nil, false, err
 		}
-		next := t.Filter(q.WithNow(r.e.now()))
+		next := t.Filter(q)
 		return next, true, next.Check(r.ctx)
 	case "@dm:selectcolumns":
 		cols, err := t.Columns(r.ctx)
 		if err != nil || cols == nil {
 			return nil, false, err
 		}
-		inc, err := regexp.Compile("^(?:" + p.str("include") + ")$")
-		if err != nil {
-			return nil, false, err
+		names := make([]string, len(cols))
+		for i, c := range cols {
+			names[i] = c.Column
 		}
-		var exc *regexp.Regexp
-		if e := p.str("exclude"); e != "" {
-			if exc, err = regexp.Compile("^(?:" + e + ")$"); err != nil {
-				return nil, false, err
-			}
-		}
-		var keep []string
-		for _, c := range cols {
-			if inc.MatchString(c.Column) && (exc == nil || !exc.MatchString(c.Column)) {
-				keep = append(keep, c.Column)
-			}
-		}
-		if len(keep) == len(cols) {
-			return t, true, nil
+		keep, err := selectedColumns(p, names)
+		if err != nil || len(keep) == len(cols) {
+			return t, err == nil, err
 		}
 		return t.Select(keep), true, nil
 	}

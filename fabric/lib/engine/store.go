@@ -95,12 +95,18 @@ func (r *run) load(param, name string) (*frame.Frame, error) {
 	}
 	f, err := s.LoadDataset(r.ctx, name)
 	if err != nil {
-		if isNotFound(err) {
-			return nil, paramErr(param, "no dataset named '%s'", name)
-		}
-		return nil, paramErr(param, "loading '%s': %v", name, err)
+		return nil, loadErr(param, name, err)
 	}
 	return f, nil
+}
+
+// loadErr is the error of a step whose dataset name (its parameter
+// param) could not be loaded.
+func loadErr(param, name string, err error) error {
+	if isNotFound(err) {
+		return paramErr(param, "no dataset named '%s'", name)
+	}
+	return paramErr(param, "loading '%s': %v", name, err)
 }
 
 // save saves a dataset, appending to an existing one with app.
