@@ -139,10 +139,10 @@ func loadCredentials(path string, names []string) (*credentials, error) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return nil, err
 		}
-		if err := safefile.WriteFrom(path, strings.NewReader(string(out)+"\n")); err != nil {
-			return nil, err
-		}
-		if err := os.Chmod(path, 0o600); err != nil {
+		if err := safefile.WriteMode(path, 0o600, func(w io.Writer) error {
+			_, err := w.Write(append(out, '\n'))
+			return err
+		}); err != nil {
 			return nil, err
 		}
 	}

@@ -9,6 +9,7 @@ package safefile
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -21,7 +22,18 @@ import (
 const maxLinks = 40
 
 // Write writes path with what fn writes. fn's error fails the write.
-func Write(path string, fn func(io.Writer) error) error {
+func Write(path string, fn func(io.Writer) error) error { return write(path, 0, fn) }
+
+// WriteMode is Write that leaves a regular file with mode perm, new or
+// not: a file of credentials written with 0o600 is never readable by
+// others, not even for a moment.
+func WriteMode(path string, perm fs.FileMode, fn func(io.Writer) error) error {
+	return write(path, perm, fn)
+}
+
+// write is Write with the mode of the file (0: an existing file's own,
+// 0o644 for a new one).
+func write(path string, perm fs.FileMode, fn func(io.Writer) error) error {
 	target, err := resolve(path)
 	if err != nil {
 		return err
@@ -33,13 +45,13 @@ func Write(path string, fn func(io.Writer) error) error {
 		if dst, derr := os.Stat(dir); derr != nil || !dst.IsDir() {
 			return fail(path, fmt.Errorf("its directory %s does not exist", dir))
 		}
-		return replace(path, target, 0o644, fn)
+		return replace(path, target, cmp.Or(perm, 0o644), fn)
 	case err != nil:
 		return fail(path, err)
 	case st.IsDir():
 		return fail(path, errors.New("is a directory"))
 	case st.Mode().IsRegular():
-		return replace(path, target, st.Mode().Perm(), fn)
+		return replace(path, target, cmp.Or(perm, st.Mode().Perm()), fn)
 	case st.Mode()&fs.ModeSocket != 0:
 		return fail(path, errors.New("is a socket, which cannot be written as a file"))
 	}
