@@ -12,6 +12,7 @@ import (
 	"github.com/fabricops/fabric/fabric/client"
 	"github.com/fabricops/fabric/fabric/infra/tenant"
 	"github.com/fabricops/fabric/fabric/lib/frame"
+	"github.com/fabricops/fabric/fabric/lib/lazy"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
 	"github.com/fabricops/fabric/runtime/value"
@@ -41,10 +42,11 @@ func boundedDelete(ctx context.Context, c *client.Client, name string) (any, err
 	return nil, c.BoundedDelete(ctx, name)
 }
 
-// openBounded opens a bounded dataset's published data.
-func openBounded(ctx context.Context, c *client.Client, name string) (frame.Source, error) {
-	src, _, err := c.OpenBounded(ctx, name)
-	return src, err
+// boundedTable returns a bounded dataset's published data as a lazy
+// table.
+func boundedTable(ctx context.Context, c *client.Client, name string) (*lazy.Table, error) {
+	t, _, err := c.BoundedTable(ctx, name)
+	return t, err
 }
 
 func (e *Env) boundedAdd(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

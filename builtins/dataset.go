@@ -53,8 +53,8 @@ Validates every row of a file against the bounded dataset's schema and
 stores it: published at once, or kept as a draft with publish=False. A
 row that does not fit fails the import, naming the row and the reason.`, e.boundedImport),
 		"bounded_list":   b("bounded_list", "bounded_list()\n\nReturns the bounded dataset records.", e.listCall(boundedList)),
-		"bounded_get":    b("bounded_get", "bounded_get(name)\n\nReturns a bounded dataset's published data as a frame.", e.frameCall("name", openBounded)),
-		"bounded_export": b("bounded_export", "bounded_export(name, path, format=\"auto\")\n\nWrites a bounded dataset's data to a local file; returns the rows written.", e.exportCall("name", openBounded)),
+		"bounded_get":    b("bounded_get", "bounded_get(name)\n\nReturns a bounded dataset's published data as a frame.", e.lazyCall("name", boundedTable)),
+		"bounded_export": b("bounded_export", "bounded_export(name, path, format=\"auto\")\n\nWrites a bounded dataset's data to a local file; returns the rows written.", e.exportTableCall("name", boundedTable)),
 		"bounded_meta":   b("bounded_meta", "bounded_meta(name)\n\nReturns a bounded dataset's record.", e.nameCall(boundedMeta)),
 		"bounded_delete": b("bounded_delete", "bounded_delete(name)\n\nDeletes a bounded dataset's drafts, then the bounded dataset.", e.nameCall(boundedDelete)),
 	})
@@ -77,12 +77,10 @@ func (e *Env) datasetAdd(thread *starlark.Thread, b *starlark.Builtin, args star
 		return nil, fmt.Errorf("%s: remote_format must be csv or parquet, not %q", b.Name(), remote)
 	}
 	var src frame.Source
-	switch fsrc, isFrame, err := SourceOf(host.Context(thread), fr); {
-	case file != "" && fr != starlark.None:
-		if fsrc != nil {
-			fsrc.Close()
-		}
+	if file != "" && fr != starlark.None {
 		return nil, fmt.Errorf("%s: give file or frame, not both", b.Name())
+	}
+	switch fsrc, isFrame, err := sourceOf(host.Context(thread), fr); {
 	case isFrame && err != nil:
 		return nil, fail(b.Name(), err)
 	case isFrame:
@@ -117,7 +115,11 @@ func (e *Env) datasetDump(thread *starlark.Thread, b *starlark.Builtin, args sta
 		return nil, fmt.Errorf("%s: format must be csv, json or jsonl to print, not %q (give a file for others)", b.Name(), format)
 	}
 	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
-		src, err := openDataset(ctx, c, name)
+		t, err := datasetTable(ctx, c, name)
+		if err != nil {
+			return nil, err
+		}
+		src, err := t.Open(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -137,12 +139,6 @@ func datasetMeta(ctx context.Context, c *client.Client, name string) (any, error
 func datasetTable(ctx context.Context, c *client.Client, name string) (*lazy.Table, error) {
 	t, _, err := c.DatasetTable(ctx, name)
 	return t, err
-}
-
-// openDataset opens a dataset's data.
-func openDataset(ctx context.Context, c *client.Client, name string) (frame.Source, error) {
-	src, _, err := c.OpenDataset(ctx, name)
-	return src, err
 }
 
 func datasetDelete(ctx context.Context, c *client.Client, name string) (any, error) {

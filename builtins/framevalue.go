@@ -29,6 +29,7 @@ type Frame struct {
 	mu  sync.Mutex
 	f   *frame.Frame // the rows, once read
 	lz  *lazy.Table  // the plan, for a lazy frame
+	n   int64        // a lazy frame's count once known (-1 before)
 	ctx context.Context
 	err error // the failure of a read Starlark asked for without a thread
 }
@@ -38,21 +39,37 @@ func NewFrameValue(f *frame.Frame) *Frame { return &Frame{f: f} }
 
 // NewLazyFrame wraps a lazy table; reads that Starlark asks for without a
 // thread (len, printing, iteration) run under ctx.
-func NewLazyFrame(ctx context.Context, t *lazy.Table) *Frame { return &Frame{lz: t, ctx: ctx} }
+func NewLazyFrame(ctx context.Context, t *lazy.Table) *Frame {
+	return &Frame{lz: t, n: -1, ctx: ctx}
+}
 
-// SourceOf opens the rows of v, if v is a frame, as a stream: a lazy
+// setErr keeps the failure of a read Starlark asked for without a thread.
+func (v *Frame) setErr(err error) {
+	v.mu.Lock()
+	v.err = err
+	v.mu.Unlock()
+}
+
+// lastErr returns the failure setErr kept.
+func (v *Frame) lastErr() error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.err
+}
+
+// sourceOf opens the rows of v, if v is a frame, as a stream: a lazy
 // frame runs its plan, batch by batch. The caller closes the source.
-func SourceOf(ctx context.Context, v starlark.Value) (frame.Source, bool, error) {
+func sourceOf(ctx context.Context, v starlark.Value) (frame.Source, bool, error) {
 	fv, ok := v.(*Frame)
 	if !ok {
 		return nil, false, nil
 	}
-	if f, lz := fv.state(); lz != nil {
+	f, lz := fv.state()
+	if lz != nil {
 		src, err := lz.Open(ctx)
 		return src, true, err
-	} else {
-		return f.Source(), true, nil
 	}
+	return f.Source(), true, nil
 }
 
 // state returns the rows when read, or else the plan.
@@ -96,9 +113,7 @@ func (v *Frame) read(thread *starlark.Thread, b *starlark.Builtin) (*frame.Frame
 func (v *Frame) loaded() *frame.Frame {
 	f, err := v.rows(v.ctx)
 	if err != nil {
-		v.mu.Lock()
-		v.err = err
-		v.mu.Unlock()
+		v.setErr(err)
 		return emptyRows
 	}
 	return f
@@ -115,10 +130,7 @@ var (
 // String renders the frame as a table, as pandas prints a DataFrame.
 func (v *Frame) String() string {
 	f := v.loaded()
-	v.mu.Lock()
-	err := v.err
-	v.mu.Unlock()
-	if err != nil {
+	if err := v.lastErr(); err != nil {
 		return fmt.Sprintf("<frame: the read failed: %v>", err)
 	}
 	return f.String()
@@ -137,19 +149,27 @@ func (v *Frame) Truth() starlark.Bool { return v.Len() > 0 }
 func (v *Frame) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: frame") }
 
 // Len returns the number of rows: from metadata when a lazy frame's input
-// tells it, by a streamed count otherwise (the rows are not kept).
+// tells it, by a streamed count otherwise (the rows are not kept, the
+// count is).
 func (v *Frame) Len() int {
 	f, lz := v.state()
 	if lz == nil {
 		return f.NumRows()
 	}
+	v.mu.Lock()
+	n := v.n
+	v.mu.Unlock()
+	if n >= 0 {
+		return int(n)
+	}
 	n, err := lz.Count(v.ctx)
 	if err != nil {
-		v.mu.Lock()
-		v.err = err
-		v.mu.Unlock()
+		v.setErr(err)
 		return 0
 	}
+	v.mu.Lock()
+	v.n = n
+	v.mu.Unlock()
 	return int(n)
 }
 
@@ -279,10 +299,7 @@ func (v *Frame) dtypes() ([]frame.DType, error) {
 		}
 	}
 	f := v.loaded()
-	v.mu.Lock()
-	err := v.err
-	v.mu.Unlock()
-	return f.DTypes(), err
+	return f.DTypes(), v.lastErr()
 }
 
 // AttrNames lists a frame's attributes and methods.

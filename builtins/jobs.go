@@ -10,7 +10,6 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client"
-	"github.com/fabricops/fabric/fabric/lib/frame"
 	"github.com/fabricops/fabric/fabric/lib/lazy"
 	"github.com/fabricops/fabric/fabric/lib/pipeline"
 	"github.com/fabricops/fabric/runtime/doc"
@@ -247,12 +246,6 @@ func (e *Env) evictBuiltin(thread *starlark.Thread, b *starlark.Builtin, args st
 func outputTable(ctx context.Context, c *client.Client, jobid string) (*lazy.Table, error) {
 	t, _, err := c.OutputTable(ctx, jobid)
 	return t, err
-}
-
-// openOutput opens a completed job's output (partial ids too).
-func openOutput(ctx context.Context, c *client.Client, jobid string) (frame.Source, error) {
-	src, _, err := c.OpenOutput(ctx, jobid)
-	return src, err
 }
 
 func (e *Env) watchTraces(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

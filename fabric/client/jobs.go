@@ -280,16 +280,6 @@ func (c *Client) OutputTable(ctx context.Context, partial string) (*lazy.Table, 
 	return lazy.New(c.StoredInput(j.Output, frame.Parquet, lazy.Meta{Rows: j.OutputRows})), j, nil
 }
 
-// OpenOutput opens the output of a completed job (partial id).
-func (c *Client) OpenOutput(ctx context.Context, partial string) (frame.Source, api.Job, error) {
-	t, j, err := c.OutputTable(ctx, partial)
-	if err != nil {
-		return nil, j, err
-	}
-	src, err := t.Open(ctx)
-	return src, j, err
-}
-
 func lowerStatus(s string) string {
 	switch s {
 	case api.JobFailed:

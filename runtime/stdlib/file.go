@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/fabricops/fabric/fabric/lib/safefile"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -159,18 +158,13 @@ func fileWrite(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 	return starlark.None, nil
 }
 
-// WriteFileAtomic replaces the file at path with data (see WriteFileAtomicFrom).
-func WriteFileAtomic(path string, data []byte) error {
-	return WriteFileAtomicFrom(path, bytes.NewReader(data))
-}
-
-// WriteFileAtomicFrom streams r into path as the user means it (package
+// WriteFileAtomic writes data to path as the user means it (package
 // safefile): a regular file is replaced atomically, keeping its mode; a
 // symbolic link is written through; a FIFO or device is written in place;
 // a missing parent directory is an error. A failure leaves no partial
 // file and keeps any previous one.
-func WriteFileAtomicFrom(path string, r io.Reader) error {
-	return safefile.WriteFrom(path, r)
+func WriteFileAtomic(path string, data []byte) error {
+	return safefile.WriteFrom(path, bytes.NewReader(data))
 }
 
 func fileAppend(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

@@ -17,6 +17,7 @@ import (
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/store"
 	"github.com/fabricops/fabric/fabric/lib/frame"
+	"github.com/fabricops/fabric/fabric/lib/lazy"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
@@ -235,8 +236,9 @@ func (t *Data) BoundedImport(ctx context.Context, name string, data *frame.Frame
 	return b, nil
 }
 
-// OpenBounded opens a bounded dataset's published data.
-func (t *Data) OpenBounded(ctx context.Context, name string) (frame.Source, api.BoundedDataset, error) {
+// BoundedTable returns a bounded dataset's published data as a lazy
+// table, and its record.
+func (t *Data) BoundedTable(ctx context.Context, name string) (*lazy.Table, api.BoundedDataset, error) {
 	b, _, err := t.BoundedDataset(ctx, name)
 	if err != nil {
 		return nil, b, err
@@ -244,8 +246,7 @@ func (t *Data) OpenBounded(ctx context.Context, name string) (frame.Source, api.
 	if b.Datafile == "" {
 		return nil, b, fmt.Errorf("bounded dataset %q has no published data yet (bounded-import adds it)", name)
 	}
-	src, err := t.OpenData(ctx, b.Datafile, fmtParquet)
-	return src, b, err
+	return lazy.New(t.StoredInput(b.Datafile, fmtParquet, lazy.Meta{Rows: b.NumRows})), b, nil
 }
 
 // BoundedDelete deletes a bounded dataset's drafts, then its data and
