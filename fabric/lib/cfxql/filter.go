@@ -1,15 +1,12 @@
 package cfxql
 
 import (
-	"context"
 	"fmt"
 	"math/bits"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/compute"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/fabricops/fabric/fabric/lib/frame"
 )
 
@@ -70,53 +67,61 @@ func (q *Query) project(schema *arrow.Schema) ([]int, *arrow.Schema, error) {
 // filterRecord returns the rows of rec that match, in the columns cols;
 // nil when none does.
 func (q *Query) filterRecord(rec arrow.Record, cols []int, schema *arrow.Schema, now time.Time) (arrow.Record, error) {
-	n := int(rec.NumRows())
-	var mask bitset
-	if !q.MatchesAll() {
-		var err error
-		if mask, err = q.maskBits(rec, now); err != nil {
-			return nil, err
+	sel, all, err := q.selectRows(rec, now)
+	if err != nil {
+		return nil, err
+	}
+	n := rec.NumRows()
+	if !all {
+		if len(sel) == 0 {
+			return nil, nil
 		}
+		n = int64(len(sel))
 	}
 	arrs := make([]arrow.Array, len(cols))
-	if mask == nil || mask.all(n) {
-		for i, j := range cols {
-			arrs[i] = rec.Column(j)
-		}
-		return array.NewRecord(schema, arrs, int64(n)), nil
-	}
-	m := mask.count()
-	if m == 0 {
-		return nil, nil
-	}
-	sel := selection(mask, m)
-	var maskArr *array.Boolean
 	defer func() {
-		if maskArr != nil {
-			maskArr.Release()
+		for _, a := range arrs {
+			if a != nil {
+				a.Release()
+			}
 		}
 	}()
 	for i, j := range cols {
-		a := gather(rec.Column(j), sel)
-		if a == nil {
-			if maskArr == nil {
-				maskArr = mask.toBoolean(n)
-			}
-			var err error
-			if a, err = compute.FilterArray(context.Background(), rec.Column(j), maskArr, *compute.DefaultFilterOptions()); err != nil {
-				for _, x := range arrs[:i] {
-					x.Release()
-				}
-				return nil, fmt.Errorf("filter column '%s': %v", rec.ColumnName(j), err)
-			}
+		if all {
+			arrs[i] = rec.Column(j)
+			arrs[i].Retain()
+			continue
 		}
-		arrs[i] = a
+		if arrs[i], err = frame.Take(rec.Column(j), sel); err != nil {
+			return nil, fmt.Errorf("filter column '%s': %v", rec.ColumnName(j), err)
+		}
 	}
-	out := array.NewRecord(schema, arrs, int64(m))
-	for _, a := range arrs {
-		a.Release()
+	return array.NewRecord(schema, arrs, n), nil
+}
+
+// Selector returns a function that picks the rows of a batch that match:
+// their indices in increasing order, or all when every row does (sel is
+// then nil). A batch must have the columns the condition reads. Times
+// relative to now are fixed when Selector is called, so every batch of a
+// scan sees the same now.
+func (q *Query) Selector() func(rec arrow.Record) (sel []int32, all bool, err error) {
+	now := q.clock()
+	return func(rec arrow.Record) ([]int32, bool, error) { return q.selectRows(rec, now) }
+}
+
+func (q *Query) selectRows(rec arrow.Record, now time.Time) ([]int32, bool, error) {
+	if q.MatchesAll() {
+		return nil, true, nil
 	}
-	return out, nil
+	mask, err := q.maskBits(rec, now)
+	if err != nil {
+		return nil, false, err
+	}
+	n := int(rec.NumRows())
+	if mask.all(n) {
+		return nil, true, nil
+	}
+	return selection(mask, mask.count()), false, nil
 }
 
 // selection returns the indices of the m set bits.
@@ -132,85 +137,3 @@ func selection(mask bitset, m int) []int32 {
 	return sel
 }
 
-// gather builds the rows sel of arr, for fixed-width and string types;
-// nil for the others (filtered by Arrow's kernel instead).
-func gather(arr arrow.Array, sel []int32) arrow.Array {
-	if arr.DataType().ID() == arrow.NULL {
-		return array.NewNull(len(sel))
-	}
-	d := arr.Data()
-	off := d.Offset()
-	var validity *memory.Buffer
-	nulls := 0
-	if arr.NullN() > 0 {
-		validity, nulls = gatherBits(arr.NullBitmapBytes(), off, sel)
-	}
-	var bufs []*memory.Buffer
-	switch arr.DataType().ID() {
-	case arrow.INT64, arrow.UINT64, arrow.FLOAT64, arrow.TIMESTAMP, arrow.DATE64, arrow.TIME64, arrow.DURATION:
-		bufs = []*memory.Buffer{validity, gatherFixed(arrow.Int64Traits.CastFromBytes(d.Buffers()[1].Bytes()), off, sel, arrow.Int64Traits.CastToBytes)}
-	case arrow.INT32, arrow.UINT32, arrow.FLOAT32, arrow.DATE32, arrow.TIME32:
-		bufs = []*memory.Buffer{validity, gatherFixed(arrow.Int32Traits.CastFromBytes(d.Buffers()[1].Bytes()), off, sel, arrow.Int32Traits.CastToBytes)}
-	case arrow.INT16, arrow.UINT16:
-		bufs = []*memory.Buffer{validity, gatherFixed(arrow.Int16Traits.CastFromBytes(d.Buffers()[1].Bytes()), off, sel, arrow.Int16Traits.CastToBytes)}
-	case arrow.INT8, arrow.UINT8:
-		bufs = []*memory.Buffer{validity, gatherFixed(arrow.Int8Traits.CastFromBytes(d.Buffers()[1].Bytes()), off, sel, arrow.Int8Traits.CastToBytes)}
-	case arrow.BOOL:
-		vals, _ := gatherBits(d.Buffers()[1].Bytes(), off, sel)
-		bufs = []*memory.Buffer{validity, vals}
-	case arrow.STRING, arrow.BINARY:
-		offs := arrow.Int32Traits.CastFromBytes(d.Buffers()[1].Bytes())[off:]
-		o, v := gatherVar(offs, valueBuf(arr), sel, arrow.Int32Traits.CastToBytes)
-		bufs = []*memory.Buffer{validity, o, v}
-	case arrow.LARGE_STRING, arrow.LARGE_BINARY:
-		offs := arrow.Int64Traits.CastFromBytes(d.Buffers()[1].Bytes())[off:]
-		o, v := gatherVar(offs, valueBuf(arr), sel, arrow.Int64Traits.CastToBytes)
-		bufs = []*memory.Buffer{validity, o, v}
-	default:
-		return nil
-	}
-	out := array.NewData(arr.DataType(), len(sel), bufs, nil, nulls, 0)
-	defer out.Release()
-	return array.MakeFromData(out)
-}
-
-// gatherFixed gathers fixed-width values.
-func gatherFixed[T any](vals []T, off int, sel []int32, toBytes func([]T) []byte) *memory.Buffer {
-	vals = vals[off:]
-	out := make([]T, len(sel))
-	for i, j := range sel {
-		out[i] = vals[j]
-	}
-	return memory.NewBufferBytes(toBytes(out))
-}
-
-// gatherVar gathers variable-width values (strings, binaries).
-func gatherVar[O int32 | int64](offs []O, data []byte, sel []int32, toBytes func([]O) []byte) (*memory.Buffer, *memory.Buffer) {
-	outOffs := make([]O, len(sel)+1)
-	var total O
-	for i, j := range sel {
-		total += offs[j+1] - offs[j]
-		outOffs[i+1] = total
-	}
-	outData := make([]byte, total)
-	for i, j := range sel {
-		copy(outData[outOffs[i]:outOffs[i+1]], data[offs[j]:offs[j+1]])
-	}
-	return memory.NewBufferBytes(toBytes(outOffs)), memory.NewBufferBytes(outData)
-}
-
-// gatherBits gathers bits of a bitmap from bit off; it also returns the
-// number of unset bits (the nulls of a validity bitmap).
-func gatherBits(buf []byte, off int, sel []int32) (*memory.Buffer, int) {
-	out := make([]byte, (len(sel)+7)/8)
-	unset := 0
-	for i, j := range sel {
-		k := off + int(j)
-		if buf[k>>3]>>(k&7)&1 != 0 {
-			out[i>>3] |= 1 << (i & 7)
-		} else {
-			unset++
-		}
-	}
-	return memory.NewBufferBytes(out), unset
-}

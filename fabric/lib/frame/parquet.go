@@ -95,17 +95,27 @@ type parquetSink struct {
 
 func newParquetSink(w io.Writer, schema *arrow.Schema) (*parquetSink, error) {
 	mem := memory.DefaultAllocator
-	props := parquet.NewWriterProperties(
+	opts := []parquet.WriterProperty{
 		parquet.WithAllocator(mem),
 		parquet.WithCompression(compress.Codecs.Zstd),
 		parquet.WithCompressionLevel(1),
 		parquet.WithMaxRowGroupLength(rowGroupRows),
-		parquet.WithDictionaryDefault(true),
+		// Dictionaries pay for text (hosts, states, regions: a few
+		// distinct values stored once, compared once); numbers and times
+		// are mostly distinct, and hashing each only to fall back to plain
+		// encoding costs a third of the write.
+		parquet.WithDictionaryDefault(false),
 		// A dictionary that outgrows this falls back to plain encoding:
 		// low-cardinality columns keep theirs, unique ones stop paying for
 		// a large hash table early.
-		parquet.WithDictionaryPageSizeLimit(256<<10),
-	)
+		parquet.WithDictionaryPageSizeLimit(256 << 10),
+	}
+	for _, f := range schema.Fields() {
+		if isText(f.Type) {
+			opts = append(opts, parquet.WithDictionaryFor(f.Name, true))
+		}
+	}
+	props := parquet.NewWriterProperties(opts...)
 	aprops := pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema(), pqarrow.WithAllocator(mem))
 	// Hide w's Close: the Parquet writer would close it.
 	fw, err := pqarrow.NewFileWriter(schema, writerOnly{w}, props, aprops)
@@ -143,3 +153,13 @@ func (s *parquetSink) Close() error {
 type writerOnly struct{ w io.Writer }
 
 func (w writerOnly) Write(p []byte) (int, error) { return w.w.Write(p) }
+
+// isText reports whether t is a string or binary type (dictionary encoded
+// when written).
+func isText(t arrow.DataType) bool {
+	switch t.ID() {
+	case arrow.STRING, arrow.LARGE_STRING, arrow.BINARY, arrow.LARGE_BINARY, arrow.DICTIONARY:
+		return true
+	}
+	return false
+}

@@ -25,6 +25,15 @@ type Scan struct {
 	// Keep, when set, is asked about each row group with its statistics;
 	// a row group it refuses is skipped.
 	Keep func(RowGroupStats) bool
+	// Where, when set, picks the rows to keep of each row group read,
+	// given a batch of the row group's WhereColumns (every row, in
+	// order): the indices of the rows that match, in increasing order, or
+	// all. The other columns are decoded for those rows only, and a row
+	// group where no row matches costs only its WhereColumns. Row groups
+	// are then read in parallel, and come out in order: Where is called
+	// from several goroutines at once.
+	Where        func(arrow.Record) (sel []int32, all bool, err error)
+	WhereColumns []string
 }
 
 // RowGroupStats describes a row group from the file's metadata.
@@ -50,6 +59,8 @@ type ColumnStats struct {
 // tells how many row groups it read.
 type ParquetSource struct {
 	parquetSource
+	sel         *selectScan // with a Where
+	where       bool        // the scan had a Where, and applies it
 	read, total int
 	// With nothing to decode (no row group kept, or no column asked):
 	empty   *arrow.Schema
@@ -104,8 +115,8 @@ func OpenParquet(r parquet.ReaderAtSeeker, name string, scan Scan, opts ...Optio
 			groups = append(groups, i)
 		}
 	}
-	s := &ParquetSource{parquetSource: parquetSource{name: name, pf: pf}, read: len(groups), total: total}
-	if len(groups) == 0 || len(leaves) == 0 && scan.Columns != nil {
+	s := &ParquetSource{parquetSource: parquetSource{name: name, pf: pf}, read: len(groups), total: total, where: scan.Where != nil}
+	if len(groups) == 0 || len(leaves) == 0 && scan.Columns != nil && scan.Where == nil {
 		// Nothing to read: the schema alone, or row counts without columns.
 		schema, err := fr.Schema()
 		if err != nil {
@@ -115,6 +126,13 @@ func OpenParquet(r parquet.ReaderAtSeeker, name string, scan Scan, opts ...Optio
 		s.empty = projectSchema(schema, scan.Columns)
 		for _, g := range groups {
 			s.pending = append(s.pending, pf.MetaData().RowGroup(g).NumRows())
+		}
+		return s, nil
+	}
+	if scan.Where != nil {
+		if s.sel, err = newSelectScan(name, pf, fr, scan.Columns, scan.WhereColumns, groups, scan.Where); err != nil {
+			pf.Close()
+			return nil, err
 		}
 		return s, nil
 	}
@@ -220,8 +238,14 @@ func minMax(st metadata.TypedStatistics, t arrow.DataType) (lo, hi any, ok bool)
 	return nil, nil, false
 }
 
+// Filtered reports whether the source applies its scan's Where.
+func (s *ParquetSource) Filtered() bool { return s.where }
+
 // Schema returns the columns the scan reads.
 func (s *ParquetSource) Schema() *arrow.Schema {
+	if s.sel != nil {
+		return s.sel.Schema()
+	}
 	if s.rr == nil {
 		return s.empty
 	}
@@ -231,6 +255,9 @@ func (s *ParquetSource) Schema() *arrow.Schema {
 // Next returns the next batch; a scan of no column returns batches of
 // rows without columns.
 func (s *ParquetSource) Next() (arrow.Record, error) {
+	if s.sel != nil {
+		return s.sel.Next()
+	}
 	if s.rr != nil {
 		return s.parquetSource.Next()
 	}
@@ -249,6 +276,9 @@ func (s *ParquetSource) Next() (arrow.Record, error) {
 
 // Close releases the reader.
 func (s *ParquetSource) Close() error {
+	if s.sel != nil {
+		return s.sel.Close()
+	}
 	if s.rr == nil && !s.closed {
 		s.closed = true
 		s.pf.Close()

@@ -40,6 +40,15 @@ type closing struct {
 	also func() error
 }
 
+func (c closing) Filtered() bool { return Filtered(c.Source) }
+
+// Filtered reports whether src applied its scan's Where (a Parquet scan
+// does; other sources ignore it, and their reader filters).
+func Filtered(src Source) bool {
+	f, ok := src.(interface{ Filtered() bool })
+	return ok && f.Filtered()
+}
+
 func (c closing) Close() error {
 	err := c.Source.Close()
 	if aerr := c.also(); err == nil {

@@ -51,6 +51,9 @@ type Predicate interface {
 	KeepRowGroup(frame.RowGroupStats) bool
 	// FilterSource returns the rows of src that match; it closes src.
 	FilterSource(src frame.Source) (frame.Source, error)
+	// Selector returns the condition as a row selection over batches
+	// that have its Columns (what a Parquet scan's Where asks).
+	Selector() func(arrow.Record) (sel []int32, all bool, err error)
 }
 
 // op is one operation of a plan.
@@ -208,6 +211,12 @@ func (t *Table) scan() frame.Scan {
 		}
 	}
 	s := frame.Scan{Columns: need}
+	if len(t.ops) > 0 && t.ops[0].filter != nil {
+		// The first filter sees the input's rows: the input may run it
+		// while it reads, and decode the other columns of matching rows
+		// only.
+		s.Where, s.WhereColumns = t.ops[0].filter.Selector(), t.ops[0].filter.Columns()
+	}
 	if len(keep) > 0 {
 		s.Keep = func(rg frame.RowGroupStats) bool {
 			for _, q := range keep {
@@ -233,14 +242,20 @@ func (t *Table) Open(ctx context.Context) (frame.Source, error) {
 	if err := t.Check(ctx); err != nil {
 		return nil, err
 	}
-	src, err := t.in.Open(ctx, t.scan())
+	scan := t.scan()
+	src, err := t.in.Open(ctx, scan)
 	if err != nil {
 		return nil, err
 	}
+	pushed := scan.Where != nil && frame.Filtered(src)
 	src = &ctxSource{Source: src, ctx: ctx}
-	for _, o := range t.ops {
+	for i, o := range t.ops {
 		var next frame.Source
 		switch {
+		case o.filter != nil && i == 0 && pushed:
+			// The input filtered; what is left is GET's projection.
+			from, to := o.filter.Outputs()
+			next, err = newProjectSource(src, from, to)
 		case o.filter != nil:
 			next, err = o.filter.FilterSource(src)
 		case o.cols != nil:
@@ -313,10 +328,27 @@ type selectSource struct {
 }
 
 func newSelectSource(src frame.Source, cols []string) (frame.Source, error) {
+	return newProjectSource(src, cols, cols)
+}
+
+// newProjectSource keeps the columns from of each batch, named to (from
+// nil: src itself).
+func newProjectSource(src frame.Source, from, to []string) (frame.Source, error) {
+	if from == nil {
+		return src, nil
+	}
+	cols := from
 	in := src.Schema()
 	out, err := selectSchema(in, cols)
 	if err != nil {
 		return nil, err
+	}
+	if !slices.Equal(from, to) {
+		fs := out.Fields()
+		for i := range fs {
+			fs[i].Name = to[i]
+		}
+		out = arrow.NewSchema(fs, nil)
 	}
 	idx := make([]int, len(cols))
 	for i, c := range cols {

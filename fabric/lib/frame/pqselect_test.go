@@ -1,0 +1,286 @@
+package frame_test
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/fabricops/fabric/fabric/lib/frame"
+)
+
+// writeScanFile writes rows rows of every column kind a scan decodes
+// (directly, or through Arrow's reader: small ints, seconds, lists,
+// dictionaries), with nulls, in row groups of 1,000 rows and small pages
+// (so that skips cross pages and row groups), half of them dictionary
+// encoded.
+func writeScanFile(t *testing.T, rows int) string {
+	t.Helper()
+	mem := memory.DefaultAllocator
+	dict := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "k", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "i64", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "i32", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+		{Name: "i16", Type: arrow.PrimitiveTypes.Int16, Nullable: true},
+		{Name: "f64", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		{Name: "f32", Type: arrow.PrimitiveTypes.Float32, Nullable: true},
+		{Name: "b", Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
+		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "low", Type: arrow.BinaryTypes.String},
+		{Name: "bin", Type: arrow.BinaryTypes.Binary, Nullable: true},
+		{Name: "ts", Type: &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}, Nullable: true},
+		{Name: "tsec", Type: &arrow.TimestampType{Unit: arrow.Second}, Nullable: true},
+		{Name: "d", Type: arrow.FixedWidthTypes.Date32, Nullable: true},
+		{Name: "list", Type: arrow.ListOf(arrow.PrimitiveTypes.Int64), Nullable: true},
+		{Name: "dict", Type: dict, Nullable: true},
+	}, nil)
+	b := array.NewRecordBuilder(mem, schema)
+	defer b.Release()
+	for i := range rows {
+		null := i%5 == 3
+		b.Field(0).(*array.Int64Builder).Append(int64(i))
+		appendOr(b.Field(1), null, func() { b.Field(1).(*array.Int64Builder).Append(int64(i) * -7) })
+		appendOr(b.Field(2), i%7 == 1, func() { b.Field(2).(*array.Int32Builder).Append(int32(i)) })
+		appendOr(b.Field(3), null, func() { b.Field(3).(*array.Int16Builder).Append(int16(i % 1000)) })
+		appendOr(b.Field(4), i%3 == 0, func() { b.Field(4).(*array.Float64Builder).Append(float64(i) / 4) })
+		appendOr(b.Field(5), null, func() { b.Field(5).(*array.Float32Builder).Append(float32(i) / 8) })
+		appendOr(b.Field(6), i%11 == 0, func() { b.Field(6).(*array.BooleanBuilder).Append(i%2 == 0) })
+		appendOr(b.Field(7), null, func() { b.Field(7).(*array.StringBuilder).Append(fmt.Sprintf("row %d ☃", i)) })
+		b.Field(8).(*array.StringBuilder).Append([]string{"north", "south", "east", ""}[i%4])
+		appendOr(b.Field(9), i%13 == 0, func() { b.Field(9).(*array.BinaryBuilder).Append([]byte{byte(i), 0, byte(i >> 8)}) })
+		appendOr(b.Field(10), null, func() { b.Field(10).(*array.TimestampBuilder).Append(arrow.Timestamp(int64(i) * 1e9)) })
+		appendOr(b.Field(11), null, func() { b.Field(11).(*array.TimestampBuilder).Append(arrow.Timestamp(i)) })
+		appendOr(b.Field(12), null, func() { b.Field(12).(*array.Date32Builder).Append(arrow.Date32(i)) })
+		lb := b.Field(13).(*array.ListBuilder)
+		appendOr(lb, null, func() {
+			lb.Append(true)
+			for j := range i % 3 {
+				lb.ValueBuilder().(*array.Int64Builder).Append(int64(j))
+			}
+		})
+		db := b.Field(14).(*array.BinaryDictionaryBuilder)
+		appendOr(db, null, func() { _ = db.AppendString([]string{"a", "b", "c"}[i%3]) })
+	}
+	rec := b.NewRecord()
+	defer rec.Release()
+	path := filepath.Join(t.TempDir(), "scan.parquet")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(1000), parquet.WithDataPageSize(512),
+		parquet.WithCompression(compress.Codecs.Zstd), parquet.WithDictionaryDefault(false),
+		parquet.WithDictionaryFor("low", true), parquet.WithDictionaryFor("s", true), parquet.WithDictionaryFor("i64", true))
+	w, err := pqarrow.NewFileWriter(schema, f, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func appendOr(b array.Builder, null bool, add func()) {
+	if null {
+		b.AppendNull()
+		return
+	}
+	add()
+}
+
+// TestScanWhereEqualsTake checks the late-materialised scan against the
+// plain reading of the whole file, rows picked after: every column kind,
+// for selections that keep all rows, none, single rows at the edges of
+// row groups, dense and sparse rows (runs skipped within and across
+// pages), and with a projection.
+func TestScanWhereEqualsTake(t *testing.T) {
+	const rows = 5000
+	path := writeScanFile(t, rows)
+	want := readAll(t, path, frame.Scan{})
+	defer want.Release()
+	cases := []struct {
+		name string
+		keep func(k int64) bool
+		cols []string
+	}{
+		{"all", func(int64) bool { return true }, nil},
+		{"none", func(int64) bool { return false }, nil},
+		{"first and last", func(k int64) bool { return k == 0 || k == rows-1 }, nil},
+		{"group edges", func(k int64) bool { return k%1000 == 999 || k%1000 == 0 }, nil},
+		{"every third", func(k int64) bool { return k%3 == 0 }, nil},
+		{"sparse runs", func(k int64) bool { return k >= 1200 && k < 1210 || k >= 3990 && k < 4020 }, nil},
+		{"one group", func(k int64) bool { return k >= 2000 && k < 3000 }, nil},
+		{"gaps of 1,500", func(k int64) bool { return k%1500 == 7 }, nil},
+		{"projection", func(k int64) bool { return k%4 == 1 }, []string{"s", "list", "k", "tsec"}},
+		{"no column", func(k int64) bool { return k%4 == 1 }, []string{}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			where := func(rec arrow.Record) ([]int32, bool, error) {
+				ks := rec.Column(0).(*array.Int64).Int64Values()
+				var sel []int32
+				for i, k := range ks {
+					if c.keep(k) {
+						sel = append(sel, int32(i))
+					}
+				}
+				return sel, len(sel) == len(ks), nil
+			}
+			got := readAll(t, path, frame.Scan{Columns: c.cols, Where: where, WhereColumns: []string{"k"}})
+			defer got.Release()
+			var sel []int32
+			ks := want.Column(0).(*array.Int64).Int64Values()
+			for i, k := range ks {
+				if c.keep(k) {
+					sel = append(sel, int32(i))
+				}
+			}
+			if got.NumRows() != int64(len(sel)) {
+				t.Fatalf("%d rows, want %d", got.NumRows(), len(sel))
+			}
+			for i, f := range got.Schema().Fields() {
+				j := want.Schema().FieldIndices(f.Name)[0]
+				exp, err := frame.Take(want.Column(j), sel)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !arrow.TypeEqual(got.Column(i).DataType(), exp.DataType()) {
+					t.Errorf("column %s: type %s, want %s", f.Name, got.Column(i).DataType(), exp.DataType())
+				} else if !sameValues(got.Column(i), exp) {
+					t.Errorf("column %s differs:\n got %v\nwant %v", f.Name, got.Column(i), exp)
+				}
+				exp.Release()
+			}
+			if c.cols != nil && int(got.NumCols()) != len(c.cols) {
+				t.Errorf("%d columns, want %d", got.NumCols(), len(c.cols))
+			}
+		})
+	}
+}
+
+// TestScanWhereError: an error of the filter fails the read, and closing
+// a scan midway stops its workers.
+func TestScanWhereError(t *testing.T) {
+	path := writeScanFile(t, 5000)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	src, err := frame.OpenParquet(f, path, frame.Scan{WhereColumns: []string{"k"}, Where: func(rec arrow.Record) ([]int32, bool, error) {
+		if rec.Column(0).(*array.Int64).Value(0) == 3000 {
+			return nil, false, fmt.Errorf("bad row group")
+		}
+		return nil, true, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for {
+		rec, err := src.Next()
+		if err != nil {
+			if err == io.EOF || err.Error() != "bad row group" {
+				t.Fatalf("after %d batches: %v, want the filter's error", n, err)
+			}
+			break
+		}
+		n++
+		rec.Release()
+	}
+	if n != 3 {
+		t.Errorf("%d batches before the error, want 3", n)
+	}
+	src.Close()
+	// Closed before the first read.
+	if f, err = os.Open(path); err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	src, err = frame.OpenParquet(f, path, frame.Scan{WhereColumns: []string{"k"}, Where: func(arrow.Record) ([]int32, bool, error) { return nil, true, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.Close()
+	if _, err := src.Next(); err == nil {
+		t.Error("read after close succeeded")
+	}
+}
+
+// readAll reads a file through a scan into one record.
+func readAll(t *testing.T, path string, scan frame.Scan) arrow.Record {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	src, err := frame.OpenParquet(f, path, scan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	var recs []arrow.Record
+	for {
+		rec, err := src.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, rec)
+	}
+	tbl := array.NewTableFromRecords(src.Schema(), recs)
+	defer tbl.Release()
+	for _, r := range recs {
+		r.Release()
+	}
+	cols := make([]arrow.Array, tbl.NumCols())
+	for i := range cols {
+		c := tbl.Column(i).Data().Chunks()
+		if len(c) == 0 {
+			cols[i] = array.MakeArrayOfNull(memory.DefaultAllocator, tbl.Schema().Field(i).Type, 0)
+			continue
+		}
+		a, err := array.Concatenate(c, memory.DefaultAllocator)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols[i] = a
+	}
+	out := array.NewRecord(tbl.Schema(), cols, tbl.NumRows())
+	for _, a := range cols {
+		a.Release()
+	}
+	return out
+}
+
+// sameValues compares arrays row by row (dictionaries by their values:
+// the order of a dictionary is the reader's).
+func sameValues(a, b arrow.Array) bool {
+	if array.Equal(a, b) {
+		return true
+	}
+	if a.Len() != b.Len() {
+		return false
+	}
+	for i := range a.Len() {
+		if a.IsNull(i) != b.IsNull(i) || a.ValueStr(i) != b.ValueStr(i) {
+			return false
+		}
+	}
+	return true
+}
