@@ -136,4 +136,3 @@ func selection(mask bitset, m int) []int32 {
 	}
 	return sel
 }
-

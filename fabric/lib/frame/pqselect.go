@@ -24,14 +24,14 @@ import (
 // out in order; a few row groups are in flight at a time, whatever the
 // size of the file.
 type selectScan struct {
-	name   string
-	pf     *file.Reader
-	fr     *pqarrow.FileReader // for the columns decoded through Arrow's reader
-	schema *arrow.Schema       // the columns returned
-	out    []scanColumn        // one per field of schema
-	where  []scanColumn        // the filter's columns, in whereSchema's order
+	name        string
+	pf          *file.Reader
+	fr          *pqarrow.FileReader // for the columns decoded through Arrow's reader
+	schema      *arrow.Schema       // the columns returned
+	out         []scanColumn        // one per field of schema
+	where       []scanColumn        // the filter's columns, in whereSchema's order
 	whereSchema *arrow.Schema
-	filter func(arrow.Record) ([]int32, bool, error)
+	filter      func(arrow.Record) ([]int32, bool, error)
 
 	results chan chan groupResult // in row-group order
 	done    chan struct{}
