@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/store"
@@ -64,14 +63,15 @@ func (s *Stored) Raw(ctx context.Context) (io.ReadCloser, error) {
 }
 
 // Open opens the data, pushing scan into a Parquet file. Parquet needs
-// random access, so its bytes are copied to a temporary file first
-// (streamed, never held in memory), removed when the source closes.
+// random access: its bytes stream into a temporary file (never held in
+// memory, removed when the source closes), and the scan reads each part
+// as soon as it has arrived, from the footer on.
 func (s *Stored) Open(ctx context.Context, scan frame.Scan) (frame.Source, error) {
-	r, err := s.Raw(ctx)
-	if err != nil {
-		return nil, err
-	}
 	if s.format != fmtParquet {
+		r, err := s.Raw(ctx)
+		if err != nil {
+			return nil, err
+		}
 		src, err := frame.OpenReader(r, s.format, "")
 		if err != nil {
 			r.Close()
@@ -79,20 +79,21 @@ func (s *Stored) Open(ctx context.Context, scan frame.Scan) (frame.Source, error
 		}
 		return frame.WithCloser(src, r.Close), nil
 	}
-	defer r.Close()
-	tmp, err := os.CreateTemp("", "fabric-dataset-*.parquet")
+	st, err := s.t.Store(ctx)
 	if err != nil {
 		return nil, err
 	}
-	remove := func() error { tmp.Close(); return os.Remove(tmp.Name()) }
-	if _, err := io.Copy(tmp, r); err != nil {
-		remove()
-		return nil, fmt.Errorf("reading %s: %v", s.path, err)
+	bf, err := st.OpenBlobFile(ctx, s.path)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fmt.Errorf("the data file %s is missing from the object store", s.path)
 	}
-	src, err := frame.OpenParquet(tmp, s.path, scan)
 	if err != nil {
-		remove()
 		return nil, err
 	}
-	return frame.WithCloser(src, remove), nil
+	src, err := frame.OpenParquet(bf, s.path, scan)
+	if err != nil {
+		bf.Close()
+		return nil, err
+	}
+	return frame.WithCloser(src, bf.Close), nil
 }

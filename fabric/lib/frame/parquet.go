@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
@@ -87,42 +88,96 @@ func (s *parquetSource) Close() error {
 const rowGroupRows = 4 * DefaultBatchSize
 
 // parquetSink writes batches as zstd-compressed Parquet, buffering up to
-// rowGroupRows rows per row group.
+// rowGroupRows rows per row group. The file is laid out when the first
+// batch comes: its text columns with few distinct values get dictionaries.
 type parquetSink struct {
+	w      io.Writer
+	schema *arrow.Schema
 	fw     *pqarrow.FileWriter
 	closed bool
 }
 
 func newParquetSink(w io.Writer, schema *arrow.Schema) (*parquetSink, error) {
+	props, aprops := parquetProps(schema, nil)
+	if _, err := pqarrow.ToParquet(schema, props, aprops); err != nil {
+		return nil, fmt.Errorf("parquet: %v", err)
+	}
+	return &parquetSink{w: w, schema: schema}, nil
+}
+
+// dictionarySample is how many rows of the first batch tell whether a
+// text column is worth a dictionary.
+const dictionarySample = 8192
+
+// parquetProps returns the writer's properties; first, when set, is the
+// first batch, which chooses the text columns encoded with a dictionary.
+func parquetProps(schema *arrow.Schema, first arrow.Record) (*parquet.WriterProperties, pqarrow.ArrowWriterProperties) {
 	mem := memory.DefaultAllocator
 	opts := []parquet.WriterProperty{
 		parquet.WithAllocator(mem),
 		parquet.WithCompression(compress.Codecs.Zstd),
 		parquet.WithCompressionLevel(1),
 		parquet.WithMaxRowGroupLength(rowGroupRows),
-		// Dictionaries pay for text (hosts, states, regions: a few
-		// distinct values stored once, compared once); numbers and times
-		// are mostly distinct, and hashing each only to fall back to plain
-		// encoding costs a third of the write.
+		// Dictionaries pay for text with few distinct values (hosts,
+		// states, regions: stored once, compared once). Numbers, times
+		// and text that is mostly distinct (messages) are written plain:
+		// hashing each value only to fall back to plain encoding cost a
+		// third of the write.
 		parquet.WithDictionaryDefault(false),
-		// A dictionary that outgrows this falls back to plain encoding:
-		// low-cardinality columns keep theirs, unique ones stop paying for
-		// a large hash table early.
+		// A dictionary that outgrows this falls back to plain encoding.
 		parquet.WithDictionaryPageSizeLimit(256 << 10),
 	}
-	for _, f := range schema.Fields() {
-		if isText(f.Type) {
+	for i, f := range schema.Fields() {
+		if f.Type.ID() == arrow.DICTIONARY || isText(f.Type) && (first == nil || fewDistinct(first.Column(i))) {
 			opts = append(opts, parquet.WithDictionaryFor(f.Name, true))
 		}
 	}
-	props := parquet.NewWriterProperties(opts...)
-	aprops := pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema(), pqarrow.WithAllocator(mem))
-	// Hide w's Close: the Parquet writer would close it.
-	fw, err := pqarrow.NewFileWriter(schema, writerOnly{w}, props, aprops)
-	if err != nil {
-		return nil, fmt.Errorf("parquet: %v", err)
+	return parquet.NewWriterProperties(opts...), pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema(), pqarrow.WithAllocator(mem))
+}
+
+// fewDistinct reports whether at most half of the first values of a text
+// column are distinct.
+func fewDistinct(a arrow.Array) bool {
+	n := min(a.Len(), dictionarySample)
+	seen := make(map[string]struct{}, 64)
+	values := 0
+	for i := range n {
+		if a.IsNull(i) {
+			continue
+		}
+		values++
+		seen[valueText(a, i)] = struct{}{}
+		if len(seen) > n/2 {
+			return false
+		}
 	}
-	return &parquetSink{fw: fw}, nil
+	return len(seen) <= max(values/2, 1)
+}
+
+// valueText returns a text value without copying where the type allows.
+func valueText(a arrow.Array, i int) string {
+	switch a := a.(type) {
+	case *array.String:
+		return a.Value(i)
+	case *array.LargeString:
+		return a.Value(i)
+	case *array.Binary:
+		return string(a.Value(i))
+	case *array.LargeBinary:
+		return string(a.Value(i))
+	}
+	return a.ValueStr(i)
+}
+
+func (s *parquetSink) open(first arrow.Record) error {
+	props, aprops := parquetProps(s.schema, first)
+	// Hide w's Close: the Parquet writer would close it.
+	fw, err := pqarrow.NewFileWriter(s.schema, writerOnly{s.w}, props, aprops)
+	if err != nil {
+		return fmt.Errorf("parquet: %v", err)
+	}
+	s.fw = fw
+	return nil
 }
 
 func (s *parquetSink) Write(rec arrow.Record) error {
@@ -131,6 +186,11 @@ func (s *parquetSink) Write(rec arrow.Record) error {
 	}
 	if rec.NumRows() == 0 {
 		return nil
+	}
+	if s.fw == nil {
+		if err := s.open(rec); err != nil {
+			return err
+		}
 	}
 	if err := s.fw.WriteBuffered(rec); err != nil {
 		return fmt.Errorf("parquet: %v", err)
@@ -143,6 +203,11 @@ func (s *parquetSink) Close() error {
 		return nil
 	}
 	s.closed = true
+	if s.fw == nil {
+		if err := s.open(nil); err != nil {
+			return err
+		}
+	}
 	if err := s.fw.Close(); err != nil {
 		return fmt.Errorf("parquet: %v", err)
 	}

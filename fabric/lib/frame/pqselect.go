@@ -326,7 +326,13 @@ func (s *selectScan) readColumn(rg *file.RowGroupReader, g int, c scanColumn, n 
 	case directFloat64:
 		d, err = decodeFixed(ccr.(*file.Float64ColumnChunkReader), c.field.Type, n, sel, maxDef, arrow.Float64Traits.CastToBytes)
 	case directBytes:
-		d, err = decodeBytes(ccr.(*file.ByteArrayColumnChunkReader), c.field.Type, n, sel, maxDef)
+		// The chunk's plain size (values and their lengths) is a fair
+		// guess of the text's size, so the buffer is sized once.
+		size := int64(0)
+		if md, err := rg.MetaData().ColumnChunk(c.leaves[0]); err == nil && n > 0 {
+			size = md.TotalUncompressedSize() * int64(outRows(n, sel)) / n
+		}
+		d, err = decodeBytes(ccr.(*file.ByteArrayColumnChunkReader), c.field.Type, n, sel, maxDef, size)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: column '%s': %v", s.name, c.field.Name, err)
@@ -523,12 +529,13 @@ func decodeBools(r *file.BooleanColumnChunkReader, t arrow.DataType, n int64, se
 	return array.NewData(t, rows, []*memory.Buffer{bm, memory.NewBufferBytes(out)}, nil, nulls, 0), nil
 }
 
-// decodeBytes decodes strings or binaries; the values a read returns
-// point into the page, so each is copied as it is kept.
-func decodeBytes(r *file.ByteArrayColumnChunkReader, t arrow.DataType, n int64, sel []int32, maxDef int16) (*array.Data, error) {
+// decodeBytes decodes strings or binaries (size: a guess of their bytes);
+// the values a read returns point into the page, so each is copied as it
+// is kept.
+func decodeBytes(r *file.ByteArrayColumnChunkReader, t arrow.DataType, n int64, sel []int32, maxDef int16, size int64) (*array.Data, error) {
 	rows := outRows(n, sel)
 	offs := make([]int32, rows+1)
-	data := make([]byte, 0, rows*8)
+	data := make([]byte, 0, min(max(size, int64(rows)*8), 1<<31-1))
 	v := newValidity(rows, maxDef > 0)
 	var tooBig bool
 	err := walk(r, n, sel, maxDef, func(vals []parquet.ByteArray, o, vi int, valid bool) {
