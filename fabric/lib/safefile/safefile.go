@@ -45,13 +45,18 @@ func write(path string, perm fs.FileMode, fn func(io.Writer) error) error {
 		if dst, derr := os.Stat(dir); derr != nil || !dst.IsDir() {
 			return fail(path, fmt.Errorf("its directory %s does not exist", dir))
 		}
-		return replace(path, target, cmp.Or(perm, 0o644), fn)
+		// A new file is flushed to disk only when it is private (keys,
+		// credentials): a data file that a crash leaves empty had no
+		// content to lose, and flushing it costs as long as the download.
+		return replace(path, target, cmp.Or(perm, 0o644), perm != 0, fn)
 	case err != nil:
 		return fail(path, err)
 	case st.IsDir():
 		return fail(path, errors.New("is a directory"))
 	case st.Mode().IsRegular():
-		return replace(path, target, cmp.Or(perm, st.Mode().Perm()), fn)
+		// Replacing: the new content is on disk before the rename, so a
+		// crash leaves the old file or the new one, never an empty one.
+		return replace(path, target, cmp.Or(perm, st.Mode().Perm()), true, fn)
 	case st.Mode()&fs.ModeSocket != 0:
 		return fail(path, errors.New("is a socket, which cannot be written as a file"))
 	}
@@ -86,8 +91,9 @@ func resolve(path string) (string, error) {
 	return "", fail(path, errors.New("too many levels of symbolic links"))
 }
 
-// replace writes a temporary file beside target and renames it over it.
-func replace(path, target string, mode fs.FileMode, fn func(io.Writer) error) (err error) {
+// replace writes a temporary file beside target and renames it over it,
+// flushed to disk first when durable.
+func replace(path, target string, mode fs.FileMode, durable bool, fn func(io.Writer) error) (err error) {
 	dir, base := filepath.Split(target)
 	if dir == "" {
 		dir = "."
@@ -112,8 +118,10 @@ func replace(path, target string, mode fs.FileMode, fn func(io.Writer) error) (e
 	if err = tmp.Chmod(mode); err != nil {
 		return fail(path, err)
 	}
-	if err = tmp.Sync(); err != nil {
-		return fail(path, err)
+	if durable {
+		if err = tmp.Sync(); err != nil {
+			return fail(path, err)
+		}
 	}
 	if err = tmp.Close(); err != nil {
 		return fail(path, err)
