@@ -35,9 +35,10 @@ deps:
 	fi
 
 # The packages whose tests run the pods concurrently (jobs on workers,
-# stores shared by jobs, leases, restarts) run again under the race
-# detector.
-RACE_PKGS := ./fabric/client ./fabric/infra/... ./fabric/pods/... ./builtins ./cmd/fabricd ./cli
+# stores shared by jobs, leases, restarts) or read data in parallel (row
+# groups, batches) run again under the race detector.
+RACE_PKGS := ./fabric/client ./fabric/infra/... ./fabric/pods/... ./builtins ./cmd/fabricd ./cli \
+	./fabric/lib/frame ./fabric/lib/cfxql ./fabric/lib/lazy
 
 test: deps
 	$(GO) vet ./...

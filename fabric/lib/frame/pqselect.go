@@ -33,7 +33,9 @@ type selectScan struct {
 	whereSchema *arrow.Schema
 	filter      func(arrow.Record) ([]int32, bool, error)
 
+	batch   int64                 // rows per batch returned, at most
 	results chan chan groupResult // in row-group order
+	cur     chan groupResult      // the row group being returned
 	done    chan struct{}
 	err     error
 }
@@ -67,20 +69,19 @@ type groupResult struct {
 	err error
 }
 
-// errScanClosed is what a row group still queued when the scan closes
-// reports (to no one).
+// errScanClosed is the error of a read after Close.
 var errScanClosed = errors.New("source is closed")
 
 // newSelectScan starts reading groups of pf through fr. cols are the
 // fields returned (nil: all), whereCols the fields filter reads.
 func newSelectScan(name string, pf *file.Reader, fr *pqarrow.FileReader, cols, whereCols []string, groups []int,
-	filter func(arrow.Record) ([]int32, bool, error)) (*selectScan, error) {
+	filter func(arrow.Record) ([]int32, bool, error), batch int) (*selectScan, error) {
 	fields := fr.Manifest.Fields
 	byName := map[string]int{}
 	for i, f := range fields {
 		byName[f.Field.Name] = i
 	}
-	s := &selectScan{name: name, pf: pf, fr: fr, filter: filter,
+	s := &selectScan{name: name, pf: pf, fr: fr, filter: filter, batch: int64(max(batch, 1)),
 		done: make(chan struct{})}
 	var whereFields []arrow.Field
 	whereAt := map[string]int{}
@@ -184,8 +185,10 @@ func sameUnit(p schema.TimeUnitType, a arrow.TimeUnit) bool {
 	return false
 }
 
-// run reads the row groups, a few at a time, and queues their results in
-// order.
+// run reads the row groups, a few at a time, and queues their batches
+// in order: each row group has a channel its worker sends batches on, and
+// a worker waits while its channel is full, so a row group ahead of the
+// reader holds at most a batch or two.
 func (s *selectScan) run(groups []int) {
 	defer close(s.results)
 	workers := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
@@ -194,18 +197,33 @@ func (s *selectScan) run(groups []int) {
 		select {
 		case s.results <- ch:
 		case <-s.done:
+			close(ch)
 			return
 		}
 		select {
 		case workers <- struct{}{}:
 		case <-s.done:
-			ch <- groupResult{err: errScanClosed}
+			close(ch)
 			return
 		}
 		go func() {
 			defer func() { <-workers }()
-			rec, err := s.readGroup(g)
-			ch <- groupResult{rec: rec, err: err}
+			defer close(ch)
+			err := s.readGroup(g, func(rec arrow.Record) bool {
+				select {
+				case ch <- groupResult{rec: rec}:
+					return true
+				case <-s.done:
+					rec.Release()
+					return false
+				}
+			})
+			if err != nil {
+				select {
+				case ch <- groupResult{err: err}:
+				case <-s.done:
+				}
+			}
 		}()
 	}
 }
@@ -214,19 +232,24 @@ func (s *selectScan) Schema() *arrow.Schema { return s.schema }
 
 func (s *selectScan) Next() (arrow.Record, error) {
 	for s.err == nil {
-		ch, ok := <-s.results
-		if !ok {
-			s.err = io.EOF
-			break
+		if s.cur == nil {
+			ch, ok := <-s.results
+			if !ok {
+				s.err = io.EOF
+				break
+			}
+			s.cur = ch
 		}
-		r := <-ch
+		r, ok := <-s.cur
+		if !ok {
+			s.cur = nil // the row group is done
+			continue
+		}
 		if r.err != nil {
 			s.err = r.err
 			break
 		}
-		if r.rec != nil {
-			return r.rec, nil
-		}
+		return r.rec, nil
 	}
 	return nil, s.err
 }
@@ -237,20 +260,45 @@ func (s *selectScan) Close() error {
 		return nil
 	}
 	close(s.done)
-	for ch := range s.results {
-		if r := <-ch; r.rec != nil {
-			r.rec.Release()
+	drain := func(ch chan groupResult) {
+		for r := range ch {
+			if r.rec != nil {
+				r.rec.Release()
+			}
 		}
+	}
+	if s.cur != nil {
+		drain(s.cur)
+	}
+	for ch := range s.results {
+		drain(ch)
 	}
 	s.err = errScanClosed
 	return s.pf.Close()
 }
 
-// readGroup reads the matching rows of row group g; nil when none does.
-func (s *selectScan) readGroup(g int) (arrow.Record, error) {
+// readGroup reads the matching rows of row group g, a batch of rows at a
+// time, and emits them (until emit returns false).
+func (s *selectScan) readGroup(g int, emit func(arrow.Record) bool) error {
 	rg := s.pf.RowGroup(g)
 	n := rg.NumRows()
-	arrs := make([]arrow.Array, len(s.where))
+	where := make([]*cursor, len(s.where))
+	for i, c := range s.where {
+		where[i] = &cursor{s: s, rg: rg, g: g, c: c}
+	}
+	out := make([]*cursor, len(s.out))
+	for i, c := range s.out {
+		if c.where < 0 {
+			out[i] = &cursor{s: s, rg: rg, g: g, c: c}
+		}
+	}
+	defer func() {
+		for _, c := range append(where, out...) {
+			if c != nil {
+				c.release()
+			}
+		}
+	}()
 	release := func(as []arrow.Array) {
 		for _, a := range as {
 			if a != nil {
@@ -258,95 +306,173 @@ func (s *selectScan) readGroup(g int) (arrow.Record, error) {
 			}
 		}
 	}
-	defer release(arrs)
-	for i, c := range s.where {
-		a, err := s.readColumn(rg, g, c, n, nil)
-		if err != nil {
-			return nil, err
-		}
-		arrs[i] = a
-	}
-	where := array.NewRecord(s.whereSchema, arrs, n)
-	defer where.Release()
-	sel, all, err := s.filter(where)
-	if err != nil {
-		return nil, err
-	}
-	rows := n
-	if !all {
-		if len(sel) == 0 {
-			return nil, nil
-		}
-		rows = int64(len(sel))
-	}
-	out := make([]arrow.Array, len(s.out))
-	defer release(out)
-	for i, c := range s.out {
-		switch {
-		case c.where >= 0 && all:
-			out[i] = arrs[c.where]
-			out[i].Retain()
-		case c.where >= 0:
-			if out[i], err = Take(arrs[c.where], sel); err != nil {
+	for start := int64(0); start < n; start += s.batch {
+		m := min(s.batch, n-start)
+		arrs := make([]arrow.Array, len(where))
+		rec, err := func() (arrow.Record, error) {
+			defer release(arrs)
+			for i, c := range where {
+				a, err := c.read(m, nil)
+				if err != nil {
+					return nil, err
+				}
+				arrs[i] = a
+			}
+			batch := array.NewRecord(s.whereSchema, arrs, m)
+			defer batch.Release()
+			sel, all, err := s.filter(batch)
+			if err != nil {
 				return nil, err
 			}
-		default:
 			if all {
 				sel = nil
+			} else if len(sel) == 0 {
+				for _, c := range out {
+					if c != nil {
+						if err := c.skip(m); err != nil {
+							return nil, err
+						}
+					}
+				}
+				return nil, nil
 			}
-			if out[i], err = s.readColumn(rg, g, c, n, sel); err != nil {
-				return nil, err
+			cols := make([]arrow.Array, len(s.out))
+			defer release(cols)
+			for i, c := range s.out {
+				switch {
+				case c.where >= 0 && sel == nil:
+					cols[i] = arrs[c.where]
+					cols[i].Retain()
+				case c.where >= 0:
+					if cols[i], err = Take(arrs[c.where], sel); err != nil {
+						return nil, err
+					}
+				default:
+					if cols[i], err = out[i].read(m, sel); err != nil {
+						return nil, err
+					}
+				}
 			}
+			rows := m
+			if sel != nil {
+				rows = int64(len(sel))
+			}
+			return array.NewRecord(s.schema, cols, rows), nil
+		}()
+		if err != nil {
+			return err
+		}
+		if rec != nil && !emit(rec) {
+			return nil
 		}
 	}
-	return array.NewRecord(s.schema, out, rows), nil
+	return nil
 }
 
-// readColumn decodes the rows sel (nil: all n) of a column of a row
-// group.
-func (s *selectScan) readColumn(rg *file.RowGroupReader, g int, c scanColumn, n int64, sel []int32) (arrow.Array, error) {
-	if c.kind == viaArrow {
-		return s.readViaArrow(g, c, sel)
+// cursor reads a column of a row group, a run of rows at a time.
+type cursor struct {
+	s  *selectScan
+	rg *file.RowGroupReader
+	g  int
+	c  scanColumn
+	// A column decoded directly:
+	r file.ColumnChunkReader
+	// A column decoded through Arrow's reader, whole, and the rows of it
+	// read so far:
+	whole arrow.Array
+	off   int64
+}
+
+// read decodes the rows sel (nil: all) of the next n rows.
+func (k *cursor) read(n int64, sel []int32) (arrow.Array, error) {
+	if k.c.kind == viaArrow {
+		if err := k.loadWhole(); err != nil {
+			return nil, err
+		}
+		part := array.NewSlice(k.whole, k.off, k.off+n)
+		k.off += n
+		if sel == nil {
+			return part, nil
+		}
+		defer part.Release()
+		return Take(part, sel)
 	}
-	ccr, err := rg.Column(c.leaves[0])
-	if err != nil {
-		return nil, fmt.Errorf("%s: column '%s': %v", s.name, c.field.Name, err)
+	if k.r == nil {
+		r, err := k.rg.Column(k.c.leaves[0])
+		if err != nil {
+			return nil, k.fail(err)
+		}
+		k.r = r
 	}
-	maxDef := ccr.Descriptor().MaxDefinitionLevel()
+	maxDef := k.r.Descriptor().MaxDefinitionLevel()
 	var d *array.Data
-	switch c.kind {
+	var err error
+	t := k.c.field.Type
+	switch k.c.kind {
 	case directBool:
-		d, err = decodeBools(ccr.(*file.BooleanColumnChunkReader), c.field.Type, n, sel, maxDef)
+		d, err = decodeBools(k.r.(*file.BooleanColumnChunkReader), t, n, sel, maxDef)
 	case directInt32:
-		d, err = decodeFixed(ccr.(*file.Int32ColumnChunkReader), c.field.Type, n, sel, maxDef, arrow.Int32Traits.CastToBytes)
+		d, err = decodeFixed(k.r.(*file.Int32ColumnChunkReader), t, n, sel, maxDef, arrow.Int32Traits.CastToBytes)
 	case directInt64:
-		d, err = decodeFixed(ccr.(*file.Int64ColumnChunkReader), c.field.Type, n, sel, maxDef, arrow.Int64Traits.CastToBytes)
+		d, err = decodeFixed(k.r.(*file.Int64ColumnChunkReader), t, n, sel, maxDef, arrow.Int64Traits.CastToBytes)
 	case directFloat32:
-		d, err = decodeFixed(ccr.(*file.Float32ColumnChunkReader), c.field.Type, n, sel, maxDef, arrow.Float32Traits.CastToBytes)
+		d, err = decodeFixed(k.r.(*file.Float32ColumnChunkReader), t, n, sel, maxDef, arrow.Float32Traits.CastToBytes)
 	case directFloat64:
-		d, err = decodeFixed(ccr.(*file.Float64ColumnChunkReader), c.field.Type, n, sel, maxDef, arrow.Float64Traits.CastToBytes)
+		d, err = decodeFixed(k.r.(*file.Float64ColumnChunkReader), t, n, sel, maxDef, arrow.Float64Traits.CastToBytes)
 	case directBytes:
 		// The chunk's plain size (values and their lengths) is a fair
 		// guess of the text's size, so the buffer is sized once.
 		size := int64(0)
-		if md, err := rg.MetaData().ColumnChunk(c.leaves[0]); err == nil && n > 0 {
-			size = md.TotalUncompressedSize() * int64(outRows(n, sel)) / n
+		if md, err := k.rg.MetaData().ColumnChunk(k.c.leaves[0]); err == nil && k.rg.NumRows() > 0 {
+			size = md.TotalUncompressedSize() * int64(outRows(n, sel)) / k.rg.NumRows()
 		}
-		d, err = decodeBytes(ccr.(*file.ByteArrayColumnChunkReader), c.field.Type, n, sel, maxDef, size)
+		d, err = decodeBytes(k.r.(*file.ByteArrayColumnChunkReader), t, n, sel, maxDef, size)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: column '%s': %v", s.name, c.field.Name, err)
+		return nil, k.fail(err)
 	}
 	defer d.Release()
 	return array.MakeFromData(d), nil
 }
 
-// readViaArrow decodes a column of row group g with Arrow's reader, then
-// takes the rows sel.
-func (s *selectScan) readViaArrow(g int, c scanColumn, sel []int32) (arrow.Array, error) {
-	rr, err := s.fr.GetRecordReader(context.Background(), c.leaves, []int{g})
+// skip passes over the next n rows.
+func (k *cursor) skip(n int64) error {
+	if k.c.kind == viaArrow {
+		k.off += n
+		return nil
+	}
+	if k.r == nil {
+		r, err := k.rg.Column(k.c.leaves[0])
+		if err != nil {
+			return k.fail(err)
+		}
+		k.r = r
+	}
+	if _, err := k.r.(interface{ Skip(int64) (int64, error) }).Skip(n); err != nil {
+		return k.fail(err)
+	}
+	return nil
+}
+
+func (k *cursor) fail(err error) error {
+	return fmt.Errorf("%s: column '%s': %v", k.s.name, k.c.field.Name, err)
+}
+
+func (k *cursor) release() {
+	if k.whole != nil {
+		k.whole.Release()
+		k.whole = nil
+	}
+}
+
+// loadWhole decodes the column of the row group with Arrow's reader.
+func (k *cursor) loadWhole() error {
+	if k.whole != nil {
+		return nil
+	}
+	rr, err := k.s.fr.GetRecordReader(context.Background(), k.c.leaves, []int{k.g})
 	if err != nil {
-		return nil, fmt.Errorf("%s: column '%s': %v", s.name, c.field.Name, err)
+		return k.fail(err)
 	}
 	defer rr.Release()
 	var chunks []arrow.Array
@@ -361,25 +487,20 @@ func (s *selectScan) readViaArrow(g int, c scanColumn, sel []int32) (arrow.Array
 		chunks = append(chunks, a)
 	}
 	if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%s: column '%s': %v", s.name, c.field.Name, err)
+		return k.fail(err)
 	}
-	var whole arrow.Array
 	switch len(chunks) {
 	case 0:
-		whole = array.MakeArrayOfNull(memory.DefaultAllocator, c.field.Type, 0)
+		k.whole = array.MakeArrayOfNull(memory.DefaultAllocator, k.c.field.Type, 0)
 	case 1:
-		whole = chunks[0]
-		whole.Retain()
+		k.whole = chunks[0]
+		k.whole.Retain()
 	default:
-		if whole, err = array.Concatenate(chunks, memory.DefaultAllocator); err != nil {
-			return nil, fmt.Errorf("%s: column '%s': %v", s.name, c.field.Name, err)
+		if k.whole, err = array.Concatenate(chunks, memory.DefaultAllocator); err != nil {
+			return k.fail(err)
 		}
 	}
-	if sel == nil {
-		return whole, nil
-	}
-	defer whole.Release()
-	return Take(whole, sel)
+	return nil
 }
 
 // decodeChunk is the number of values decoded at a time; skipRun is the
@@ -409,7 +530,10 @@ func walk[T any](r levelReader[T], n int64, sel []int32, maxDef int16, keep func
 	for row < n {
 		if sel != nil {
 			if k == len(sel) {
-				return nil
+				// The rest of the run is not wanted; the next run starts
+				// after it.
+				_, err := r.Skip(n - row)
+				return err
 			}
 			if gap := int64(sel[k]) - row; gap >= skipRun {
 				if _, err := r.Skip(gap); err != nil {

@@ -1,0 +1,5 @@
+//go:build !race
+
+package lazy_test
+
+const raceEnabled = false
