@@ -17,28 +17,28 @@ import (
 
 func init() {
 	register(
-		&bot{run: runSelectColumns, doc: BotDoc{Tag: "@dm:selectcolumns",
+		&bot{run: runSelectColumns, doc: BotDoc{Streams: true, Tag: "@dm:selectcolumns",
 			Description: "Keeps the columns whose whole name matches include and not exclude (RE2 regexes), in their order.",
 			Params: []ParamDoc{
 				p("include", "regex", false, ".*", "the columns to keep"),
 				p("exclude", "regex", false, "", "the columns to drop among them"),
 			}}},
-		&bot{run: runRename, free: true, doc: BotDoc{Tag: "@dm:rename-columns",
+		&bot{run: runRename, free: true, doc: BotDoc{Streams: true, Tag: "@dm:rename-columns",
 			Description: "Renames columns: each parameter new = 'old' renames the column old to new.",
 			Params:      []ParamDoc{p("<column>", "string", false, "", "the new name of the column named by the value")}}},
-		&bot{run: runAddMissing, doc: BotDoc{Tag: "@dm:add-missing-columns",
+		&bot{run: runAddMissing, doc: BotDoc{Streams: true, Tag: "@dm:add-missing-columns",
 			Description: "Adds the listed columns the frame lacks, filled with value.",
 			Params: []ParamDoc{
 				p("columns", "list", true, "", "the columns the frame must have"),
 				p("value", "string", false, "", "the value of the added columns (bare values are typed; null when not given)"),
 			}}},
-		&bot{run: runFixNull, doc: BotDoc{Tag: "@dm:fixnull",
+		&bot{run: runFixNull, doc: BotDoc{Streams: true, Tag: "@dm:fixnull",
 			Description: "Replaces the nulls of columns by value, converted to the column's type when it reads as one.",
 			Params: []ParamDoc{
 				p("columns", "list", false, "", "the columns (all when not given)"),
 				p("value", "string", true, "", "the replacement (bare values are typed)"),
 			}}},
-		&bot{run: runToType, doc: BotDoc{Tag: "@dm:to-type",
+		&bot{run: runToType, doc: BotDoc{Streams: true, Tag: "@dm:to-type",
 			Description: "Converts columns to a type: int (floats truncated; text parsed), float, str (as text), bool (true/yes/1 and false/no/0; numbers are true when not 0) or datetime (RFC 3339 and common date-time texts; numbers are epoch seconds, milliseconds, microseconds or nanoseconds, told by their size).",
 			Params: []ParamDoc{
 				p("columns", "list", true, "", "the columns"),

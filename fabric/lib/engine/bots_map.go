@@ -38,7 +38,7 @@ func init() {
 		names = append(names, f.name)
 		desc = append(desc, f.name+": "+f.desc)
 	}
-	register(&bot{run: runMap, check: checkMap, doc: BotDoc{Tag: "@dm:map",
+	register(&bot{run: runMap, check: checkMap, doc: BotDoc{Streams: true, Tag: "@dm:map",
 		Description: "Computes the column to from the columns from with a function, row by row. The text of several from columns is their texts joined with sep. A null value gives null (but for fixed, join and time_now). Functions: " + strings.Join(desc, "; ") + ".",
 		Params: []ParamDoc{
 			p("from", "list", false, "", "the input columns (none for fixed and time_now)"),

@@ -20,7 +20,7 @@ func init() {
 		&bot{run: runAddRow, free: true, doc: BotDoc{Tag: "@dm:addrow",
 			Description: "Appends one row to the frame in hand, one parameter per column (new columns are added, missing ones are null). Bare values are typed (93.5 is a number, true a bool, null a null); quoted values are strings.",
 			Params:      []ParamDoc{p("<column>", "string", false, "", "the row's value for the column")}}},
-		&bot{run: runHead, check: checkNonNeg("n"), doc: BotDoc{Tag: "@dm:head",
+		&bot{run: runHead, check: checkNonNeg("n"), doc: BotDoc{Streams: true, Tag: "@dm:head",
 			Description: "Keeps the first n rows.",
 			Params:      []ParamDoc{p("n", "int", false, "10", "the number of rows")}}},
 		&bot{run: runTail, check: checkNonNeg("n"), doc: BotDoc{Tag: "@dm:tail",
@@ -42,7 +42,7 @@ func init() {
 		&bot{run: runDedup, doc: BotDoc{Tag: "@dm:dedup",
 			Description: "Drops the rows that repeat an earlier row's values of columns, keeping the first.",
 			Params:      []ParamDoc{p("columns", "list", false, "", "the columns compared (all when not given)")}}},
-		&bot{run: runDropNull, doc: BotDoc{Tag: "@dm:dropnull",
+		&bot{run: runDropNull, doc: BotDoc{Streams: true, Tag: "@dm:dropnull",
 			Description: "Drops the rows with nulls in columns.",
 			Params: []ParamDoc{
 				p("columns", "list", false, "", "the columns checked (all when not given)"),
@@ -51,7 +51,7 @@ func init() {
 		&bot{run: runConcat, doc: BotDoc{Tag: "@dm:concat",
 			Description: "Appends the rows of datasets to the frame in hand; the result has the union of their columns, nulls filling the gaps.",
 			Params:      []ParamDoc{p("names", "list", true, "", "the datasets, in order")}}},
-		&bot{run: runFilter, star: true, doc: BotDoc{Tag: "*dm:filter",
+		&bot{run: runFilter, star: true, doc: BotDoc{Streams: true, Tag: "*dm:filter",
 			Description: "Keeps the rows matching a CFXQL query, projected by its GET clause if any ('*' keeps every row).",
 			Params:      []ParamDoc{p("query", "cfxql", true, "", "the query, such as \"cpu > 90 get host, cpu\"")}}},
 	)

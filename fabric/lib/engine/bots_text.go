@@ -14,7 +14,7 @@ import (
 
 func init() {
 	register(
-		&bot{run: runExplode, doc: BotDoc{Tag: "@dm:explode",
+		&bot{run: runExplode, doc: BotDoc{Streams: true, Tag: "@dm:explode",
 			Description: "Splits the text of a column by sep into one row per item (items trimmed of spaces; a null or empty value keeps one row), repeating the other columns.",
 			Params: []ParamDoc{
 				p("column", "string", true, "", "the column to split"),
@@ -27,19 +27,19 @@ func init() {
 				p("sep", "string", false, ",", "the separator"),
 				p("group_by", "list", false, "", "the columns to group by (all other columns when not given)"),
 			}}},
-		&bot{run: runExtract, check: checkExtract, doc: BotDoc{Tag: "@dm:extract",
+		&bot{run: runExtract, check: checkExtract, doc: BotDoc{Streams: true, Tag: "@dm:extract",
 			Description: "Matches an RE2 regex with named groups, (?P<name>...), against the text of a column and adds one column per group holding the text of its first match (null when the regex does not match).",
 			Params: []ParamDoc{
 				p("column", "string", true, "", "the column to match"),
 				p("expr", "regex", true, "", "the regex, with at least one named group"),
 			}}},
-		&bot{run: runGrok, check: checkGrok, doc: BotDoc{Tag: "@dm:grok",
+		&bot{run: runGrok, check: checkGrok, doc: BotDoc{Streams: true, Tag: "@dm:grok",
 			Description: "Matches a grok pattern against the text of a column and adds one column per %{PATTERN:name} (or %{PATTERN:name:int|float}, typed) holding its match (null when the pattern does not match). Patterns: " + strings.Join(grokPatternNames(), ", ") + ".",
 			Params: []ParamDoc{
 				p("column", "string", true, "", "the column to match"),
 				p("pattern", "string", true, "", "the grok pattern, such as '%{IP:client} %{WORD:method} %{URIPATHPARAM:path}'"),
 			}}},
-		&bot{run: runChangeTimeFormat, check: checkTimeFormats, doc: BotDoc{Tag: "@dm:change-time-format",
+		&bot{run: runChangeTimeFormat, check: checkTimeFormats, doc: BotDoc{Streams: true, Tag: "@dm:change-time-format",
 			Description: "Rewrites the times of columns from one format to another. Formats are strftime formats (%Y-%m-%d %H:%M:%S; see Python's strftime) or: auto (ISO 8601, RFC 3339 and common forms; numbers as epoch times in units told by their size), iso (RFC 3339 text), epoch, epoch_ms, epoch_us, epoch_ns (integers since 1970 in seconds ... nanoseconds) and datetime (a timestamp column). Datetime values are read as they are, whatever from_format says; results are in UTC.",
 			Params: []ParamDoc{
 				p("columns", "list", true, "", "the columns"),

@@ -15,6 +15,13 @@ type BotDoc struct {
 	Tag         string
 	Description string
 	Params      []ParamDoc
+	// Streams is true for a bot that runs batch by batch: its output for
+	// a table is its outputs for the table's batches, in order (a head
+	// stops reading once it has its rows). After a recall, the engine
+	// runs such steps as the dataset's batches are read, so the run holds
+	// their result and a few batches, never the whole dataset. The other
+	// bots need the whole table (sort, dedup, tail, save, ...).
+	Streams bool `json:",omitempty"`
 }
 
 // ParamDoc documents a parameter of a bot. Type is one of string, int,

@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	register(&bot{run: runEval, free: true, check: checkEval, doc: BotDoc{Tag: "@dm:eval",
+	register(&bot{run: runEval, free: true, check: checkEval, doc: BotDoc{Streams: true, Tag: "@dm:eval",
 		Description: "Computes columns with Starlark expressions evaluated row by row: each parameter col = 'expr' sets the column col (replaced if it exists) to expr, in which the row's columns whose names are identifiers are variables (null is None, times are RFC 3339 texts), along with the Starlark built-ins and the math module. Expressions run in order, each seeing the columns the earlier ones set. Example: @dm:eval level = \"'hot' if cpu > 90 else 'ok'\" & ratio = 'mem / 100.0'.",
 		Params:      []ParamDoc{p("<column>", "expr", false, "", "the expression giving the column's value")}}})
 }
