@@ -156,6 +156,22 @@ func dictLeaf(c *cmp, d *array.Dictionary, now time.Time, care bitset) bitset {
 	out := newBits(n)
 	valid := validBits(d)
 	nullMatches := c.op == opNull && !c.neg
+	if idx, ok := d.Indices().(*array.Int32); ok && care == nil {
+		// The common case, without a call per row.
+		vals := idx.Int32Values()
+		for i, k := range vals {
+			var hit bool
+			if valid != nil && !valid.get(i) {
+				hit = nullMatches // a null's index means nothing
+			} else {
+				hit = dict.get(int(k))
+			}
+			if hit {
+				out[i>>6] |= 1 << (i & 63)
+			}
+		}
+		return out
+	}
 	eachRow(n, care, func(i int) {
 		var hit bool
 		if valid != nil && !valid.get(i) {

@@ -24,14 +24,14 @@ import (
 // out in order; a few row groups are in flight at a time, whatever the
 // size of the file.
 type selectScan struct {
-	name        string
-	pf          *file.Reader
-	fr          *pqarrow.FileReader // for the columns decoded through Arrow's reader
-	schema      *arrow.Schema       // the columns returned
-	out         []scanColumn        // one per field of schema
-	where       []scanColumn        // the filter's columns, in whereSchema's order
-	whereSchema *arrow.Schema
-	filter      func(arrow.Record) ([]int32, bool, error)
+	name   string
+	pf     *file.Reader
+	fr     *pqarrow.FileReader // for the columns decoded through Arrow's reader
+	dictFr *pqarrow.FileReader // reads the filter's text columns as dictionaries
+	schema *arrow.Schema       // the columns returned
+	out    []scanColumn        // one per field of schema
+	where  []scanColumn        // the filter's columns
+	filter func(arrow.Record) ([]int32, bool, error)
 
 	batch   int64                 // rows per batch returned, at most
 	results chan chan groupResult // in row-group order
@@ -83,7 +83,6 @@ func newSelectScan(name string, pf *file.Reader, fr *pqarrow.FileReader, cols, w
 	}
 	s := &selectScan{name: name, pf: pf, fr: fr, filter: filter, batch: int64(max(batch, 1)),
 		done: make(chan struct{})}
-	var whereFields []arrow.Field
 	whereAt := map[string]int{}
 	for _, c := range whereCols {
 		i, ok := byName[c]
@@ -97,9 +96,23 @@ func newSelectScan(name string, pf *file.Reader, fr *pqarrow.FileReader, cols, w
 		sc := planColumn(pf, fields[i])
 		sc.where = -1
 		s.where = append(s.where, sc)
-		whereFields = append(whereFields, sc.field)
 	}
-	s.whereSchema = arrow.NewSchema(whereFields, nil)
+	// The filter's text columns are read as dictionaries where the file
+	// stores them so (states, regions, hosts): each distinct value is
+	// compared once, and no string is copied.
+	props := fr.Props
+	props.BatchSize = s.batch
+	props.Parallel = false
+	for _, c := range s.where {
+		if c.kind == directBytes {
+			props.SetReadDict(c.leaves[0], true)
+		}
+	}
+	dictFr, err := pqarrow.NewFileReader(pf, props, memory.DefaultAllocator)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	s.dictFr = dictFr
 	var outFields []arrow.Field
 	for i, f := range fields {
 		if cols != nil && !contains(cols, f.Field.Name) {
@@ -284,7 +297,7 @@ func (s *selectScan) readGroup(g int, emit func(arrow.Record) bool) error {
 	n := rg.NumRows()
 	where := make([]*cursor, len(s.where))
 	for i, c := range s.where {
-		where[i] = &cursor{s: s, rg: rg, g: g, c: c}
+		where[i] = &cursor{s: s, rg: rg, g: g, c: c, dict: c.kind == directBytes && dictEncoded(rg, c.leaves[0])}
 	}
 	out := make([]*cursor, len(s.out))
 	for i, c := range s.out {
@@ -318,7 +331,11 @@ func (s *selectScan) readGroup(g int, emit func(arrow.Record) bool) error {
 				}
 				arrs[i] = a
 			}
-			batch := array.NewRecord(s.whereSchema, arrs, m)
+			fields := make([]arrow.Field, len(arrs))
+			for i, a := range arrs {
+				fields[i] = arrow.Field{Name: s.where[i].field.Name, Type: a.DataType(), Nullable: true}
+			}
+			batch := array.NewRecord(arrow.NewSchema(fields, nil), arrs, m)
 			defer batch.Release()
 			sel, all, err := s.filter(batch)
 			if err != nil {
@@ -340,11 +357,13 @@ func (s *selectScan) readGroup(g int, emit func(arrow.Record) bool) error {
 			defer release(cols)
 			for i, c := range s.out {
 				switch {
-				case c.where >= 0 && sel == nil:
-					cols[i] = arrs[c.where]
-					cols[i].Retain()
 				case c.where >= 0:
-					if cols[i], err = Take(arrs[c.where], sel); err != nil {
+					if d, ok := arrs[c.where].(*array.Dictionary); ok {
+						cols[i] = plainText(d, sel, c.field.Type)
+					} else if sel == nil {
+						cols[i] = arrs[c.where]
+						cols[i].Retain()
+					} else if cols[i], err = Take(arrs[c.where], sel); err != nil {
 						return nil, err
 					}
 				default:
@@ -377,6 +396,9 @@ type cursor struct {
 	c  scanColumn
 	// A column decoded directly:
 	r file.ColumnChunkReader
+	// A text column read as a dictionary, a batch at a time:
+	dict bool
+	rr   pqarrow.RecordReader
 	// A column decoded through Arrow's reader, whole, and the rows of it
 	// read so far:
 	whole arrow.Array
@@ -385,6 +407,9 @@ type cursor struct {
 
 // read decodes the rows sel (nil: all) of the next n rows.
 func (k *cursor) read(n int64, sel []int32) (arrow.Array, error) {
+	if k.dict {
+		return k.readDict(n)
+	}
 	if k.c.kind == viaArrow {
 		if err := k.loadWhole(); err != nil {
 			return nil, err
@@ -458,7 +483,37 @@ func (k *cursor) fail(err error) error {
 	return fmt.Errorf("%s: column '%s': %v", k.s.name, k.c.field.Name, err)
 }
 
+// readDict reads the next n rows of a text column as a dictionary
+// array (every row: it is read for the filter).
+func (k *cursor) readDict(n int64) (arrow.Array, error) {
+	if k.rr == nil {
+		rr, err := k.s.dictFr.GetRecordReader(context.Background(), k.c.leaves, []int{k.g})
+		if err != nil {
+			return nil, k.fail(err)
+		}
+		k.rr = rr
+	}
+	if !k.rr.Next() {
+		err := k.rr.Err()
+		if err == nil || errors.Is(err, io.EOF) {
+			err = fmt.Errorf("the row group ended early")
+		}
+		return nil, k.fail(err)
+	}
+	rec := k.rr.RecordBatch()
+	if rec.NumRows() != n {
+		return nil, k.fail(fmt.Errorf("read %d rows where %d were asked", rec.NumRows(), n))
+	}
+	a := rec.Column(0)
+	a.Retain()
+	return a, nil
+}
+
 func (k *cursor) release() {
+	if k.rr != nil {
+		k.rr.Release()
+		k.rr = nil
+	}
 	if k.whole != nil {
 		k.whole.Release()
 		k.whole = nil
@@ -516,16 +571,20 @@ type levelReader[T any] interface {
 	Skip(n int64) (int64, error)
 }
 
-// walk reads the rows sel (nil: all n) of a flat column: for each row
-// read it calls keep(out, vi, valid), where out is the row's position in
-// the result and vi the index of its value in vals (meaningful when
-// valid). The values of one call stay valid until the next read.
-func walk[T any](r levelReader[T], n int64, sel []int32, maxDef int16, keep func(vals []T, out, vi int, valid bool)) error {
+// pick is a row kept from a chunk of decoded values: its position in the
+// result, and the index of its value in the chunk (-1: null).
+type pick struct{ out, vi int32 }
+
+// walk reads the rows sel (nil: all n) of a flat column, a chunk at a
+// time: for each chunk it calls keep with the chunk's values and the rows
+// kept from it. The values stay valid until keep returns.
+func walk[T any](r levelReader[T], n int64, sel []int32, maxDef int16, keep func(vals []T, picks []pick)) error {
 	vals := make([]T, decodeChunk)
 	var defs []int16
 	if maxDef > 0 {
 		defs = make([]int16, decodeChunk)
 	}
+	picks := make([]pick, 0, decodeChunk)
 	row, k := int64(0), 0
 	for row < n {
 		if sel != nil {
@@ -559,19 +618,23 @@ func walk[T any](r levelReader[T], n int64, sel []int32, maxDef int16, keep func
 		if lv == 0 {
 			return fmt.Errorf("%d rows where the row group has %d", row, n)
 		}
-		vi := 0
-		for li := range int(lv) {
+		picks = picks[:0]
+		vi := int32(0)
+		for li := range int32(lv) {
 			valid := maxDef == 0 || defs[li] == maxDef
-			if sel == nil {
-				keep(vals, int(row)+li, vi, valid)
-			} else if k < len(sel) && int64(sel[k]) == row+int64(li) {
-				keep(vals, k, vi, valid)
-				k++
-			}
+			at := int32(-1)
 			if valid {
+				at = vi
 				vi++
 			}
+			if sel == nil {
+				picks = append(picks, pick{int32(row) + li, at})
+			} else if k < len(sel) && sel[k] == int32(row)+li {
+				picks = append(picks, pick{int32(k), at})
+				k++
+			}
 		}
+		keep(vals, picks)
 		row += lv
 	}
 	if sel != nil && k < len(sel) {
@@ -623,11 +686,13 @@ func decodeFixed[T any](r levelReader[T], t arrow.DataType, n int64, sel []int32
 	rows := outRows(n, sel)
 	out := make([]T, rows)
 	v := newValidity(rows, maxDef > 0)
-	err := walk(r, n, sel, maxDef, func(vals []T, o, vi int, valid bool) {
-		if valid {
-			out[o] = vals[vi]
+	err := walk(r, n, sel, maxDef, func(vals []T, picks []pick) {
+		for _, p := range picks {
+			if p.vi >= 0 {
+				out[p.out] = vals[p.vi]
+			}
+			v.set(int(p.out), p.vi >= 0)
 		}
-		v.set(o, valid)
 	})
 	if err != nil {
 		return nil, err
@@ -640,11 +705,13 @@ func decodeBools(r *file.BooleanColumnChunkReader, t arrow.DataType, n int64, se
 	rows := outRows(n, sel)
 	out := make([]byte, (rows+7)/8)
 	v := newValidity(rows, maxDef > 0)
-	err := walk(r, n, sel, maxDef, func(vals []bool, o, vi int, valid bool) {
-		if valid && vals[vi] {
-			out[o>>3] |= 1 << (o & 7)
+	err := walk(r, n, sel, maxDef, func(vals []bool, picks []pick) {
+		for _, p := range picks {
+			if p.vi >= 0 && vals[p.vi] {
+				out[p.out>>3] |= 1 << (p.out & 7)
+			}
+			v.set(int(p.out), p.vi >= 0)
 		}
-		v.set(o, valid)
 	})
 	if err != nil {
 		return nil, err
@@ -661,19 +728,19 @@ func decodeBytes(r *file.ByteArrayColumnChunkReader, t arrow.DataType, n int64, 
 	offs := make([]int32, rows+1)
 	data := make([]byte, 0, min(max(size, int64(rows)*8), 1<<31-1))
 	v := newValidity(rows, maxDef > 0)
-	var tooBig bool
-	err := walk(r, n, sel, maxDef, func(vals []parquet.ByteArray, o, vi int, valid bool) {
-		if valid {
-			data = append(data, vals[vi]...)
+	err := walk(r, n, sel, maxDef, func(vals []parquet.ByteArray, picks []pick) {
+		d := data // a local: appends stay off the heap's write barrier
+		for _, p := range picks {
+			if p.vi >= 0 {
+				d = append(d, vals[p.vi]...)
+			}
+			offs[p.out+1] = int32(len(d))
+			v.set(int(p.out), p.vi >= 0)
 		}
-		if len(data) > 1<<31-1 {
-			tooBig = true
-		}
-		offs[o+1] = int32(len(data))
-		v.set(o, valid)
+		data = d
 	})
-	if err == nil && tooBig {
-		err = errors.New("more than 2 GB of text in one row group")
+	if err == nil && int64(len(data)) > 1<<31-1 {
+		err = errors.New("more than 2 GB of text in one batch")
 	}
 	if err != nil {
 		return nil, err
@@ -681,4 +748,68 @@ func decodeBytes(r *file.ByteArrayColumnChunkReader, t arrow.DataType, n int64, 
 	bm, nulls := v.buffer()
 	return array.NewData(t, rows, []*memory.Buffer{bm, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offs)),
 		memory.NewBufferBytes(data)}, nil, nulls, 0), nil
+}
+
+// dictEncoded reports whether every data page of a column chunk is
+// dictionary encoded (a writer whose dictionary grew too large falls
+// back to plain pages, which would make a dictionary of every value).
+func dictEncoded(rg *file.RowGroupReader, col int) bool {
+	md, err := rg.MetaData().ColumnChunk(col)
+	if err != nil || !md.HasDictionaryPage() {
+		return false
+	}
+	stats := md.EncodingStats()
+	if len(stats) == 0 {
+		return false
+	}
+	const dictionaryPage = 2 // PageType DICTIONARY_PAGE
+	for _, st := range stats {
+		if int(st.PageType) == dictionaryPage {
+			continue
+		}
+		if st.Encoding != parquet.Encodings.PlainDict && st.Encoding != parquet.Encodings.RLEDict {
+			return false
+		}
+	}
+	return true
+}
+
+// plainText decodes the rows sel (nil: all) of a dictionary of text into
+// a plain array of type t (string or binary).
+func plainText(d *array.Dictionary, sel []int32, t arrow.DataType) arrow.Array {
+	n := d.Len()
+	if sel != nil {
+		n = len(sel)
+	}
+	var dOffs []int32
+	var dData []byte
+	switch dict := d.Dictionary().(type) {
+	case *array.String:
+		dOffs, dData = dict.ValueOffsets(), stringData(dict)
+	case *array.Binary:
+		dOffs, dData = dict.ValueOffsets(), stringData(dict)
+	default:
+		panic("frame: a text dictionary of " + d.Dictionary().DataType().String())
+	}
+	value := func(j int) []byte { return dData[dOffs[j]:dOffs[j+1]] }
+	offs := make([]int32, n+1)
+	data := make([]byte, 0, n*8)
+	v := newValidity(n, d.NullN() > 0)
+	for i := range n {
+		row := i
+		if sel != nil {
+			row = int(sel[i])
+		}
+		valid := d.IsValid(row)
+		if valid {
+			data = append(data, value(d.GetValueIndex(row))...)
+		}
+		offs[i+1] = int32(len(data))
+		v.set(i, valid)
+	}
+	bm, nulls := v.buffer()
+	out := array.NewData(t, n, []*memory.Buffer{bm, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offs)),
+		memory.NewBufferBytes(data)}, nil, nulls, 0)
+	defer out.Release()
+	return array.MakeFromData(out)
 }

@@ -126,48 +126,52 @@ func TestScanWhereEqualsTake(t *testing.T) {
 		{"projection", func(k int64) bool { return k%4 == 1 }, []string{"s", "list", "k", "tsec"}},
 		{"no column", func(k int64) bool { return k%4 == 1 }, []string{}},
 	}
-	for _, batch := range []int{frame.DefaultBatchSize, 300, 7} {
-		for _, c := range cases {
-			t.Run(fmt.Sprintf("%s/batch %d", c.name, batch), func(t *testing.T) {
-				where := func(rec arrow.Record) ([]int32, bool, error) {
-					ks := rec.Column(0).(*array.Int64).Int64Values()
+	// The filter reads k, and with it text columns stored with
+	// dictionaries (read as dictionaries, returned as text) or not.
+	for _, whereCols := range [][]string{{"k"}, {"k", "low", "s", "bin"}} {
+		for _, batch := range []int{frame.DefaultBatchSize, 300, 7} {
+			for _, c := range cases {
+				t.Run(fmt.Sprintf("%s/batch %d/where %v", c.name, batch, whereCols), func(t *testing.T) {
+					where := func(rec arrow.Record) ([]int32, bool, error) {
+						ks := rec.Column(0).(*array.Int64).Int64Values()
+						var sel []int32
+						for i, k := range ks {
+							if c.keep(k) {
+								sel = append(sel, int32(i))
+							}
+						}
+						return sel, len(sel) == len(ks), nil
+					}
+					got := readAll(t, path, frame.Scan{Columns: c.cols, Where: where, WhereColumns: whereCols}, frame.WithBatchSize(batch))
+					defer got.Release()
 					var sel []int32
+					ks := want.Column(0).(*array.Int64).Int64Values()
 					for i, k := range ks {
 						if c.keep(k) {
 							sel = append(sel, int32(i))
 						}
 					}
-					return sel, len(sel) == len(ks), nil
-				}
-				got := readAll(t, path, frame.Scan{Columns: c.cols, Where: where, WhereColumns: []string{"k"}}, frame.WithBatchSize(batch))
-				defer got.Release()
-				var sel []int32
-				ks := want.Column(0).(*array.Int64).Int64Values()
-				for i, k := range ks {
-					if c.keep(k) {
-						sel = append(sel, int32(i))
+					if got.NumRows() != int64(len(sel)) {
+						t.Fatalf("%d rows, want %d", got.NumRows(), len(sel))
 					}
-				}
-				if got.NumRows() != int64(len(sel)) {
-					t.Fatalf("%d rows, want %d", got.NumRows(), len(sel))
-				}
-				for i, f := range got.Schema().Fields() {
-					j := want.Schema().FieldIndices(f.Name)[0]
-					exp, err := frame.Take(want.Column(j), sel)
-					if err != nil {
-						t.Fatal(err)
+					for i, f := range got.Schema().Fields() {
+						j := want.Schema().FieldIndices(f.Name)[0]
+						exp, err := frame.Take(want.Column(j), sel)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if !arrow.TypeEqual(got.Column(i).DataType(), exp.DataType()) {
+							t.Errorf("column %s: type %s, want %s", f.Name, got.Column(i).DataType(), exp.DataType())
+						} else if !sameValues(got.Column(i), exp) {
+							t.Errorf("column %s differs:\n got %v\nwant %v", f.Name, got.Column(i), exp)
+						}
+						exp.Release()
 					}
-					if !arrow.TypeEqual(got.Column(i).DataType(), exp.DataType()) {
-						t.Errorf("column %s: type %s, want %s", f.Name, got.Column(i).DataType(), exp.DataType())
-					} else if !sameValues(got.Column(i), exp) {
-						t.Errorf("column %s differs:\n got %v\nwant %v", f.Name, got.Column(i), exp)
+					if c.cols != nil && int(got.NumCols()) != len(c.cols) {
+						t.Errorf("%d columns, want %d", got.NumCols(), len(c.cols))
 					}
-					exp.Release()
-				}
-				if c.cols != nil && int(got.NumCols()) != len(c.cols) {
-					t.Errorf("%d columns, want %d", got.NumCols(), len(c.cols))
-				}
-			})
+				})
+			}
 		}
 	}
 }
