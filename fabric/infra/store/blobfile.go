@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"sync"
+
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // BlobFile gives random access to a blob while it downloads: the blob's
@@ -19,8 +21,18 @@ import (
 type BlobFile struct {
 	path string
 	size int64
-	tail []byte // the blob's last bytes, at size-len(tail)
 	f    *os.File
+	ctx  context.Context
+
+	// The blob's last bytes, fetched chunk by chunk from the end (by
+	// their sequence in the object store's stream) for the reads that
+	// start near the end before the download gets there.
+	tailMu    sync.Mutex
+	tail      []byte // the bytes from tailStart to the end
+	tailStart int64
+	stream    jetstream.Stream // nil: no tail
+	subject   string           // the blob's chunks
+	seq       uint64           // the sequence of the earliest chunk in tail
 
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -46,35 +58,99 @@ func (s *Store) OpenBlobFile(ctx context.Context, path string) (*BlobFile, error
 		cancel()
 		return nil, fmt.Errorf("reading %s: %v", path, err)
 	}
-	b := &BlobFile{path: path, size: size, f: f, done: make(chan struct{}), cancel: cancel}
+	b := &BlobFile{path: path, size: size, f: f, ctx: dctx, done: make(chan struct{}), cancel: cancel, tailStart: size}
 	b.cond = sync.NewCond(&b.mu)
-	b.tail = s.blobTail(ctx, path, r)
+	s.startTail(dctx, b, r)
 	go b.download(r)
 	return b, nil
 }
 
-// blobTail returns the last chunk of the blob r reads, or nil when it
-// cannot tell which it is (the reads then wait for the download).
-func (s *Store) blobTail(ctx context.Context, path string, r io.ReadCloser) []byte {
+// maxTail bounds the bytes fetched from the end ahead of the download.
+const maxTail = 8 << 20
+
+// startTail fetches the last chunk of the blob r reads into b.tail; b
+// has no tail when that cannot be told (the reads then wait for the
+// download).
+func (s *Store) startTail(ctx context.Context, b *BlobFile, r io.ReadCloser) {
 	ir, ok := r.(*idleReader)
 	if !ok {
-		return nil
+		return
 	}
 	info, err := ir.r.Info()
 	if err != nil || info.Chunks == 0 || info.NUID == "" {
-		return nil
+		return
+	}
+	stream, err := s.objectStream(ctx)
+	if err != nil {
+		return
+	}
+	actx, cancel := context.WithTimeout(ctx, attemptTimeout)
+	defer cancel()
+	subject := "$O." + s.bucket + ".C." + info.NUID
+	msg, err := stream.GetLastMsgForSubject(actx, subject)
+	if err != nil || int64(len(msg.Data)) > b.size {
+		return
+	}
+	b.stream, b.subject, b.seq = stream, subject, msg.Sequence
+	b.tail, b.tailStart = msg.Data, b.size-int64(len(msg.Data))
+}
+
+// objectStream returns the stream that holds the object store's chunks
+// (looked up once).
+func (s *Store) objectStream(ctx context.Context) (jetstream.Stream, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.chunks != nil {
+		return s.chunks, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, attemptTimeout)
 	defer cancel()
-	stream, err := s.js.Stream(ctx, "OBJ_"+s.bucket)
+	st, err := s.js.Stream(ctx, "OBJ_"+s.bucket)
 	if err != nil {
-		return nil
+		return nil, err
 	}
-	msg, err := stream.GetLastMsgForSubject(ctx, "$O."+s.bucket+".C."+info.NUID)
-	if err != nil || int64(len(msg.Data)) > int64(info.Size) {
-		return nil
+	s.chunks = st
+	return st, nil
+}
+
+// fromTail copies the bytes at off from the tail, fetching earlier chunks
+// first when off is before it but near the end; ok is false when the read
+// must wait for the download.
+func (b *BlobFile) fromTail(p []byte, off int64) (n int, ok bool) {
+	b.tailMu.Lock()
+	defer b.tailMu.Unlock()
+	if off < b.tailStart && b.stream != nil && b.size-off <= maxTail {
+		b.extendTail(off)
 	}
-	return msg.Data
+	if off < b.tailStart {
+		return 0, false
+	}
+	return copy(p, b.tail[off-b.tailStart:]), true
+}
+
+// extendTail fetches the chunks before the tail, from the end back, until
+// the tail starts at or before off. Chunks of other blobs stored at the
+// same time are passed over; a gap it cannot explain stops it.
+func (b *BlobFile) extendTail(off int64) {
+	ctx, cancel := context.WithTimeout(b.ctx, attemptTimeout)
+	defer cancel()
+	for tries := 0; b.tailStart > off && b.seq > 1 && tries < 1024; tries++ {
+		msg, err := b.stream.GetMsg(ctx, b.seq-1)
+		if err != nil && !errors.Is(err, jetstream.ErrMsgNotFound) {
+			b.stream = nil // the download serves the rest
+			return
+		}
+		b.seq--
+		if err != nil || msg.Subject != b.subject {
+			continue
+		}
+		if int64(len(msg.Data)) > b.tailStart {
+			b.stream = nil
+			return
+		}
+		b.tail = append(append(make([]byte, 0, len(msg.Data)+len(b.tail)), msg.Data...), b.tail...)
+		b.tailStart -= int64(len(msg.Data))
+	}
 }
 
 // download copies the blob into the file, waking the reads as bytes
@@ -132,12 +208,16 @@ func (b *BlobFile) ReadAt(p []byte, off int64) (int, error) {
 		return 0, io.EOF
 	}
 	end := min(off+int64(len(p)), b.size)
-	if start := b.size - int64(len(b.tail)); off >= start {
-		n := copy(p, b.tail[off-start:])
-		if n < len(p) {
-			return n, io.EOF
+	b.mu.Lock()
+	arrived := b.written >= end
+	b.mu.Unlock()
+	if !arrived {
+		if n, ok := b.fromTail(p, off); ok {
+			if n < len(p) {
+				return n, io.EOF
+			}
+			return n, nil
 		}
-		return n, nil
 	}
 	b.mu.Lock()
 	for b.written < end && b.err == nil {

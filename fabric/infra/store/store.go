@@ -35,8 +35,9 @@ type Store struct {
 	js      jetstream.JetStream
 	objects jetstream.ObjectStore
 	bucket  string     // the object store's name
-	mu      sync.Mutex // guards kvs: a store is shared by concurrent jobs
+	mu      sync.Mutex // guards kvs and chunks: a store is shared by concurrent jobs
 	kvs     map[string]jetstream.KeyValue
+	chunks  jetstream.Stream // the object store's stream, once looked up
 }
 
 // Open opens (creating when missing) the tenant's object store and record
