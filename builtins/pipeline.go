@@ -226,11 +226,12 @@ func pipelineBots(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 	type bot struct {
 		Tag         string  `json:"tag"`
 		Description string  `json:"description"`
+		Streams     bool    `json:"streams"`
 		Params      []param `json:"params"`
 	}
 	var out []bot
 	for _, d := range engine.Bots() {
-		bd := bot{Tag: d.Tag, Description: d.Description, Params: []param{}}
+		bd := bot{Tag: d.Tag, Description: d.Description, Streams: d.Streams, Params: []param{}}
 		for _, p := range d.Params {
 			bd.Params = append(bd.Params, param(p))
 		}

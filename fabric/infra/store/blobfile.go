@@ -65,8 +65,10 @@ func (s *Store) OpenBlobFile(ctx context.Context, path string) (*BlobFile, error
 	return b, nil
 }
 
-// maxTail bounds the bytes fetched from the end ahead of the download.
-const maxTail = 8 << 20
+// maxTail bounds the bytes fetched from the end ahead of the download:
+// enough for a file's footer (a Parquet footer is tens of KB), not for
+// its data, which the download brings faster than chunk-by-chunk requests.
+const maxTail = 1 << 20
 
 // startTail fetches the last chunk of the blob r reads into b.tail; b
 // has no tail when that cannot be told (the reads then wait for the
@@ -114,12 +116,15 @@ func (s *Store) objectStream(ctx context.Context) (jetstream.Stream, error) {
 }
 
 // fromTail copies the bytes at off from the tail, fetching earlier chunks
-// first when off is before it but near the end; ok is false when the read
-// must wait for the download.
+// first when the read runs into the tail from within maxTail of the end;
+// ok is false when the read must wait for the download.
 func (b *BlobFile) fromTail(p []byte, off int64) (n int, ok bool) {
 	b.tailMu.Lock()
 	defer b.tailMu.Unlock()
-	if off < b.tailStart && b.stream != nil && b.size-off <= maxTail {
+	end := off + int64(len(p))
+	if off < b.tailStart && end >= b.tailStart && b.stream != nil && b.size-off <= maxTail {
+		// A read that runs into the tail (a footer that starts before
+		// the last chunk): fetch back to it.
 		b.extendTail(off)
 	}
 	if off < b.tailStart {

@@ -43,7 +43,11 @@ type ParamDoc struct {
 // line per parameter.
 func (d BotDoc) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n    %s\n", d.Tag, d.Description)
+	stream := ""
+	if d.Streams {
+		stream = " (streams: runs batch by batch)"
+	}
+	fmt.Fprintf(&b, "%s%s\n    %s\n", d.Tag, stream, d.Description)
 	for _, p := range d.Params {
 		ty := p.Type
 		if len(p.Choices) > 0 {
