@@ -9,6 +9,7 @@ import (
 	"github.com/fabricops/fabric/fabric/infra/local"
 	"github.com/fabricops/fabric/runtime"
 	"github.com/fabricops/fabric/runtime/command"
+	"go.starlark.net/starlark"
 )
 
 // FullClient is the client built with the data libraries, which a lean
@@ -51,4 +52,21 @@ func (sh *shell) handOff() int {
 // that declares cmd (or a module it loads) needs the full one.
 func (sh *shell) commandNeedsFull(rt *runtime.Runtime, cmd *command.Command) bool {
 	return builtins.Lean && rt.ModuleUses(cmd.File, dataNames)
+}
+
+// runLean runs a command's lean function in this lean client: done
+// reports that it did the command; when it did not, the full client runs
+// the command from the start (a builtin only the full client has, or a
+// failure the full client reports its own way, end the lean function with
+// an error). An interrupt ends the command: interrupted is then true.
+func (sh *shell) runLean(rt *runtime.Runtime, cmd *command.Command, args starlark.Value) (done, interrupted bool) {
+	thread := rt.NewThread(cmd.Name)
+	stop := runtime.CancelOnInterrupt(thread, nil)
+	v, err := starlark.Call(thread, cmd.Lean, starlark.Tuple{args}, nil)
+	stop()
+	if runtime.IsCancelled(thread) {
+		fmt.Fprintln(sh.io.Stderr, "interrupted")
+		return false, true
+	}
+	return err == nil && v == starlark.True, false
 }

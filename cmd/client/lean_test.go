@@ -74,3 +74,48 @@ func TestLeanAndFullAgree(t *testing.T) {
 		t.Fatalf("-c with pods: %d %q", code, out)
 	}
 }
+
+// TestLeanCopiesStoredBytes: the lean client serves "dataset get --tofile"
+// in the stored format itself (a copy of the stored file, with no full
+// client beside it), and hands a conversion to the full client, which a
+// lone lean client does not have.
+func TestLeanCopiesStoredBytes(t *testing.T) {
+	home := t.TempDir()
+	t.Cleanup(func() { client(t, home, "fabric", "down") })
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "hosts.csv")
+	if err := os.WriteFile(csv, []byte("host,cpu\nweb-1,93.5\nweb-2,12\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, errOut, code := client(t, home, "dataset", "add", "--name", "hosts", "--file", csv); code != 0 {
+		t.Fatalf("dataset add: %d\n%s%s", code, out, errOut)
+	}
+	lone := filepath.Join(t.TempDir(), "client")
+	data, err := os.ReadFile(buildClient(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(lone, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) (string, int) {
+		cmd := exec.Command(lone, args...)
+		cmd.Env = []string{"FABRIC_HOME=" + home, "PATH=/usr/bin:/bin", "HOME=" + dir, "NO_COLOR=1"}
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		return string(out), code
+	}
+	pq := filepath.Join(dir, "out.parquet")
+	if out, code := run("dataset", "get", "--name", "hosts", "--tofile", pq); code != 0 || out != "wrote 2 rows to "+pq+"\n" {
+		t.Fatalf("lean get to parquet: %d %q", code, out)
+	}
+	if got, _, code := client(t, home, "-c", `print(frame.read(sys.argv[1]).rows())`, pq); code != 0 || got != `[{"host": "web-1", "cpu": 93.5}, {"host": "web-2", "cpu": 12.0}]`+"\n" {
+		t.Fatalf("the copied file reads %q", got)
+	}
+	if out, code := run("dataset", "get", "--name", "hosts", "--tofile", filepath.Join(dir, "out.csv")); code == 0 || !strings.Contains(out, "client-data") {
+		t.Fatalf("a conversion by a lone lean client: %d %q, want a hand-off that finds no client-data", code, out)
+	}
+}

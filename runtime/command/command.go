@@ -106,6 +106,9 @@ type Command struct {
 	OneOf [][]string
 	// File is the script that declared the command.
 	File string
+	// Lean, when set, is what the lean client tries before handing the
+	// command to the full one (see command()'s lean).
+	Lean starlark.Callable
 }
 
 // Key returns the command's canonical key ("dataset-list").

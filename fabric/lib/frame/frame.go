@@ -21,117 +21,42 @@ package frame
 import (
 	"fmt"
 	"math"
-	"path/filepath"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
-)
-
-// Format names a file format.
-type Format string
-
-// The formats Open, NewSink, Read and Write know. Auto means "tell from the
-// file name's extension".
-const (
-	Auto    Format = "auto"
-	CSV     Format = "csv"
-	JSON    Format = "json"
-	JSONL   Format = "jsonl"
-	Parquet Format = "parquet"
-	XLSX    Format = "xlsx"
-	ORC     Format = "orc"
-)
-
-// Compression names the compression of a CSV or JSON file.
-type Compression string
-
-// The compressions, told from a trailing extension (.gz, .bz2, .xz, .zst).
-const (
-	NoCompression Compression = ""
-	Gzip          Compression = "gzip"
-	Bzip2         Compression = "bzip2"
-	XZ            Compression = "xz"
-	Zstd          Compression = "zstd"
+	"github.com/fabricops/fabric/fabric/lib/fileformat"
 )
 
 // errORC is the one answer for ORC files: no Go ORC reader is available.
 var errORC = fmt.Errorf("ORC is not supported: convert the file to Parquet or CSV")
 
-const validFormats = "auto, csv, json, jsonl, parquet, xlsx (or excel), orc"
+// Format names a file format (see fileformat.Format).
+type Format = fileformat.Format
 
-// ParseFormat parses a format name: auto, csv, json, jsonl (or ndjson),
-// parquet, xlsx (or excel, xls) and orc. The empty string is auto.
-func ParseFormat(s string) (Format, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "", "auto":
-		return Auto, nil
-	case "csv":
-		return CSV, nil
-	case "json":
-		return JSON, nil
-	case "jsonl", "ndjson":
-		return JSONL, nil
-	case "parquet", "pq":
-		return Parquet, nil
-	case "xlsx", "excel", "xls":
-		return XLSX, nil
-	case "orc":
-		return ORC, nil
-	}
-	return "", fmt.Errorf("unknown format %q: want one of %s", s, validFormats)
-}
+// Compression names the compression of a CSV or JSON file.
+type Compression = fileformat.Compression
 
-// compressionExts are the extensions that tell a compression.
-var compressionExts = []struct {
-	ext string
-	c   Compression
-}{{".gz", Gzip}, {".gzip", Gzip}, {".bz2", Bzip2}, {".xz", XZ}, {".zst", Zstd}, {".zstd", Zstd}}
+// The formats Open, NewSink, Read and Write know, and the compressions.
+const (
+	Auto          = fileformat.Auto
+	CSV           = fileformat.CSV
+	JSON          = fileformat.JSON
+	JSONL         = fileformat.JSONL
+	Parquet       = fileformat.Parquet
+	XLSX          = fileformat.XLSX
+	ORC           = fileformat.ORC
+	NoCompression = fileformat.NoCompression
+	Gzip          = fileformat.Gzip
+	Bzip2         = fileformat.Bzip2
+	XZ            = fileformat.XZ
+	Zstd          = fileformat.Zstd
+)
 
-// Detect resolves the format of path: f itself unless it is Auto (or
-// empty), in which case the extension tells. It also returns the
-// compression told by a trailing .gz, .bz2, .xz, .zst or .zstd, which only
-// CSV and JSON files may have.
-func Detect(path string, f Format) (Format, Compression, error) {
-	base := strings.ToLower(filepath.Base(path))
-	c := NoCompression
-	for _, e := range compressionExts {
-		if b, ok := strings.CutSuffix(base, e.ext); ok {
-			c, base = e.c, b
-			break
-		}
-	}
-	if f == "" {
-		f = Auto
-	}
-	if f != Auto {
-		pf, err := ParseFormat(string(f))
-		if err != nil {
-			return "", "", err
-		}
-		f = pf
-	} else {
-		switch filepath.Ext(base) {
-		case ".csv":
-			f = CSV
-		case ".json":
-			f = JSON
-		case ".jsonl", ".ndjson":
-			f = JSONL
-		case ".parquet", ".pq", ".parq":
-			f = Parquet
-		case ".xlsx", ".xlsm", ".xls":
-			f = XLSX
-		case ".orc":
-			f = ORC
-		default:
-			return "", "", fmt.Errorf("cannot tell the format of %q from its extension: give a format (csv, json, jsonl, parquet, xlsx)", filepath.Base(path))
-		}
-	}
-	if c != NoCompression && f != CSV && f != JSON && f != JSONL {
-		return "", "", fmt.Errorf("%s: %s compression applies to csv, json and jsonl files only", filepath.Base(path), c)
-	}
-	return f, c, nil
-}
+// ParseFormat parses a format name (see fileformat.ParseFormat).
+func ParseFormat(s string) (Format, error) { return fileformat.ParseFormat(s) }
+
+// Detect resolves the format and compression of path (see
+// fileformat.Detect).
+func Detect(path string, f Format) (Format, Compression, error) { return fileformat.Detect(path, f) }
 
 // DType is a column's name and its type, named as pandas names them:
 // int64, int32, int16, int8, uint64, uint32, uint16, uint8, float64,
