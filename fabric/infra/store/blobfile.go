@@ -11,18 +11,22 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// BlobFile gives random access to a blob while it downloads: the blob's
-// bytes stream into a temporary file, and a read waits only for the bytes
-// it asks for. The blob's last chunk is fetched first, on its own, so a
-// reader that starts at the end (a Parquet footer) does not wait for the
-// whole download; one that then reads in order (Parquet row groups)
-// decodes the first bytes while the rest arrive. Memory holds one chunk;
-// the file is removed on Close.
+// BlobFile gives random access to a blob. A blob stored by PutBlob (its
+// chunks one after the other, all of one size but the last) is read by
+// chunk: a read fetches the chunks that hold its bytes and nothing else,
+// so a reader of some columns of a Parquet file fetches those columns.
+// Any other blob streams into a temporary file while it is read, and a
+// read waits only for the bytes it asks for: the blob's last chunks are
+// fetched first, on their own, so a reader that starts at the end (a
+// Parquet footer) does not wait for the whole download, and one that then
+// reads in order decodes the first bytes while the rest arrive. The file
+// is removed on Close.
 type BlobFile struct {
-	path string
-	size int64
-	f    *os.File
-	ctx  context.Context
+	path   string
+	size   int64
+	chunks *chunkReader // reads by chunk, when the blob allows (then no download)
+	f      *os.File
+	ctx    context.Context
 
 	// The blob's last bytes, fetched chunk by chunk from the end (by
 	// their sequence in the object store's stream) for the reads that
@@ -42,11 +46,22 @@ type BlobFile struct {
 	cancel  context.CancelFunc
 }
 
-// OpenBlobFile starts downloading the blob at path; the caller closes the
-// BlobFile. The download runs on ctx: cancelling it fails the reads that
-// still wait.
-func (s *Store) OpenBlobFile(ctx context.Context, path string) (*BlobFile, error) {
+// OpenBlobFile opens the blob at path for reads at offsets, by chunk when
+// byChunk is set and the blob allows it (a reader of some parts of the
+// blob), else by a download (a reader of all of it); the caller closes
+// the BlobFile. Reads run on ctx: cancelling it fails those that wait.
+func (s *Store) OpenBlobFile(ctx context.Context, path string, byChunk bool) (*BlobFile, error) {
 	dctx, cancel := context.WithCancel(ctx)
+	if byChunk {
+		c, err := s.openChunks(dctx, path)
+		if err != nil {
+			cancel()
+			return nil, err
+		}
+		if c != nil {
+			return &BlobFile{path: path, size: c.size, chunks: c, ctx: dctx, cancel: cancel}, nil
+		}
+	}
 	r, size, err := s.GetBlob(dctx, path)
 	if err != nil {
 		cancel()
@@ -198,6 +213,18 @@ func (b *BlobFile) stop(err error) {
 	b.mu.Unlock()
 }
 
+// Prefetch starts fetching n bytes at off ahead of their reads, when the
+// blob is read by chunk (a downloaded blob brings them anyway).
+func (b *BlobFile) Prefetch(off, n int64) {
+	if b.chunks != nil {
+		b.chunks.prefetch(off, n)
+	}
+}
+
+// Downloads reports whether the blob is downloaded (its chunks do not
+// allow reads by chunk).
+func (b *BlobFile) Downloads() bool { return b.chunks == nil }
+
 // Size returns the blob's size.
 func (b *BlobFile) Size() int64 { return b.size }
 
@@ -211,6 +238,13 @@ func (b *BlobFile) ReadAt(p []byte, off int64) (int, error) {
 	}
 	if off >= b.size {
 		return 0, io.EOF
+	}
+	if b.chunks != nil {
+		n, err := b.chunks.readAt(p, off)
+		if err == nil && n < len(p) {
+			err = io.EOF
+		}
+		return n, err
 	}
 	end := min(off+int64(len(p)), b.size)
 	b.mu.Lock()
@@ -255,6 +289,9 @@ func (b *BlobFile) Seek(offset int64, whence int) (int64, error) {
 // Close stops the download and removes the file.
 func (b *BlobFile) Close() error {
 	b.cancel()
+	if b.chunks != nil {
+		return nil
+	}
 	<-b.done
 	b.stop(errors.New("closed"))
 	b.f.Close()

@@ -8,24 +8,50 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"testing/iotest"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
-// TestBlobFile: reads at any offset return the blob's bytes (the tail
-// from the last chunk, the rest as the download reaches it), a read past
-// the end says EOF, a cancelled download fails the reads still waiting,
-// and Close removes the temporary file.
+// TestBlobFile: reads at any offset return the blob's bytes, whether the
+// blob is read by chunk (as PutBlob stores it: chunks of one size, one
+// after the other) or downloaded (chunks of other sizes: the tail from the
+// last chunks, the rest as the download reaches it); a read past the end
+// says EOF, a cancelled download fails the reads still waiting, and Close
+// removes the temporary file.
 func TestBlobFile(t *testing.T) {
-	s := openStore(t)
+	s, nc := openStoreConn(t)
 	ctx := context.Background()
-	for _, size := range []int{0, 10, 128 << 10, 3<<20 + 17} {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := js.ObjectStore(ctx, api.ObjectsBucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		size   int
+		uneven bool
+	}{{0, false}, {10, false}, {128 << 10, false}, {3<<20 + 17, false}, {10, true}, {3<<20 + 17, true}} {
+		size := c.size
 		want := make([]byte, size)
 		rand.Read(want)
-		if _, err := s.PutBlob(ctx, "bf/blob", bytes.NewReader(want)); err != nil {
+		if c.uneven {
+			// Half reads make chunks of 64 KB: read by download.
+			if _, err := raw.Put(ctx, jetstream.ObjectMeta{Name: "bf/blob"}, iotest.HalfReader(bytes.NewReader(want))); err != nil {
+				t.Fatal(err)
+			}
+		} else if _, err := s.PutBlob(ctx, "bf/blob", iotest.HalfReader(bytes.NewReader(want))); err != nil {
 			t.Fatal(err)
 		}
-		b, err := s.OpenBlobFile(ctx, "bf/blob")
+		b, err := s.OpenBlobFile(ctx, "bf/blob", true)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if size > 0 && b.Downloads() != (c.uneven && size > 64<<10) { // one chunk is even
+			t.Errorf("size %d, uneven chunks %v: downloads %v", size, c.uneven, b.Downloads())
 		}
 		if b.Size() != int64(size) {
 			t.Fatalf("size %d, want %d", b.Size(), size)
@@ -53,7 +79,7 @@ func TestBlobFile(t *testing.T) {
 	}
 	left, _ := filepath.Glob(filepath.Join(os.TempDir(), "fabric-blob-*"))
 	cctx, cancel := context.WithCancel(ctx)
-	b, err := s.OpenBlobFile(cctx, "bf/blob")
+	b, err := s.OpenBlobFile(cctx, "bf/blob", false)
 	if err != nil {
 		t.Fatal(err)
 	}

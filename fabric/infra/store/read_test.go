@@ -13,9 +13,17 @@ import (
 	"github.com/fabricops/fabric/fabric/fabrictest"
 	"github.com/fabricops/fabric/fabric/infra/bus"
 	"github.com/fabricops/fabric/fabric/infra/store"
+	"github.com/nats-io/nats.go"
 )
 
 func openStore(t *testing.T) *store.Store {
+	t.Helper()
+	s, _ := openStoreConn(t)
+	return s
+}
+
+// openStoreConn is openStore with its connection.
+func openStoreConn(t *testing.T) (*store.Store, *nats.Conn) {
 	t.Helper()
 	f := fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer}})
 	nc, err := bus.Connect(f.Configs["a"], "test")
@@ -27,7 +35,7 @@ func openStore(t *testing.T) *store.Store {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s
+	return s, nc
 }
 
 // TestSlowBlobRead: a read that takes longer than the object store's

@@ -450,9 +450,26 @@ type ctxReader struct {
 	r   io.Reader
 }
 
+// Read fills p (short only at the end): the object store makes a chunk
+// of each Read, and chunks of one size let a reader find any offset
+// without reading what comes before it (see BlobFile).
 func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
+	n := 0
+	for n < len(p) {
+		if err := c.ctx.Err(); err != nil {
+			return n, err
+		}
+		m, err := c.r.Read(p[n:])
+		n += m
+		if err == io.EOF {
+			if n > 0 {
+				return n, nil
+			}
+			return 0, io.EOF
+		}
+		if err != nil {
+			return n, err
+		}
 	}
-	return c.r.Read(p)
+	return n, nil
 }

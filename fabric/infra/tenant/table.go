@@ -83,7 +83,10 @@ func (s *Stored) Open(ctx context.Context, scan frame.Scan) (frame.Source, error
 	if err != nil {
 		return nil, err
 	}
-	bf, err := st.OpenBlobFile(ctx, s.path)
+	// A scan that narrows (columns, row groups, a filter) reads the parts
+	// it needs by chunk; a whole read is faster as one download.
+	narrow := scan.Columns != nil || scan.Keep != nil || scan.Where != nil
+	bf, err := st.OpenBlobFile(ctx, s.path, narrow)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("the data file %s is missing from the object store", s.path)
 	}

@@ -130,7 +130,7 @@ func OpenParquet(r parquet.ReaderAtSeeker, name string, scan Scan, opts ...Optio
 		return s, nil
 	}
 	if scan.Where != nil {
-		if s.sel, err = newSelectScan(name, pf, fr, scan.Columns, scan.WhereColumns, groups, scan.Where, o.batch); err != nil {
+		if s.sel, err = newSelectScan(name, r, pf, fr, scan.Columns, scan.WhereColumns, groups, scan.Where, o.batch); err != nil {
 			pf.Close()
 			return nil, err
 		}

@@ -26,6 +26,7 @@ import (
 type selectScan struct {
 	name   string
 	pf     *file.Reader
+	ahead  prefetcher          // the file's reader, when it can fetch ahead (nil otherwise)
 	fr     *pqarrow.FileReader // for the columns decoded through Arrow's reader
 	dictFr *pqarrow.FileReader // reads the filter's text columns as dictionaries
 	schema *arrow.Schema       // the columns returned
@@ -46,6 +47,41 @@ type scanColumn struct {
 	leaves []int // the Parquet leaf columns under the field
 	kind   decodeKind
 	where  int // index in the filter's batch, or -1
+}
+
+// prefetcher is a file reader that can start fetching bytes before they
+// are read (a blob read by chunk from the object store).
+type prefetcher interface {
+	Prefetch(off, n int64)
+}
+
+// prefetchGroup asks the reader to fetch the column chunks of row group g
+// that the scan reads.
+func (s *selectScan) prefetchGroup(g int) {
+	if s.ahead == nil {
+		return
+	}
+	rg := s.pf.MetaData().RowGroup(g)
+	seen := map[int]bool{}
+	for _, cols := range [][]scanColumn{s.where, s.out} {
+		for _, c := range cols {
+			for _, leaf := range c.leaves {
+				if seen[leaf] {
+					continue
+				}
+				seen[leaf] = true
+				md, err := rg.ColumnChunk(leaf)
+				if err != nil {
+					continue
+				}
+				start := md.DataPageOffset()
+				if md.HasDictionaryPage() && md.DictionaryPageOffset() > 0 && md.DictionaryPageOffset() < start {
+					start = md.DictionaryPageOffset()
+				}
+				s.ahead.Prefetch(start, md.TotalCompressedSize())
+			}
+		}
+	}
 }
 
 // decodeKind says how a column is decoded: directly from the column
@@ -74,7 +110,7 @@ var errScanClosed = errors.New("source is closed")
 
 // newSelectScan starts reading groups of pf through fr. cols are the
 // fields returned (nil: all), whereCols the fields filter reads.
-func newSelectScan(name string, pf *file.Reader, fr *pqarrow.FileReader, cols, whereCols []string, groups []int,
+func newSelectScan(name string, r parquet.ReaderAtSeeker, pf *file.Reader, fr *pqarrow.FileReader, cols, whereCols []string, groups []int,
 	filter func(arrow.Record) ([]int32, bool, error), batch int) (*selectScan, error) {
 	fields := fr.Manifest.Fields
 	byName := map[string]int{}
@@ -83,6 +119,7 @@ func newSelectScan(name string, pf *file.Reader, fr *pqarrow.FileReader, cols, w
 	}
 	s := &selectScan{name: name, pf: pf, fr: fr, filter: filter, batch: int64(max(batch, 1)),
 		done: make(chan struct{})}
+	s.ahead, _ = r.(prefetcher)
 	whereAt := map[string]int{}
 	for _, c := range whereCols {
 		i, ok := byName[c]
@@ -213,6 +250,7 @@ func (s *selectScan) run(groups []int) {
 			close(ch)
 			return
 		}
+		s.prefetchGroup(g) // while it waits for a worker
 		select {
 		case workers <- struct{}{}:
 		case <-s.done:
