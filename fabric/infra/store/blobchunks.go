@@ -38,9 +38,9 @@ type chunkReader struct {
 }
 
 // chunkCache is how many chunks (of 128 KB) a chunkReader keeps: the
-// chunks fetched ahead of the reads (a row group or two per reader) and
+// chunks fetched ahead of the reads (about a row group per reader) and
 // those a read shares with the next one at their boundary.
-const chunkCache = 128
+const chunkCache = 64
 
 // fetchers bounds the chunks one read fetches at once.
 const fetchers = 8
