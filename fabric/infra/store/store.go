@@ -57,16 +57,24 @@ func Open(ctx context.Context, nc *nats.Conn) (*Store, error) {
 }
 
 func (s *Store) kv(ctx context.Context, bucket string) (jetstream.KeyValue, error) {
+	return s.KV(ctx, jetstream.KeyValueConfig{Bucket: bucket, History: 1})
+}
+
+// KV returns the tenant's KV bucket of cfg.Bucket, created with cfg when
+// it does not exist (looked up once per store).
+func (s *Store) KV(ctx context.Context, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if kv, ok := s.kvs[bucket]; ok {
+	if kv, ok := s.kvs[cfg.Bucket]; ok {
 		return kv, nil
 	}
-	kv, err := EnsureKV(ctx, s.js, jetstream.KeyValueConfig{Bucket: bucket, History: 1})
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	kv, err := EnsureKV(ctx, s.js, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("records %s: %w", bucket, err)
+		return nil, fmt.Errorf("records %s: %w", cfg.Bucket, err)
 	}
-	s.kvs[bucket] = kv
+	s.kvs[cfg.Bucket] = kv
 	return kv, nil
 }
 

@@ -1,0 +1,349 @@
+// Package artifact is the one store of the fabric's artifact kinds
+// (dashboards, dashboard groups, alert rulesets, stacks, ...): each kind
+// is declared once (its name, key field, JSON Schema and checks, list
+// columns, whether it is enabled and disabled, whether it prints as YAML
+// or JSON), and the same repository adds, gets, lists, deletes, enables
+// and disables the records of every kind. Records live in the tenant's
+// JetStream KV, one bucket per kind, with their history; documents keep
+// the order of their keys.
+package artifact
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/infra/store"
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Kind declares an artifact kind.
+type Kind struct {
+	// Name names the kind in messages and the Starlark module
+	// ("dashboard", "alert ruleset").
+	Name string
+	// Bucket is the kind's KV bucket.
+	Bucket string
+	// Key is the field whose value names a record ("name").
+	Key string
+	// Schema is the JSON Schema a document must satisfy.
+	Schema string
+	// Check, when set, checks a valid document further (e.g. that a
+	// CFXQL condition parses); its error names the field.
+	Check func(ctx context.Context, r *Repo, d *Doc) error
+	// Columns are the fields of the list rows.
+	Columns []string
+	// Row, when set, computes fields of a list row the document does not
+	// hold as such (counts).
+	Row func(d *Doc) map[string]any
+	// Toggle is true for kinds that are enabled and disabled (their
+	// documents have a boolean "enabled", true when missing).
+	Toggle bool
+	// YAML is true for kinds whose get prints YAML (JSON otherwise).
+	YAML bool
+
+	once     sync.Once
+	resolved *jsonschema.Resolved
+	err      error
+}
+
+// schema compiles the kind's JSON Schema once.
+func (k *Kind) schema() (*jsonschema.Resolved, error) {
+	k.once.Do(func() {
+		var s jsonschema.Schema
+		if k.err = json.Unmarshal([]byte(k.Schema), &s); k.err != nil {
+			return
+		}
+		k.resolved, k.err = s.Resolve(nil)
+	})
+	return k.resolved, k.err
+}
+
+// Record is an artifact as stored: its document and where it came from.
+type Record struct {
+	// Doc is the document, with saved_time (and enabled, for the kinds
+	// that have it) set by the store.
+	Doc *Doc `json:"doc"`
+	// Source is "yaml" or "json": how the document was written.
+	Source string `json:"source"`
+	// Revision is the record's revision in its bucket.
+	Revision uint64 `json:"-"`
+}
+
+// Name returns the record's key.
+func (r Record) name(k *Kind) string { s, _ := r.Doc.String(k.Key); return s }
+
+// Repo reaches the artifacts of one tenant.
+type Repo struct {
+	Store *store.Store
+	// Now is the clock of saved_time (time.Now when nil).
+	Now func() time.Time
+}
+
+func (r *Repo) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+// History is how many revisions of a record a kind's bucket keeps.
+const History = 10
+
+func (r *Repo) kv(ctx context.Context, k *Kind) (jetstream.KeyValue, error) {
+	return r.Store.KV(ctx, jetstream.KeyValueConfig{Bucket: k.Bucket, History: History,
+		Description: "the " + k.Name + " artifacts"})
+}
+
+// ErrNotFound is the error of a missing artifact (wrapped with its name).
+var ErrNotFound = errors.New("not found")
+
+// Validate checks a document against its kind: the schema, then the
+// kind's own checks. The error names the field.
+func (r *Repo) Validate(ctx context.Context, k *Kind, d *Doc) error {
+	rs, err := k.schema()
+	if err != nil {
+		return fmt.Errorf("the %s schema is broken: %v", k.Name, err)
+	}
+	if err := rs.Validate(d.Value()); err != nil {
+		return fmt.Errorf("invalid %s: %s", k.Name, schemaMessage(err))
+	}
+	if name, ok := d.String(k.Key); !ok || strings.TrimSpace(name) == "" {
+		return fmt.Errorf("invalid %s: %s must be a non-empty string", k.Name, k.Key)
+	}
+	if k.Check != nil {
+		if err := k.Check(ctx, r, d); err != nil {
+			return fmt.Errorf("invalid %s: %v", k.Name, err)
+		}
+	}
+	return nil
+}
+
+// schemaMessage shortens a validator's error to the field and the rule.
+func schemaMessage(err error) string {
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "validating root: ")
+	return msg
+}
+
+// Add stores a document (YAML or JSON) as a record of kind k. Without
+// overwrite an existing record of that name is refused; with it, it is
+// replaced only if no one changed it meanwhile, so of two adds racing
+// for a name exactly one wins.
+func (r *Repo) Add(ctx context.Context, k *Kind, data []byte, overwrite bool) (Record, error) {
+	d, err := Parse(data)
+	if err != nil {
+		return Record{}, err
+	}
+	if err := r.Validate(ctx, k, d); err != nil {
+		return Record{}, err
+	}
+	name, _ := d.String(k.Key)
+	d.SetValue("saved_time", api.Timestamp(r.now()))
+	if k.Toggle && d.Raw("enabled") == nil {
+		d.SetValue("enabled", true)
+	}
+	rec := Record{Doc: d, Source: "yaml"}
+	if trimmed := strings.TrimSpace(string(data)); strings.HasPrefix(trimmed, "{") {
+		rec.Source = "json"
+	}
+	return rec, r.put(ctx, k, name, rec, overwrite)
+}
+
+// put writes a record: created when new, replaced (at its revision) when
+// overwrite.
+func (r *Repo) put(ctx context.Context, k *Kind, name string, rec Record, overwrite bool) error {
+	kv, err := r.kv(ctx, k)
+	if err != nil {
+		return err
+	}
+	value, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	key := store.Key(name)
+	ctx, cancel := context.WithTimeout(ctx, store.Timeout)
+	defer cancel()
+	if _, err := kv.Create(ctx, key, value); err == nil {
+		return nil
+	} else if !errors.Is(err, jetstream.ErrKeyExists) {
+		return fmt.Errorf("storing %s %q: %v", k.Name, name, err)
+	}
+	if !overwrite {
+		return fmt.Errorf("%s %q exists already (--overwrite replaces it)", k.Name, name)
+	}
+	cur, err := kv.Get(ctx, key)
+	if err != nil {
+		return fmt.Errorf("storing %s %q: %v", k.Name, name, err)
+	}
+	if _, err := kv.Update(ctx, key, value, cur.Revision()); err != nil {
+		return fmt.Errorf("%s %q was changed by someone else meanwhile; nothing stored", k.Name, name)
+	}
+	return nil
+}
+
+// Get returns the record name of kind k.
+func (r *Repo) Get(ctx context.Context, k *Kind, name string) (Record, error) {
+	kv, err := r.kv(ctx, k)
+	if err != nil {
+		return Record{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, store.Timeout)
+	defer cancel()
+	e, err := kv.Get(ctx, store.Key(name))
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return Record{}, fmt.Errorf("no %s named %q: %w", k.Name, name, ErrNotFound)
+	}
+	if err != nil {
+		return Record{}, fmt.Errorf("reading %s %q: %v", k.Name, name, err)
+	}
+	var rec Record
+	if err := json.Unmarshal(e.Value(), &rec); err != nil {
+		return Record{}, fmt.Errorf("the record of %s %q is corrupt: %v", k.Name, name, err)
+	}
+	rec.Revision = e.Revision()
+	return rec, nil
+}
+
+// List returns every record of kind k, by name.
+func (r *Repo) List(ctx context.Context, k *Kind) ([]Record, error) {
+	kv, err := r.kv(ctx, k)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, store.Timeout)
+	defer cancel()
+	lister, err := kv.ListKeys(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing the %s records: %v", k.Name, err)
+	}
+	var keys []string
+	for key := range lister.Keys() {
+		keys = append(keys, key)
+	}
+	var out []Record
+	for _, key := range keys {
+		e, err := kv.Get(ctx, key)
+		if errors.Is(err, jetstream.ErrKeyNotFound) {
+			continue // deleted meanwhile
+		}
+		if err != nil {
+			return nil, fmt.Errorf("listing the %s records: %v", k.Name, err)
+		}
+		var rec Record
+		if err := json.Unmarshal(e.Value(), &rec); err != nil {
+			return nil, fmt.Errorf("the record %s of the %s kind is corrupt: %v", key, k.Name, err)
+		}
+		rec.Revision = e.Revision()
+		out = append(out, rec)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name(k) < out[j].name(k) })
+	return out, nil
+}
+
+// Rows returns the list rows of kind k: the kind's columns of each record.
+func (r *Repo) Rows(ctx context.Context, k *Kind) ([]map[string]any, error) {
+	recs, err := r.List(ctx, k)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]map[string]any, 0, len(recs))
+	for _, rec := range recs {
+		row := map[string]any{}
+		var extra map[string]any
+		if k.Row != nil {
+			extra = k.Row(rec.Doc)
+		}
+		for _, c := range k.Columns {
+			if v, ok := extra[c]; ok {
+				row[c] = v
+				continue
+			}
+			var v any
+			if raw := rec.Doc.Raw(c); raw != nil {
+				_ = json.Unmarshal(raw, &v)
+			}
+			row[c] = v
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// Delete removes the record name of kind k (and its history).
+func (r *Repo) Delete(ctx context.Context, k *Kind, name string) error {
+	if _, err := r.Get(ctx, k, name); err != nil {
+		return err
+	}
+	kv, err := r.kv(ctx, k)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, store.Timeout)
+	defer cancel()
+	if err := kv.Purge(ctx, store.Key(name)); err != nil {
+		return fmt.Errorf("deleting %s %q: %v", k.Name, name, err)
+	}
+	return nil
+}
+
+// SetEnabled enables or disables the record name of a kind that toggles;
+// changed is false when it was so already.
+func (r *Repo) SetEnabled(ctx context.Context, k *Kind, name string, enabled bool) (changed bool, err error) {
+	if !k.Toggle {
+		return false, fmt.Errorf("a %s is not enabled or disabled", k.Name)
+	}
+	rec, err := r.Get(ctx, k, name)
+	if err != nil {
+		return false, err
+	}
+	var cur bool
+	if raw := rec.Doc.Raw("enabled"); raw == nil || json.Unmarshal(raw, &cur) != nil {
+		cur = true
+	}
+	if cur == enabled {
+		return false, nil
+	}
+	rec.Doc.SetValue("enabled", enabled)
+	rec.Doc.SetValue("saved_time", api.Timestamp(r.now()))
+	kv, err := r.kv(ctx, k)
+	if err != nil {
+		return false, err
+	}
+	value, err := json.Marshal(rec)
+	if err != nil {
+		return false, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, store.Timeout)
+	defer cancel()
+	if _, err := kv.Update(ctx, store.Key(name), value, rec.Revision); err != nil {
+		return false, fmt.Errorf("%s %q was changed by someone else meanwhile; try again", k.Name, name)
+	}
+	return true, nil
+}
+
+// Replace stores rec as the record name of kind k at its revision (a
+// rewrite of a record read with Get: convert, to-app).
+func (r *Repo) Replace(ctx context.Context, k *Kind, name string, rec Record) error {
+	kv, err := r.kv(ctx, k)
+	if err != nil {
+		return err
+	}
+	value, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, store.Timeout)
+	defer cancel()
+	if _, err := kv.Update(ctx, store.Key(name), value, rec.Revision); err != nil {
+		return fmt.Errorf("%s %q was changed by someone else meanwhile; try again", k.Name, name)
+	}
+	return nil
+}

@@ -1,0 +1,187 @@
+package artifact
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Doc is an artifact's document: a JSON object whose keys keep the order
+// they were written in (YAML or JSON), at every level.
+type Doc struct {
+	keys []string
+	vals map[string]json.RawMessage // each value is ordered JSON too
+}
+
+// Parse reads a document written as YAML or JSON (JSON is YAML); the
+// error names the line of a malformed one.
+func Parse(data []byte) (*Doc, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, fmt.Errorf("malformed YAML or JSON: %s", strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if root.Kind == 0 || len(root.Content) == 0 {
+		return nil, errors.New("the document is empty")
+	}
+	top := root.Content[0]
+	if top.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("line %d: the document must be a mapping of fields", top.Line)
+	}
+	d := &Doc{vals: map[string]json.RawMessage{}}
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		k, v := top.Content[i], top.Content[i+1]
+		var b bytes.Buffer
+		if err := writeJSON(&b, v); err != nil {
+			return nil, err
+		}
+		d.Set(k.Value, b.Bytes())
+	}
+	return d, nil
+}
+
+// writeJSON writes a YAML node as JSON, keeping the order of mappings.
+func writeJSON(b *bytes.Buffer, n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		return writeJSON(b, n.Content[0])
+	case yaml.AliasNode:
+		return writeJSON(b, n.Alias)
+	case yaml.MappingNode:
+		b.WriteByte('{')
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			k, _ := json.Marshal(n.Content[i].Value)
+			b.Write(k)
+			b.WriteByte(':')
+			if err := writeJSON(b, n.Content[i+1]); err != nil {
+				return err
+			}
+		}
+		b.WriteByte('}')
+	case yaml.SequenceNode:
+		b.WriteByte('[')
+		for i, c := range n.Content {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := writeJSON(b, c); err != nil {
+				return err
+			}
+		}
+		b.WriteByte(']')
+	default:
+		var v any
+		if n.Tag == "!!timestamp" {
+			v = n.Value // a time, kept as written
+		} else if err := n.Decode(&v); err != nil {
+			return fmt.Errorf("line %d: %v", n.Line, err)
+		}
+		if f, ok := v.(float64); ok && (math.IsInf(f, 0) || math.IsNaN(f)) {
+			return fmt.Errorf("line %d: %s is not a number JSON can hold", n.Line, n.Value)
+		}
+		data, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("line %d: %v", n.Line, err)
+		}
+		b.Write(data)
+	}
+	return nil
+}
+
+// Keys returns the document's top-level keys in order.
+func (d *Doc) Keys() []string { return append([]string(nil), d.keys...) }
+
+// Raw returns a field's JSON, or nil.
+func (d *Doc) Raw(key string) json.RawMessage { return d.vals[key] }
+
+// Set sets a field to the JSON raw (appended when new, in place when not).
+func (d *Doc) Set(key string, raw json.RawMessage) {
+	if _, ok := d.vals[key]; !ok {
+		d.keys = append(d.keys, key)
+	}
+	d.vals[key] = append(json.RawMessage(nil), raw...)
+}
+
+// SetValue sets a field to v, marshalled.
+func (d *Doc) SetValue(key string, v any) {
+	data, _ := json.Marshal(v)
+	d.Set(key, data)
+}
+
+// String returns a field's value when it is a string.
+func (d *Doc) String(key string) (string, bool) {
+	var s string
+	if raw := d.vals[key]; raw != nil && json.Unmarshal(raw, &s) == nil {
+		return s, true
+	}
+	return "", false
+}
+
+// Value returns the document as plain Go values (maps lose the order),
+// for validation.
+func (d *Doc) Value() any {
+	var v any
+	_ = json.Unmarshal(d.JSON(), &v)
+	return v
+}
+
+// JSON returns the document as compact JSON, in order.
+func (d *Doc) JSON() []byte {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range d.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(d.vals[k])
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// MarshalJSON implements json.Marshaler, in order.
+func (d *Doc) MarshalJSON() ([]byte, error) { return d.JSON(), nil }
+
+// UnmarshalJSON implements json.Unmarshaler, keeping the order.
+func (d *Doc) UnmarshalJSON(data []byte) error {
+	p, err := Parse(data)
+	if err != nil {
+		return err
+	}
+	*d = *p
+	return nil
+}
+
+// YAML returns the document as block-style YAML, in order.
+func (d *Doc) YAML() ([]byte, error) {
+	var n yaml.Node
+	if err := yaml.Unmarshal(d.JSON(), &n); err != nil {
+		return nil, err
+	}
+	blockStyle(&n)
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(&n); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), enc.Close()
+}
+
+// blockStyle clears the flow style JSON input leaves on every node.
+func blockStyle(n *yaml.Node) {
+	n.Style &^= yaml.FlowStyle
+	for _, c := range n.Content {
+		blockStyle(c)
+	}
+}
