@@ -21,5 +21,8 @@ func (e *Env) dataModules() starlark.StringDict {
 	for k, v := range e.jobBuiltins() {
 		m[k] = v
 	}
+	for k, v := range e.artifactModules() {
+		m[k] = v
+	}
 	return m
 }

@@ -33,6 +33,10 @@ express ("--sample must be > 0 and <= 1.0").`, usageErrorBuiltin),
 		"exit": doc.Builtin("exit", `exit(code=0)
 
 Ends the script (or leaves the REPL) with the given exit code.`, exitBuiltin),
+		"struct": doc.Builtin("struct", `struct(**fields)
+
+Returns an immutable value whose attributes are the fields
+(struct(a=1).a == 1): a record, or a set of functions a library returns.`, starlarkstruct.Make),
 	}
 }
 

@@ -102,8 +102,16 @@ func (r *Repo) kv(ctx context.Context, k *Kind) (jetstream.KeyValue, error) {
 		Description: "the " + k.Name + " artifacts"})
 }
 
-// ErrNotFound is the error of a missing artifact (wrapped with its name).
+// ErrNotFound is the error of a missing artifact (errors.Is finds it in
+// the error that names the artifact).
 var ErrNotFound = errors.New("not found")
+
+// missing is the error of a missing artifact: it names the kind and the
+// name, and is ErrNotFound.
+type missing struct{ kind, name string }
+
+func (m missing) Error() string        { return fmt.Sprintf("no %s named %q", m.kind, m.name) }
+func (m missing) Is(target error) bool { return target == ErrNotFound }
 
 // Validate checks a document against its kind: the schema, then the
 // kind's own checks. The error names the field.
@@ -126,11 +134,34 @@ func (r *Repo) Validate(ctx context.Context, k *Kind, d *Doc) error {
 	return nil
 }
 
-// schemaMessage shortens a validator's error to the field and the rule.
+// schemaMessage turns a validator's error ("validating
+// /properties/a: validating /properties/a/items: ...: enum: x does not
+// equal any of: [...]") into the field and the rule ("a[].severity: x
+// does not equal any of: [...]").
 func schemaMessage(err error) string {
 	msg := err.Error()
-	msg = strings.TrimPrefix(msg, "validating root: ")
-	return msg
+	var field []string
+	for strings.HasPrefix(msg, "validating ") {
+		path, rest, ok := strings.Cut(strings.TrimPrefix(msg, "validating "), ": ")
+		if !ok {
+			break
+		}
+		parts := strings.Split(path, "/")
+		if n := len(parts); n >= 2 && parts[n-2] == "properties" {
+			field = append(field, parts[n-1])
+		} else if n >= 1 && parts[n-1] == "items" && len(field) > 0 {
+			field[len(field)-1] += "[]"
+		}
+		msg = rest
+	}
+	// What is left is the rule: "enum: x does not equal any of: [...]".
+	if rule, detail, ok := strings.Cut(msg, ": "); ok && !strings.Contains(rule, " ") {
+		msg = detail
+	}
+	if len(field) == 0 {
+		return msg
+	}
+	return strings.Join(field, ".") + ": " + msg
 }
 
 // Add stores a document (YAML or JSON) as a record of kind k. Without
@@ -199,7 +230,7 @@ func (r *Repo) Get(ctx context.Context, k *Kind, name string) (Record, error) {
 	defer cancel()
 	e, err := kv.Get(ctx, store.Key(name))
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return Record{}, fmt.Errorf("no %s named %q: %w", k.Name, name, ErrNotFound)
+		return Record{}, missing{k.Name, name}
 	}
 	if err != nil {
 		return Record{}, fmt.Errorf("reading %s %q: %v", k.Name, name, err)
@@ -256,25 +287,30 @@ func (r *Repo) Rows(ctx context.Context, k *Kind) ([]map[string]any, error) {
 	}
 	rows := make([]map[string]any, 0, len(recs))
 	for _, rec := range recs {
-		row := map[string]any{}
-		var extra map[string]any
-		if k.Row != nil {
-			extra = k.Row(rec.Doc)
-		}
-		for _, c := range k.Columns {
-			if v, ok := extra[c]; ok {
-				row[c] = v
-				continue
-			}
-			var v any
-			if raw := rec.Doc.Raw(c); raw != nil {
-				_ = json.Unmarshal(raw, &v)
-			}
-			row[c] = v
-		}
-		rows = append(rows, row)
+		rows = append(rows, r.Row(k, rec))
 	}
 	return rows, nil
+}
+
+// Row returns a record's list row: the kind's columns.
+func (r *Repo) Row(k *Kind, rec Record) map[string]any {
+	row := map[string]any{}
+	var extra map[string]any
+	if k.Row != nil {
+		extra = k.Row(rec.Doc)
+	}
+	for _, c := range k.Columns {
+		if v, ok := extra[c]; ok {
+			row[c] = v
+			continue
+		}
+		var v any
+		if raw := rec.Doc.Raw(c); raw != nil {
+			_ = json.Unmarshal(raw, &v)
+		}
+		row[c] = v
+	}
+	return row
 }
 
 // Delete removes the record name of kind k (and its history).

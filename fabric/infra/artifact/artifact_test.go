@@ -152,7 +152,7 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("%s %q: %v, want an error with %q", c.kind.Name, c.doc, err, c.want)
 		}
 	}
-	if _, err := r.Get(ctx, artifact.Dashboard, "nope"); err == nil || err.Error() != `no dashboard named "nope": not found` {
+	if _, err := r.Get(ctx, artifact.Dashboard, "nope"); err == nil || err.Error() != `no dashboard named "nope"` || !errors.Is(err, artifact.ErrNotFound) {
 		t.Errorf("get missing: %v", err)
 	}
 	if err := r.Delete(ctx, artifact.AlertRules, "nope"); !errors.Is(err, artifact.ErrNotFound) {

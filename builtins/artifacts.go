@@ -1,0 +1,188 @@
+//go:build !lean
+
+package builtins
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+
+	"github.com/fabricops/fabric/fabric/client"
+	"github.com/fabricops/fabric/fabric/infra/artifact"
+	"github.com/fabricops/fabric/runtime/doc"
+	"github.com/fabricops/fabric/runtime/host"
+	"github.com/fabricops/fabric/runtime/stdlib"
+	"github.com/fabricops/fabric/runtime/value"
+	"go.starlark.net/starlark"
+)
+
+// artifactModules returns one module per declared artifact kind, all made
+// by the same rule (see artifactModule).
+func (e *Env) artifactModules() starlark.StringDict {
+	m := starlark.StringDict{}
+	for name, k := range artifact.Kinds {
+		m[name] = e.artifactModule(name, k)
+	}
+	return m
+}
+
+// ArtifactModuleNames are the names of the artifact kinds' modules.
+func ArtifactModuleNames() []string {
+	var names []string
+	for name := range artifact.Kinds {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// artifactModule makes a kind's module: add, get, list, delete, and
+// enable and disable for the kinds that toggle.
+func (e *Env) artifactModule(name string, k *artifact.Kind) starlark.Value {
+	repo := func(ctx context.Context, c *client.Client) (*artifact.Repo, error) {
+		st, err := c.Data.Store(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &artifact.Repo{Store: st}, nil
+	}
+	format := "JSON"
+	if k.YAML {
+		format = "YAML"
+	}
+	fns := starlark.StringDict{
+		"add": doc.Builtin(name+".add", fmt.Sprintf(`add(file=None, data=None, overwrite=False)
+
+Adds a %[1]s from a %[2]s or JSON file, or from data (a dict, or the text
+of one). It is checked first (the error names the field); an existing %[1]s
+of that name is replaced only with overwrite=True. Returns its list row.`, k.Name, format),
+			func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				var file optString
+				var data starlark.Value = starlark.None
+				var overwrite bool
+				if err := starlark.UnpackArgs(b.Name(), args, kwargs, "file?", &file, "data?", &data, "overwrite?", &overwrite); err != nil {
+					return nil, err
+				}
+				text, err := artifactInput(thread, string(file), data)
+				if err != nil {
+					return nil, fail(b.Name(), err)
+				}
+				return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
+					r, err := repo(ctx, c)
+					if err != nil {
+						return nil, err
+					}
+					rec, err := r.Add(ctx, k, text, overwrite)
+					if err != nil {
+						return nil, err
+					}
+					return rowValue(k, r.Row(k, rec))
+				})
+			}),
+		"get": doc.Builtin(name+".get", fmt.Sprintf("get(name)\n\nReturns a %s as a dict, its keys in the order they were written.", k.Name),
+			e.nameCall(func(ctx context.Context, c *client.Client, n string) (any, error) {
+				r, err := repo(ctx, c)
+				if err != nil {
+					return nil, err
+				}
+				rec, err := r.Get(ctx, k, n)
+				if err != nil {
+					return nil, err
+				}
+				return stdlib.DecodeJSON(rec.Doc.JSON())
+			})),
+		"list": doc.Builtin(name+".list", fmt.Sprintf("list()\n\nReturns the list rows of the %s records (%v), by name.", k.Name, k.Columns),
+			e.listCall(func(ctx context.Context, c *client.Client) (any, error) {
+				r, err := repo(ctx, c)
+				if err != nil {
+					return nil, err
+				}
+				recs, err := r.List(ctx, k)
+				if err != nil {
+					return nil, err
+				}
+				rows := make([]any, len(recs))
+				for i, rec := range recs {
+					if rows[i], err = rowValue(k, r.Row(k, rec)); err != nil {
+						return nil, err
+					}
+				}
+				return starlark.NewList(toValues(rows)), nil
+			})),
+		"delete": doc.Builtin(name+".delete", fmt.Sprintf("delete(name)\n\nDeletes a %s.", k.Name),
+			e.nameCall(func(ctx context.Context, c *client.Client, n string) (any, error) {
+				r, err := repo(ctx, c)
+				if err != nil {
+					return nil, err
+				}
+				return nil, r.Delete(ctx, k, n)
+			})),
+	}
+	if k.Toggle {
+		for _, on := range []bool{true, false} {
+			verb := map[bool]string{true: "enable", false: "disable"}[on]
+			fns[verb] = doc.Builtin(name+"."+verb, fmt.Sprintf("%s(name)\n\n%ss a %s; returns False when it was so already.", verb, capitalize(verb), k.Name),
+				e.nameCall(func(ctx context.Context, c *client.Client, n string) (any, error) {
+					r, err := repo(ctx, c)
+					if err != nil {
+						return nil, err
+					}
+					changed, err := r.SetEnabled(ctx, k, n, on)
+					return starlark.Bool(changed), err
+				}))
+		}
+	}
+	return doc.Module(name, fmt.Sprintf("The %s artifacts: add, get, list, delete%s.", k.Name,
+		map[bool]string{true: ", enable, disable", false: ""}[k.Toggle]), fns)
+}
+
+// artifactInput returns the text of an artifact given as a file or as
+// data (a dict, or text).
+func artifactInput(thread *starlark.Thread, file string, data starlark.Value) ([]byte, error) {
+	switch {
+	case file != "" && data != starlark.None:
+		return nil, fmt.Errorf("give file or data, not both")
+	case file != "":
+		text, err := os.ReadFile(host.From(thread).Path(file))
+		if err != nil {
+			return nil, trimPathError(err)
+		}
+		return text, nil
+	case data != starlark.None:
+		if s, ok := data.(starlark.String); ok {
+			return []byte(string(s)), nil
+		}
+		v, err := value.FromStarlark(data)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(v)
+	}
+	return nil, fmt.Errorf("give file or data")
+}
+
+// rowValue turns a list row into a dict in the kind's column order.
+func rowValue(k *artifact.Kind, row map[string]any) (starlark.Value, error) {
+	m := make(value.Map, 0, len(k.Columns))
+	for _, c := range k.Columns {
+		m = append(m, value.KV{Key: c, Value: row[c]})
+	}
+	return value.ToStarlark(m)
+}
+
+func toValues(xs []any) []starlark.Value {
+	out := make([]starlark.Value, len(xs))
+	for i, x := range xs {
+		out[i] = x.(starlark.Value)
+	}
+	return out
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}
