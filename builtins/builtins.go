@@ -24,7 +24,7 @@ var DataNames = []string{
 	"pipeline", "object", "dataset", "schema", "file_ops", "frame", "cfxql",
 	"run", "verify_pipeline", "jobs", "job", "wait", "evict", "output", "output_export", "purge_outputs", "watch_traces",
 	// The artifact kinds (fabric/infra/artifact): their checks parse CFXQL.
-	"alert_rules", "dashboard", "dashgroup",
+	"alert_rules", "dashboard", "dashgroup", "stack", "site_profile", "synthetics", "fmt_template", "staging_area", "subscription",
 }
 
 // moduleConsts are the constants of the data modules, which scripts read

@@ -104,3 +104,82 @@ dashboard_sections:
 	)
 	s.unreachable("alert-rules list", "dashboard list", "dashgroup list")
 }
+
+// TestOutputArtifactKinds: the other declared kinds, each through add,
+// get, list, delete (and enable, disable), with a duplicate, a schema
+// violation, a failed check and a missing name.
+func TestOutputArtifactKinds(t *testing.T) {
+	fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer}})
+	kinds := []struct {
+		group, name, good, bad, check string
+		toggle                        bool
+	}{
+		{"stack", "web-stack",
+			"name: web-stack\ndescription: the web tier\nversion: '1.2'\ncomponents:\n  - name: lb\n    type: haproxy\n    port: 443\n  - name: app\n    type: service\n    depends_on: [lb]\n",
+			"name: s2\ncomponents:\n  - name: lb\n    type: haproxy\n    port: 70000\n",
+			"name: s3\ncomponents:\n  - name: app\n    type: service\n    depends_on: [db]\n", false},
+		{"site-profile", "edge-sites",
+			"name: edge-sites\ndescription: the edge\nsites: ['edge-.*', lab]\nsite_type: edge\nlabels: {tier: edge}\nmin_workers: 2\n",
+			"name: p2\nsites: []\n", "", false},
+		{"synthetics", "web-probes",
+			"name: web-probes\ndescription: probes of the web tier\nstack: web-stack\nschedule: '*/5 * * * *'\nsites: [lab]\nprobes:\n  - name: home\n    type: http\n    target: https://example.test/\n    timeout_seconds: 5\n",
+			"name: y2\nstack: web-stack\nprobes:\n  - name: p\n    type: smoke\n",
+			"name: y3\nstack: no-such-stack\nprobes:\n  - name: p\n    type: tcp\n", true},
+		{"fmt-template", "alert-mail",
+			"name: alert-mail\ndescription: the alert mail\nformat: html\ntemplate: '<p>{{host}} is {{status}}</p>'\n",
+			"name: f2\nformat: pdf\ntemplate: x\n", "", false},
+		{"staging-area", "landing",
+			"name: landing\ndescription: files from the field\nfolder: landing/in\ndataset: field-data\nformat: csv\nretention_days: 7\n",
+			"name: a2\nfolder: x\nretention_days: 0\n", "", false},
+		{"subscription", "crit-alerts",
+			"name: crit-alerts\ndescription: critical rows to the on-call hook\nstream: alerts\nfilter: severity is 'CRITICAL'\ntarget:\n  type: webhook\n  url: https://hooks.example.test/oncall\n",
+			"name: u2\nstream: alerts\ntarget: {type: pigeon}\n",
+			"name: u3\nstream: alerts\nfilter: severity ==\ntarget: {type: email, to: [ops@example.test]}\n", true},
+	}
+	var keys []string
+	for _, k := range kinds {
+		keys = append(keys, k.group+"-add", k.group+"-get", k.group+"-list", k.group+"-delete")
+		if k.toggle {
+			keys = append(keys, k.group+"-enable", k.group+"-disable")
+		}
+	}
+	s := newSession(t, keys...)
+	dir := s.vars["DIR"]
+	var lists []string
+	for _, k := range kinds {
+		write(t, dir, k.group+".yaml", k.good)
+		write(t, dir, k.group+"-bad.yaml", k.bad)
+		steps := []step{
+			{cmd: k.group + " add --file $DIR/" + k.group + ".yaml"},
+			{cmd: k.group + " add --file $DIR/" + k.group + ".yaml", code: 1},
+			{cmd: k.group + " add --file $DIR/" + k.group + ".yaml --overwrite"},
+			{cmd: k.group + " add --file $DIR/" + k.group + "-bad.yaml", code: 1},
+		}
+		if k.check != "" {
+			write(t, dir, k.group+"-check.yaml", k.check)
+			steps = append(steps, step{cmd: k.group + " add --file $DIR/" + k.group + "-check.yaml", code: 1})
+		}
+		steps = append(steps,
+			step{cmd: k.group + " get --name " + k.name},
+			step{cmd: k.group + " get --name nope", code: 1},
+			step{cmd: k.group + " list"},
+			step{cmd: k.group + " list --json"},
+		)
+		if k.toggle {
+			steps = append(steps,
+				step{cmd: k.group + " disable --name " + k.name},
+				step{cmd: k.group + " disable --name " + k.name},
+				step{cmd: k.group + " enable --name " + k.name},
+				step{cmd: k.group + " enable --name nope", code: 1},
+				step{cmd: k.group + " disable --name nope", code: 1},
+			)
+		}
+		s.steps(steps...)
+		lists = append(lists, k.group+" list")
+	}
+	for i := len(kinds) - 1; i >= 0; i-- { // synthetics name a stack: delete them first
+		k := kinds[i]
+		s.steps(step{cmd: k.group + " delete --name " + k.name}, step{cmd: k.group + " delete --name " + k.name, code: 1})
+	}
+	s.unreachable(lists...)
+}

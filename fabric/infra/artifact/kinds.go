@@ -205,7 +205,218 @@ var DashGroup = &Kind{
 
 // Kinds are the declared kinds, by the name of their Starlark module.
 var Kinds = map[string]*Kind{
-	"alert_rules": AlertRules,
-	"dashboard":   Dashboard,
-	"dashgroup":   DashGroup,
+	"alert_rules":  AlertRules,
+	"dashboard":    Dashboard,
+	"dashgroup":    DashGroup,
+	"stack":        Stack,
+	"site_profile": SiteProfile,
+	"synthetics":   Synthetics,
+	"fmt_template": FmtTemplate,
+	"staging_area": StagingArea,
+	"subscription": Subscription,
+}
+
+// Stack is a stack kind: the components a synthetic profile exercises.
+var Stack = &Kind{
+	Name:   "stack",
+	Bucket: "fabric_art_stacks",
+	Key:    "name",
+	YAML:   true,
+	Schema: `{
+	"type": "object",
+	"required": ["name", "components"],
+	"properties": {
+		"name": {"type": "string"},
+		"description": {"type": "string"},
+		"version": {"type": "string"},
+		"components": {"type": "array", "minItems": 1, "items": {
+			"type": "object",
+			"required": ["name", "type"],
+			"properties": {
+				"name": {"type": "string", "minLength": 1},
+				"type": {"type": "string", "minLength": 1},
+				"host": {"type": "string"},
+				"port": {"type": "integer", "minimum": 1, "maximum": 65535},
+				"depends_on": {"type": "array", "items": {"type": "string"}}
+			}
+		}}
+	}
+}`,
+	Check: func(_ context.Context, _ *Repo, d *Doc) error {
+		var comps []struct {
+			Name      string   `json:"name"`
+			DependsOn []string `json:"depends_on"`
+		}
+		_ = json.Unmarshal(d.Raw("components"), &comps)
+		names := map[string]bool{}
+		for i, c := range comps {
+			if names[c.Name] {
+				return fmt.Errorf("components[%d]: a second component named %q", i, c.Name)
+			}
+			names[c.Name] = true
+		}
+		for i, c := range comps {
+			for _, dep := range c.DependsOn {
+				if !names[dep] {
+					return fmt.Errorf("components[%d] (%s): depends_on names no component %q", i, c.Name, dep)
+				}
+			}
+		}
+		return nil
+	},
+	Columns: []string{"name", "description", "version", "num_components", "saved_time"},
+	Row: func(d *Doc) map[string]any {
+		var comps []json.RawMessage
+		_ = json.Unmarshal(d.Raw("components"), &comps)
+		return map[string]any{"num_components": len(comps)}
+	},
+}
+
+// SiteProfile is the site profile kind: which sites (by name or regex)
+// and worker labels a profile covers, and the capacity it expects.
+var SiteProfile = &Kind{
+	Name:   "site profile",
+	Bucket: "fabric_art_site_profiles",
+	Key:    "name",
+	YAML:   true,
+	Schema: `{
+	"type": "object",
+	"required": ["name", "sites"],
+	"properties": {
+		"name": {"type": "string"},
+		"description": {"type": "string"},
+		"sites": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
+		"site_type": {"type": "string"},
+		"labels": {"type": "object", "additionalProperties": {"type": "string"}},
+		"max_cpu_percent": {"type": "number", "minimum": 0, "maximum": 100},
+		"min_workers": {"type": "integer", "minimum": 0}
+	}
+}`,
+	Columns: []string{"name", "description", "site_type", "sites", "saved_time"},
+}
+
+// Synthetics is the synthetic profile kind: probes of a stack, run on a
+// schedule at sites.
+var Synthetics = &Kind{
+	Name:   "synthetic profile",
+	Bucket: "fabric_art_synthetics",
+	Key:    "name",
+	YAML:   true,
+	Toggle: true,
+	Schema: `{
+	"type": "object",
+	"required": ["name", "stack", "probes"],
+	"properties": {
+		"name": {"type": "string"},
+		"description": {"type": "string"},
+		"stack": {"type": "string", "minLength": 1},
+		"schedule": {"type": "string"},
+		"sites": {"type": "array", "items": {"type": "string"}},
+		"enabled": {"type": "boolean"},
+		"probes": {"type": "array", "minItems": 1, "items": {
+			"type": "object",
+			"required": ["name", "type"],
+			"properties": {
+				"name": {"type": "string", "minLength": 1},
+				"type": {"enum": ["http", "tcp", "icmp", "dns", "pipeline"]},
+				"target": {"type": "string"},
+				"interval_seconds": {"type": "integer", "minimum": 1},
+				"timeout_seconds": {"type": "integer", "minimum": 1}
+			}
+		}}
+	}
+}`,
+	Check: func(ctx context.Context, r *Repo, d *Doc) error {
+		stack, _ := d.String("stack")
+		if _, err := r.Get(ctx, Stack, stack); errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("stack: no stack named %q", stack)
+		} else if err != nil {
+			return err
+		}
+		return nil
+	},
+	Columns: []string{"name", "description", "stack", "schedule", "enabled", "saved_time"},
+}
+
+// FmtTemplate is the formatting template kind: how notifications and
+// reports render rows.
+var FmtTemplate = &Kind{
+	Name:   "formatting template",
+	Bucket: "fabric_art_fmt_templates",
+	Key:    "name",
+	YAML:   true,
+	Schema: `{
+	"type": "object",
+	"required": ["name", "format", "template"],
+	"properties": {
+		"name": {"type": "string"},
+		"description": {"type": "string"},
+		"format": {"enum": ["text", "html", "markdown", "json"]},
+		"template": {"type": "string", "minLength": 1}
+	}
+}`,
+	Columns: []string{"name", "description", "format", "saved_time"},
+}
+
+// StagingArea is the staging area kind: where files land before they
+// become a dataset.
+var StagingArea = &Kind{
+	Name:   "staging area",
+	Bucket: "fabric_art_staging_areas",
+	Key:    "name",
+	YAML:   true,
+	Schema: `{
+	"type": "object",
+	"required": ["name", "folder"],
+	"properties": {
+		"name": {"type": "string"},
+		"description": {"type": "string"},
+		"folder": {"type": "string", "minLength": 1},
+		"dataset": {"type": "string"},
+		"format": {"enum": ["csv", "json", "jsonl", "parquet", "xlsx"]},
+		"retention_days": {"type": "integer", "minimum": 1}
+	}
+}`,
+	Columns: []string{"name", "description", "folder", "dataset", "retention_days", "saved_time"},
+}
+
+// Subscription is the subscription kind: the rows of a stream matching a
+// CFXQL filter, delivered to a target.
+var Subscription = &Kind{
+	Name:   "subscription",
+	Bucket: "fabric_art_subscriptions",
+	Key:    "name",
+	YAML:   true,
+	Toggle: true,
+	Schema: `{
+	"type": "object",
+	"required": ["name", "stream", "target"],
+	"properties": {
+		"name": {"type": "string"},
+		"description": {"type": "string"},
+		"stream": {"type": "string", "minLength": 1},
+		"filter": {"type": "string"},
+		"enabled": {"type": "boolean"},
+		"target": {
+			"type": "object",
+			"required": ["type"],
+			"properties": {
+				"type": {"enum": ["webhook", "email", "stream"]},
+				"url": {"type": "string"},
+				"to": {"type": "array", "items": {"type": "string"}},
+				"stream": {"type": "string"},
+				"template": {"type": "string"}
+			}
+		}
+	}
+}`,
+	Check: func(_ context.Context, _ *Repo, d *Doc) error {
+		if f, ok := d.String("filter"); ok && f != "" {
+			if _, err := cfxql.Parse(f); err != nil {
+				return fmt.Errorf("filter: %v", err)
+			}
+		}
+		return nil
+	},
+	Columns: []string{"name", "description", "stream", "filter", "enabled", "saved_time"},
 }
