@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/fabricops/fabric/fabric/api"
@@ -182,4 +183,34 @@ func TestOutputArtifactKinds(t *testing.T) {
 		s.steps(step{cmd: k.group + " delete --name " + k.name}, step{cmd: k.group + " delete --name " + k.name, code: 1})
 	}
 	s.unreachable(lists...)
+}
+
+// TestOutputSecrets: secrets are added from --value or standard input,
+// and no transcript (get, list, --reveal off a terminal, errors) holds a
+// value.
+func TestOutputSecrets(t *testing.T) {
+	fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer}})
+	s := newSession(t, "secret-add", "secret-get", "secret-list", "secret-delete")
+	s.steps(
+		step{cmd: "secret add --name db-password --value hunter2-value --description 'the database'"},
+		step{cmd: "secret add --name api-token", stdin: "token-from-stdin-value\n"},
+		step{cmd: "secret add --name db-password --value other-value-1", code: 1},
+		step{cmd: "secret add --name db-password --value other-value-2 --overwrite"},
+		step{cmd: "secret add --name empty", stdin: "", code: 1},
+		step{cmd: "secret get --name db-password"},
+		step{cmd: "secret get --name db-password --reveal", code: 1},
+		step{cmd: "secret get --name nope", code: 1},
+		step{cmd: "secret list"},
+		step{cmd: "secret list --json"},
+		step{cmd: "secret delete --name api-token"},
+		step{cmd: "secret delete --name api-token", code: 1},
+	)
+	s.unreachable("secret list")
+	for key, b := range s.logs {
+		for _, v := range []string{"hunter2-value", "token-from-stdin-value", "other-value-1", "other-value-2"} {
+			if key != "secret-add" && strings.Contains(b.String(), v) {
+				t.Errorf("the transcript of %s shows a secret value", key)
+			}
+		}
+	}
 }

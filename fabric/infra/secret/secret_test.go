@@ -1,0 +1,84 @@
+package secret_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/fabrictest"
+	"github.com/fabricops/fabric/fabric/infra/bus"
+	"github.com/fabricops/fabric/fabric/infra/secret"
+	"github.com/fabricops/fabric/fabric/infra/store"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// TestSealedAtRest: a secret's value is in no record of the tenant's
+// buckets in clear (read straight from KV), opens with the tenant's key,
+// is refused under another name, and no Info or error carries it.
+func TestSealedAtRest(t *testing.T) {
+	f := fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer}})
+	nc, err := bus.Connect(f.Configs["a"], "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	ctx := context.Background()
+	st, err := store.Open(ctx, nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &secret.Store{Store: st}
+	value := []byte("hunter2-very-secret-value")
+	if _, err := s.Put(ctx, "db-password", "the database", value, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Put(ctx, "db-password", "", []byte("other"), false); err == nil || strings.Contains(err.Error(), "other") {
+		t.Fatalf("a duplicate without overwrite: %v", err)
+	}
+	got, err := s.Reveal(ctx, "db-password")
+	if err != nil || !bytes.Equal(got, value) {
+		t.Fatalf("reveal: %q %v", got, err)
+	}
+	js, _ := jetstream.New(nc)
+	for _, bucket := range []string{secret.Bucket, secret.KeyBucket} {
+		kv, err := js.KeyValue(ctx, bucket)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lister, err := kv.ListKeys(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for key := range lister.Keys() {
+			e, err := kv.Get(ctx, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bytes.Contains(e.Value(), value) || bytes.Contains(e.Value(), []byte("hunter2")) {
+				t.Errorf("%s/%s holds the value in clear", bucket, key)
+			}
+		}
+	}
+	// A sealed value copied under another name does not open.
+	kv, _ := js.KeyValue(ctx, secret.Bucket)
+	e, _ := kv.Get(ctx, "db-password")
+	if _, err := kv.Put(ctx, "stolen", e.Value()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Reveal(ctx, "stolen"); err == nil {
+		t.Error("a value moved to another name opened")
+	}
+	infos, err := s.List(ctx)
+	if err != nil || len(infos) != 2 {
+		t.Fatalf("list: %v %v", infos, err)
+	}
+	if err := s.Delete(ctx, "db-password"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Info(ctx, "db-password"); !errors.Is(err, secret.ErrNotFound) {
+		t.Errorf("info after delete: %v", err)
+	}
+}
