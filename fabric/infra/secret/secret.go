@@ -156,7 +156,9 @@ func (s *Store) Put(ctx context.Context, name, description string, value []byte,
 	return info(rec), nil
 }
 
-func info(r Record) Info { return Info{Name: r.Name, Description: r.Description, SavedTime: r.SavedTime} }
+func info(r Record) Info {
+	return Info{Name: r.Name, Description: r.Description, SavedTime: r.SavedTime}
+}
 
 func (s *Store) record(ctx context.Context, name string) (Record, error) {
 	kv, err := s.kv(ctx, Bucket)
