@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/nats-io/nats.go/jetstream"
@@ -93,5 +94,38 @@ func TestBlobFile(t *testing.T) {
 	after, _ := filepath.Glob(filepath.Join(os.TempDir(), "fabric-blob-*"))
 	if len(after) > len(left) {
 		t.Errorf("temporary files left: %v", after)
+	}
+}
+
+// TestBlobFileCloseMidDownload: closing a blob file while its download
+// waits for the next chunk returns at once, every time (a cancelled
+// object read used to wait for a chunk that never came).
+func TestBlobFileCloseMidDownload(t *testing.T) {
+	s := openStore(t)
+	ctx := context.Background()
+	want := make([]byte, 8<<20)
+	rand.Read(want)
+	if _, err := s.PutBlob(ctx, "bf/big", bytes.NewReader(want)); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 40 {
+		b, err := s.OpenBlobFile(ctx, "bf/big", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := make([]byte, 1<<10)
+		if _, err := b.ReadAt(p, int64(i)<<10); err != nil || !bytes.Equal(p, want[i<<10:(i+1)<<10]) {
+			t.Fatalf("read %d: %v", i, err)
+		}
+		closed := make(chan error, 1)
+		go func() { closed <- b.Close() }()
+		select {
+		case err := <-closed:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("close %d: still waiting after 5s", i)
+		}
 	}
 }

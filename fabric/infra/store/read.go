@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
+	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -71,9 +72,11 @@ func (s *Store) GetBlob(ctx context.Context, path string) (io.ReadCloser, int64,
 // openBlob opens path within the attempt's context actx; the reader it
 // returns lives on ctx. (The object store bounds a whole read by its
 // context's deadline, or by 5 s when that has none; so the read gets a
-// context with no deadline of its own but a far one, and an idle timer.)
+// context with a far deadline, which becomes a short poll once the
+// object is open: see pollContext.)
 func (s *Store) openBlob(ctx, actx context.Context, path string) (io.ReadCloser, int64, error) {
-	rctx, cancel := context.WithTimeout(ctx, 24*time.Hour)
+	far, cancel := context.WithTimeout(ctx, 24*time.Hour)
+	rctx := &pollContext{Context: far}
 	stop := context.AfterFunc(actx, cancel)
 	obj, err := s.objects.Get(rctx, path)
 	if !stop() {
@@ -95,45 +98,63 @@ func (s *Store) openBlob(ctx, actx context.Context, path string) (io.ReadCloser,
 		cancel()
 		return nil, 0, err
 	}
-	ir := &idleReader{r: obj, cancel: cancel}
-	ir.timer = time.AfterFunc(BlobIdleTimeout, ir.expire)
-	ir.timer.Stop()
-	return ir, int64(info.Size), nil
+	rctx.polling.Store(true)
+	return &idleReader{r: obj, ctx: rctx, cancel: cancel}, int64(info.Size), nil
 }
 
-// idleReader fails a Read that waits longer than BlobIdleTimeout for
-// bytes (time the caller spends between reads does not count).
+// readPoll is how long one wait of a blob read lasts before it looks
+// whether its context ended or the read has idled too long.
+const readPoll = 100 * time.Millisecond
+
+// pollContext is the context of an object read. The object store's
+// reader waits for each chunk until its context's deadline, and nothing
+// else wakes it: a cancelled context stops the chunks coming but leaves
+// a waiting read waiting. So once polling, the deadline is always at
+// most readPoll away; a wait that reaches it returns a timeout (and no
+// bytes) while the context lives, and the reader waits again.
+type pollContext struct {
+	context.Context
+	polling atomic.Bool
+}
+
+// Deadline is the parent's, or readPoll from now once polling.
+func (c *pollContext) Deadline() (time.Time, bool) {
+	d, ok := c.Context.Deadline()
+	if c.polling.Load() {
+		if p := time.Now().Add(readPoll); !ok || p.Before(d) {
+			return p, true
+		}
+	}
+	return d, ok
+}
+
+// idleReader reads an object, failing a Read that waits longer than
+// BlobIdleTimeout for bytes (time the caller spends between reads does
+// not count) and one whose context ends.
 type idleReader struct {
 	r      jetstream.ObjectResult
+	ctx    context.Context
 	cancel context.CancelFunc
-	timer  *time.Timer
-	mu     sync.Mutex
-	idle   bool
-}
-
-func (ir *idleReader) expire() {
-	ir.mu.Lock()
-	ir.idle = true
-	ir.mu.Unlock()
-	ir.cancel()
 }
 
 func (ir *idleReader) Read(p []byte) (int, error) {
-	ir.timer.Reset(BlobIdleTimeout)
-	n, err := ir.r.Read(p)
-	ir.timer.Stop()
-	ir.mu.Lock()
-	idle := ir.idle
-	ir.mu.Unlock()
-	if idle && err != nil && err != io.EOF {
-		return n, fmt.Errorf("no data for %s: the store stopped sending", BlobIdleTimeout)
+	start := time.Now()
+	for {
+		n, err := ir.r.Read(p)
+		if n > 0 || err == nil || !errors.Is(err, os.ErrDeadlineExceeded) {
+			return n, err
+		}
+		// A poll that found nothing.
+		if err := ir.ctx.Err(); err != nil {
+			return 0, err
+		}
+		if time.Since(start) >= BlobIdleTimeout {
+			return 0, fmt.Errorf("no data for %s: the store stopped sending", BlobIdleTimeout)
+		}
 	}
-	return n, err
 }
 
 func (ir *idleReader) Close() error {
-	ir.timer.Stop()
-	err := ir.r.Close()
 	ir.cancel()
-	return err
+	return ir.r.Close()
 }
