@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/fabricops/fabric/fabric/client"
 	"github.com/fabricops/fabric/fabric/infra/artifact"
@@ -134,8 +135,18 @@ of that name is replaced only with overwrite=True. Returns its list row.`, k.Nam
 				}))
 		}
 	}
-	return doc.Module(name, fmt.Sprintf("The %s artifacts: add, get, list, delete%s.", k.Name,
-		map[bool]string{true: ", enable, disable", false: ""}[k.Toggle]), fns)
+	what := fmt.Sprintf("The %s artifacts: add, get, list, delete%s", k.Name,
+		map[bool]string{true: ", enable, disable", false: ""}[k.Toggle])
+	if more, ok := kindFunctions[name]; ok {
+		var extra []string
+		for fn, v := range more(e) {
+			fns[fn] = v
+			extra = append(extra, fn)
+		}
+		sort.Strings(extra)
+		what += "; " + strings.Join(extra, ", ")
+	}
+	return doc.Module(name, what+".", fns)
 }
 
 // artifactInput returns the text of an artifact given as a file or as

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -48,6 +49,12 @@ type Kind struct {
 	Toggle bool
 	// YAML is true for kinds whose get prints YAML (JSON otherwise).
 	YAML bool
+	// Parts, when set, names the records of the same kind that belong to
+	// a record (an app's pages): they are deleted with it.
+	Parts func(d *Doc) []string
+	// Owner, when set, names the record a record is part of ("" when
+	// none); a part its owner still lists is not deleted on its own.
+	Owner func(d *Doc) string
 
 	once     sync.Once
 	resolved *jsonschema.Resolved
@@ -93,6 +100,9 @@ func (r *Repo) now() time.Time {
 	}
 	return time.Now()
 }
+
+// Timestamp is the saved_time of a record written now.
+func (r *Repo) Timestamp() string { return api.Timestamp(r.now()) }
 
 // History is how many revisions of a record a kind's bucket keeps.
 const History = 10
@@ -313,10 +323,19 @@ func (r *Repo) Row(k *Kind, rec Record) map[string]any {
 	return row
 }
 
-// Delete removes the record name of kind k (and its history).
+// Delete removes the record name of kind k (and its history), and the
+// records that are its parts; a part its owner still lists is refused.
 func (r *Repo) Delete(ctx context.Context, k *Kind, name string) error {
-	if _, err := r.Get(ctx, k, name); err != nil {
+	rec, err := r.Get(ctx, k, name)
+	if err != nil {
 		return err
+	}
+	if k.Owner != nil && k.Parts != nil {
+		if owner := k.Owner(rec.Doc); owner != "" {
+			if o, err := r.Get(ctx, k, owner); err == nil && slices.Contains(k.Parts(o.Doc), name) {
+				return fmt.Errorf("%s %q is part of %q: delete that instead", k.Name, name, owner)
+			}
+		}
 	}
 	kv, err := r.kv(ctx, k)
 	if err != nil {
@@ -326,6 +345,13 @@ func (r *Repo) Delete(ctx context.Context, k *Kind, name string) error {
 	defer cancel()
 	if err := kv.Purge(ctx, store.Key(name)); err != nil {
 		return fmt.Errorf("deleting %s %q: %v", k.Name, name, err)
+	}
+	if k.Parts != nil {
+		for _, part := range k.Parts(rec.Doc) {
+			if err := kv.Purge(ctx, store.Key(part)); err != nil {
+				return fmt.Errorf("deleting %s %q, part of %q: %v", k.Name, part, name, err)
+			}
+		}
 	}
 	return nil
 }

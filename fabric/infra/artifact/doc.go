@@ -95,6 +95,9 @@ func writeJSON(b *bytes.Buffer, n *yaml.Node) error {
 	return nil
 }
 
+// NewDoc returns an empty document.
+func NewDoc() *Doc { return &Doc{vals: map[string]json.RawMessage{}} }
+
 // Keys returns the document's top-level keys in order.
 func (d *Doc) Keys() []string { return append([]string(nil), d.keys...) }
 
@@ -107,6 +110,20 @@ func (d *Doc) Set(key string, raw json.RawMessage) {
 		d.keys = append(d.keys, key)
 	}
 	d.vals[key] = append(json.RawMessage(nil), raw...)
+}
+
+// Delete removes a field.
+func (d *Doc) Delete(key string) {
+	if _, ok := d.vals[key]; !ok {
+		return
+	}
+	delete(d.vals, key)
+	for i, k := range d.keys {
+		if k == key {
+			d.keys = append(d.keys[:i:i], d.keys[i+1:]...)
+			break
+		}
+	}
 }
 
 // SetValue sets a field to v, marshalled.

@@ -130,7 +130,12 @@ var Dashboard = &Kind{
 				"widgets": {"type": "array", "items": {"$ref": "#/$defs/widget"}}
 			}
 		}},
-		"dashboard_pages": {"type": "array"}
+		"dashboard_pages": {"type": "array", "items": {
+			"type": "object",
+			"required": ["name"],
+			"properties": {"name": {"type": "string", "minLength": 1}, "label": {"type": "string"}}
+		}},
+		"app": {"type": "string"}
 	},
 	"$defs": {"widget": {
 		"type": "object",
@@ -152,6 +157,18 @@ var Dashboard = &Kind{
 		}
 	}}
 }`,
+	Parts: func(d *Doc) []string {
+		var pages []struct {
+			Name string `json:"name"`
+		}
+		_ = json.Unmarshal(d.Raw("dashboard_pages"), &pages)
+		var names []string
+		for _, p := range pages {
+			names = append(names, p.Name)
+		}
+		return names
+	},
+	Owner:   func(d *Doc) string { s, _ := d.String("app"); return s },
 	Columns: []string{"name", "dashboard_type", "label", "description", "enabled", "saved_time"},
 	Row: func(d *Doc) map[string]any {
 		if t, ok := d.String("dashboard_type"); ok {

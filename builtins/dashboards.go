@@ -1,0 +1,71 @@
+//go:build !lean
+
+package builtins
+
+import (
+	"context"
+
+	"github.com/fabricops/fabric/fabric/client"
+	"github.com/fabricops/fabric/fabric/infra/artifact"
+	"github.com/fabricops/fabric/fabric/infra/dashboards"
+	"github.com/fabricops/fabric/runtime/doc"
+	"go.starlark.net/starlark"
+)
+
+// kindFunctions are the functions a kind's module has beside the verbs
+// every kind has, by module name.
+var kindFunctions = map[string]func(e *Env) starlark.StringDict{
+	"dashboard": (*Env).dashboardFunctions,
+}
+
+// dashboardFunctions are verify, to_app and convert of the dashboard
+// module.
+func (e *Env) dashboardFunctions() starlark.StringDict {
+	open := func(ctx context.Context, c *client.Client) (*dashboards.Dashboards, error) {
+		st, err := c.Data.Store(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &dashboards.Dashboards{Repo: &artifact.Repo{Store: st}, Data: c.Data}, nil
+	}
+	return starlark.StringDict{
+		"verify": doc.Builtin("dashboard.verify", `verify(name)
+
+Checks each widget of a dashboard, and of its pages when it is an app:
+whether its stream is a dataset or a persistent stream of the tenant
+(stream_status "found" or "not found") and which of its columns that
+source lacks. Returns one dict per widget that reads a stream: dashboard,
+type ("dashboard" or "page"), widget_type, title, stream, columns,
+stream_status, missing_columns.`,
+			e.nameCall(func(ctx context.Context, c *client.Client, name string) (any, error) {
+				ds, err := open(ctx, c)
+				if err != nil {
+					return nil, err
+				}
+				return ds.Verify(ctx, name)
+			})),
+		"to_app": doc.Builtin("dashboard.to_app", `to_app(name)
+
+Turns a tabbed or sectioned dashboard into an app: each section becomes
+an internal dashboard (NAME_page1, NAME_page2, ...) and the dashboard
+lists them as its pages. Returns the pages: dicts of name and label.`,
+			e.nameCall(func(ctx context.Context, c *client.Client, name string) (any, error) {
+				ds, err := open(ctx, c)
+				if err != nil {
+					return nil, err
+				}
+				return ds.ToApp(ctx, name)
+			})),
+		"convert": doc.Builtin("dashboard.convert", `convert()
+
+Rewrites every dashboard written as YAML as JSON. Returns one dict per
+dashboard: name, and converted (False when it was JSON already).`,
+			e.listCall(func(ctx context.Context, c *client.Client) (any, error) {
+				ds, err := open(ctx, c)
+				if err != nil {
+					return nil, err
+				}
+				return ds.Convert(ctx)
+			})),
+	}
+}

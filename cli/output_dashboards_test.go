@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"testing"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/fabrictest"
+)
+
+// TestOutputDashboardApps: verify finds a widget's dataset and names its
+// missing columns (and a stream that is not there); convert rewrites the
+// dashboards written as YAML, once; to-app makes one page per section,
+// refuses an app and a taken page name, and verify then reads the pages;
+// a page is not deleted on its own, and deleting the app deletes them.
+func TestOutputDashboardApps(t *testing.T) {
+	fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer}})
+	s := newSession(t, "dashboard-verify", "dashboard-convert", "dashboard-to-app")
+	dir := s.vars["DIR"]
+	write(t, dir, "web.csv", "ts,base,host\n1,2,a\n")
+	write(t, dir, "ops.yaml", `name: ops
+label: Operations
+dashboard_style: tabbed
+dashboard_filters:
+  time_filter: true
+dashboard_sections:
+  - title: Traffic
+    widgets:
+      - widget_type: shaded_chart
+        title: Requests
+        stream: web
+        ts_column: ts
+        baseline_column: base
+        predicted_column: predicted
+  - title: Alarms
+    widgets:
+      - widget_type: table
+        title: Open alarms
+        stream: alarms
+        columns: [id, severity]
+      - widget_type: label
+        title: Notes
+`)
+	write(t, dir, "flat.json", `{"name": "flat", "label": "No sections"}`)
+	write(t, dir, "taken.yaml", "name: board_page1\n")
+	write(t, dir, "board.yaml", "name: board\ndashboard_sections:\n  - title: One\n    widgets: []\n")
+	s.steps(
+		step{cmd: "dataset add --name web --file $DIR/web.csv", setup: true},
+		step{cmd: "dashboard convert"},
+		step{cmd: "dashboard add --file $DIR/ops.yaml", setup: true},
+		step{cmd: "dashboard add --file $DIR/flat.json", setup: true},
+		step{cmd: "dashboard verify --name ops"},
+		step{cmd: "dashboard verify --name nope", code: 1},
+		step{cmd: "dashboard convert"},
+		step{cmd: "dashboard convert"},
+		step{cmd: "dashboard to-app --name ops"},
+		step{cmd: "dashboard to-app --name ops", code: 1},
+		step{cmd: "dashboard to-app --name flat", code: 1},
+		step{cmd: "dashboard to-app --name nope", code: 1},
+		step{cmd: "dashboard add --file $DIR/taken.yaml", setup: true},
+		step{cmd: "dashboard add --file $DIR/board.yaml", setup: true},
+		step{cmd: "dashboard to-app --name board", code: 1},
+		step{cmd: "dashboard verify --name ops"},
+	)
+	// A page goes with its app, not alone.
+	if _, errOut, code := run(t, "", "dashboard", "delete", "--name", "ops_page1"); code != 1 {
+		t.Fatalf("deleting a page of an app: exit %d, %s", code, errOut)
+	}
+	s.setup("", "dashboard delete --name ops")
+	if _, _, code := run(t, "", "dashboard", "get", "--name", "ops_page2"); code != 1 {
+		t.Fatal("the app's page outlived it")
+	}
+	s.unreachable("dashboard verify --name ops", "dashboard convert", "dashboard to-app --name ops")
+}
