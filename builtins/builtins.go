@@ -39,7 +39,7 @@ var moduleConsts = map[string]starlark.StringDict{
 // Modules returns the fabric modules and builtins every script sees, by
 // name; those that reach the fabric share env's connection.
 func Modules(env *Env) starlark.StringDict {
-	m := starlark.StringDict{"fabric": env.fabricModule(), "stored": env.storedModule(), "secret": env.secretModule()}
+	m := starlark.StringDict{"fabric": env.fabricModule(), "stored": env.storedModule(), "secret": env.secretModule(), "project": env.projectModule()}
 	for k, v := range env.platform() {
 		m[k] = v
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // leanNames are the names the lean client has for real.
-var leanNames = []string{"pods", "healthcheck", "agents", "pod_controller", "fabric", "stored", "secret"}
+var leanNames = []string{"pods", "healthcheck", "agents", "pod_controller", "fabric", "stored", "secret", "project"}
 
 // TestDataNamesCoverTheModules: every builtin is either one the lean
 // client has or one of DataNames (so a program that uses it is handed to

@@ -67,10 +67,16 @@ type GraphDBConfig struct {
 var ErrNoConfig = errors.New("no network configuration")
 
 // ConfigPath returns the network configuration's path: $FABRIC_NETWORK_CONFIG,
-// or home/fabric_network_config.json.
+// or that of the project in use (see UseProject), or
+// home/fabric_network_config.json.
 func ConfigPath(home string) string {
 	if p := os.Getenv("FABRIC_NETWORK_CONFIG"); p != "" {
 		return p
+	}
+	if name, _ := CurrentProject(home); name != "" {
+		if p, err := LoadProject(home, name); err == nil {
+			return p.ConfigPath(home)
+		}
 	}
 	return filepath.Join(home, ConfigFileName)
 }

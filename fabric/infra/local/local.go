@@ -98,7 +98,7 @@ func DataDir(home, tenant string) string { return filepath.Join(Dir(home), "data
 
 // TenantConfigPath is the network configuration of a local tenant.
 func TenantConfigPath(home, tenant string) string {
-	return filepath.Join(home, "tenants", tenant, bus.ConfigFileName)
+	return bus.TenantConfigPath(home, tenant)
 }
 
 // Status returns the running local fabric's state, or nil when none runs.
