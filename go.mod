@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/apache/arrow-go/v18 v18.8.0
+	github.com/aymanbagabas/go-udiff v0.4.1
 	github.com/chzyer/readline v1.5.1
 	github.com/google/jsonschema-go v0.4.3
 	github.com/klauspost/compress v1.20.3

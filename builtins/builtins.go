@@ -25,6 +25,8 @@ var DataNames = []string{
 	"run", "verify_pipeline", "jobs", "job", "wait", "evict", "output", "output_export", "purge_outputs", "watch_traces",
 	// The artifact kinds (fabric/infra/artifact): their checks parse CFXQL.
 	"alert_rules", "dashboard", "dashgroup", "stack", "site_profile", "synthetics", "fmt_template", "staging_area", "subscription",
+	// Backups read every kind.
+	"demo",
 }
 
 // moduleConsts are the constants of the data modules, which scripts read

@@ -17,6 +17,7 @@ func (e *Env) dataModules() starlark.StringDict {
 		"file_ops": fileOpsModule(),
 		"frame":    frameModule(),
 		"cfxql":    cfxqlModule(),
+		"demo":     e.demoModule(),
 	}
 	for k, v := range e.jobBuiltins() {
 		m[k] = v

@@ -1,0 +1,53 @@
+package artifact
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// FuzzParse: any input either fails with an error or gives a document
+// whose JSON is valid, reads back as the same document, and can be
+// checked against every kind's schema without a panic.
+func FuzzParse(f *testing.F) {
+	for _, seed := range []string{
+		"name: ops\nlabel: x\ndashboard_sections:\n  - widgets: [{widget_type: t, stream: s}]\n",
+		`{"name": "g", "dashboardList": [{"name": "ops"}]}`,
+		"a: &x [1, 2]\nb: *x\n",
+		"name: 1e400\n",
+		"- 1\n- 2\n",
+		"",
+		"name: !!binary aGVsbG8=\n",
+		"? [a, b]\n: c\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d, err := Parse(data)
+		if err != nil {
+			return
+		}
+		out := d.JSON()
+		var v any
+		if err := json.Unmarshal(out, &v); err != nil {
+			t.Fatalf("Parse(%q).JSON() = %s: not JSON: %v", data, out, err)
+		}
+		again, err := Parse(out)
+		if err != nil {
+			t.Fatalf("the JSON of a document does not parse: %s: %v", out, err)
+		}
+		if !reflect.DeepEqual(again.Value(), d.Value()) {
+			t.Fatalf("the JSON of a document reads back otherwise: %s", out)
+		}
+		if _, err := d.YAML(); err != nil {
+			t.Fatalf("YAML of %s: %v", out, err)
+		}
+		for _, k := range Kinds {
+			rs, err := k.schema()
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = rs.Validate(d.Value())
+		}
+	})
+}
