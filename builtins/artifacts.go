@@ -4,7 +4,6 @@ package builtins
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"sort"
@@ -165,11 +164,7 @@ func artifactInput(thread *starlark.Thread, file string, data starlark.Value) ([
 		if s, ok := data.(starlark.String); ok {
 			return []byte(string(s)), nil
 		}
-		v, err := value.FromStarlark(data)
-		if err != nil {
-			return nil, err
-		}
-		return json.Marshal(v)
+		return stdlib.EncodeJSON(data, "", false)
 	}
 	return nil, fmt.Errorf("give file or data")
 }

@@ -9,6 +9,7 @@
 package artifact
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -84,6 +85,49 @@ type Record struct {
 	Revision uint64 `json:"-"`
 }
 
+// MarshalJSON writes the record without re-encoding its document (which
+// is JSON already).
+func (r Record) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString(`{"doc":`)
+	b.Write(r.Doc.JSON())
+	b.WriteString(`,"source":`)
+	src, _ := json.Marshal(r.Source)
+	b.Write(src)
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// decodeRecord reads a stored record: one pass over its JSON, its
+// document split at the top level only.
+func decodeRecord(data []byte) (Record, error) {
+	// As written by MarshalJSON: {"doc":{...},"source":"..."}.
+	if bytes.HasPrefix(data, []byte(`{"doc":{`)) {
+		for _, src := range []string{"yaml", "json"} {
+			if tail := `,"source":"` + src + `"}`; bytes.HasSuffix(data, []byte(tail)) {
+				raw := data[len(`{"doc":`) : len(data)-len(tail)]
+				if d, err := splitObject(raw); err == nil {
+					return Record{Doc: d, Source: src}, nil
+				}
+			}
+		}
+	}
+	top, err := parseJSONObject(data)
+	if err != nil {
+		return Record{}, err
+	}
+	raw := top.Raw("doc")
+	if raw == nil {
+		return Record{}, errors.New("no document")
+	}
+	d, err := parseJSONObject(raw)
+	if err != nil {
+		return Record{}, err
+	}
+	src, _ := top.String("source")
+	return Record{Doc: d, Source: src}, nil
+}
+
 // Name returns the record's key.
 func (r Record) name(k *Kind) string { s, _ := r.Doc.String(k.Key); return s }
 
@@ -130,7 +174,11 @@ func (r *Repo) Validate(ctx context.Context, k *Kind, d *Doc) error {
 	if err != nil {
 		return fmt.Errorf("the %s schema is broken: %v", k.Name, err)
 	}
-	if err := rs.Validate(d.Value()); err != nil {
+	v, err := d.Decode()
+	if err != nil {
+		return fmt.Errorf("invalid %s: %v", k.Name, err)
+	}
+	if err := rs.Validate(v); err != nil {
 		return fmt.Errorf("invalid %s: %s", k.Name, schemaMessage(err))
 	}
 	if name, ok := d.String(k.Key); !ok || strings.TrimSpace(name) == "" {
@@ -205,7 +253,7 @@ func (r *Repo) put(ctx context.Context, k *Kind, name string, rec Record, overwr
 	if err != nil {
 		return err
 	}
-	value, err := json.Marshal(rec)
+	value, err := rec.MarshalJSON()
 	if err != nil {
 		return err
 	}
@@ -245,8 +293,8 @@ func (r *Repo) Get(ctx context.Context, k *Kind, name string) (Record, error) {
 	if err != nil {
 		return Record{}, fmt.Errorf("reading %s %q: %v", k.Name, name, err)
 	}
-	var rec Record
-	if err := json.Unmarshal(e.Value(), &rec); err != nil {
+	rec, err := decodeRecord(e.Value())
+	if err != nil {
 		return Record{}, fmt.Errorf("the record of %s %q is corrupt: %v", k.Name, name, err)
 	}
 	rec.Revision = e.Revision()
@@ -278,8 +326,8 @@ func (r *Repo) List(ctx context.Context, k *Kind) ([]Record, error) {
 		if err != nil {
 			return nil, fmt.Errorf("listing the %s records: %v", k.Name, err)
 		}
-		var rec Record
-		if err := json.Unmarshal(e.Value(), &rec); err != nil {
+		rec, err := decodeRecord(e.Value())
+		if err != nil {
 			return nil, fmt.Errorf("the record %s of the %s kind is corrupt: %v", key, k.Name, err)
 		}
 		rec.Revision = e.Revision()
@@ -379,7 +427,7 @@ func (r *Repo) SetEnabled(ctx context.Context, k *Kind, name string, enabled boo
 	if err != nil {
 		return false, err
 	}
-	value, err := json.Marshal(rec)
+	value, err := rec.MarshalJSON()
 	if err != nil {
 		return false, err
 	}
@@ -398,7 +446,7 @@ func (r *Repo) Replace(ctx context.Context, k *Kind, name string, rec Record) er
 	if err != nil {
 		return err
 	}
-	value, err := json.Marshal(rec)
+	value, err := rec.MarshalJSON()
 	if err != nil {
 		return err
 	}

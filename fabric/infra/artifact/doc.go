@@ -21,6 +21,16 @@ type Doc struct {
 // Parse reads a document written as YAML or JSON (JSON is YAML); the
 // error names the line of a malformed one.
 func Parse(data []byte) (*Doc, error) {
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
+		// JSON, read as JSON: faster, and its errors are JSON's. (A
+		// document that is not strict JSON is read as YAML below.)
+		var b bytes.Buffer
+		if json.Compact(&b, t) == nil {
+			if d, err := splitObject(b.Bytes()); err == nil {
+				return d, nil
+			}
+		}
+	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, fmt.Errorf("malformed YAML or JSON: %s", strings.TrimPrefix(err.Error(), "yaml: "))
@@ -142,11 +152,16 @@ func (d *Doc) String(key string) (string, bool) {
 }
 
 // Value returns the document as plain Go values (maps lose the order),
-// for validation.
+// for validation; nil when it does not read as such (see Decode).
 func (d *Doc) Value() any {
-	var v any
-	_ = json.Unmarshal(d.JSON(), &v)
+	v, _ := d.Decode()
 	return v
+}
+
+// Decode returns the document as plain Go values, or why it cannot be
+// (a number out of range).
+func (d *Doc) Decode() (any, error) {
+	return decodeJSON(d.JSON())
 }
 
 // JSON returns the document as compact JSON, in order.
@@ -157,8 +172,7 @@ func (d *Doc) JSON() []byte {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		kb, _ := json.Marshal(k)
-		b.Write(kb)
+		writeKey(&b, k)
 		b.WriteByte(':')
 		b.Write(d.vals[k])
 	}
@@ -166,17 +180,131 @@ func (d *Doc) JSON() []byte {
 	return b.Bytes()
 }
 
+// writeKey writes a key as a JSON string: as it is when it needs no
+// escaping (as keys almost always are), else as encoding/json writes it.
+func writeKey(b *bytes.Buffer, k string) {
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			kb, _ := json.Marshal(k)
+			b.Write(kb)
+			return
+		}
+	}
+	b.WriteByte('"')
+	b.WriteString(k)
+	b.WriteByte('"')
+}
+
 // MarshalJSON implements json.Marshaler, in order.
 func (d *Doc) MarshalJSON() ([]byte, error) { return d.JSON(), nil }
 
-// UnmarshalJSON implements json.Unmarshaler, keeping the order.
+// UnmarshalJSON implements json.Unmarshaler, keeping the order. Only the
+// top level is split: each value is kept as its JSON text, which keeps
+// the order below it.
 func (d *Doc) UnmarshalJSON(data []byte) error {
-	p, err := Parse(data)
+	p, err := parseJSONObject(data)
 	if err != nil {
 		return err
 	}
 	*d = *p
 	return nil
+}
+
+// parseJSONObject reads a JSON object into a document, its values kept as
+// written.
+func parseJSONObject(data []byte) (*Doc, error) {
+	if !json.Valid(data) {
+		var v any
+		err := json.Unmarshal(data, &v)
+		return nil, fmt.Errorf("malformed JSON: %v", err)
+	}
+	return splitObject(data)
+}
+
+// splitObject splits valid JSON (an object, else an error) at its top
+// level: one pass over the bytes, each value kept as its text.
+func splitObject(data []byte) (*Doc, error) {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return nil, errors.New("the document must be a JSON object")
+	}
+	d := NewDoc()
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return d, nil
+	}
+	for i < len(data) {
+		// "key"
+		end := stringEnd(data, i)
+		rawKey := data[i:end]
+		var key string
+		if bytes.IndexByte(rawKey, '\\') < 0 {
+			key = string(rawKey[1 : len(rawKey)-1])
+		} else if err := json.Unmarshal(rawKey, &key); err != nil {
+			return nil, err
+		}
+		i = skipSpace(data, end)
+		i = skipSpace(data, i+1) // the colon
+		start := i
+		i = valueEnd(data, i)
+		if _, dup := d.vals[key]; dup {
+			return nil, fmt.Errorf("field %q is there twice", key)
+		}
+		d.keys = append(d.keys, key)
+		d.vals[key] = bytes.TrimRight(data[start:i], " \t\r\n")
+		i = skipSpace(data, i)
+		if i < len(data) && data[i] == '}' {
+			return d, nil
+		}
+		i = skipSpace(data, i+1) // the comma
+	}
+	return nil, errors.New("unexpected end of JSON")
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the index after the string that starts at i.
+func stringEnd(data []byte, i int) int {
+	for j := i + 1; j < len(data); j++ {
+		switch data[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(data)
+}
+
+// valueEnd returns the index after the value that starts at i (before
+// the comma or brace that follows it).
+func valueEnd(data []byte, i int) int {
+	depth := 0
+	for i < len(data) {
+		switch c := data[i]; c {
+		case '"':
+			i = stringEnd(data, i)
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return i
+			}
+			depth--
+		case ',':
+			if depth == 0 {
+				return i
+			}
+		}
+		i++
+	}
+	return i
 }
 
 // YAML returns the document as block-style YAML, in order.

@@ -39,6 +39,11 @@ func FuzzParse(f *testing.F) {
 		if !reflect.DeepEqual(again.Value(), d.Value()) {
 			t.Fatalf("the JSON of a document reads back otherwise: %s", out)
 		}
+		stored, _ := Record{Doc: d, Source: "yaml"}.MarshalJSON()
+		rec, err := decodeRecord(stored)
+		if err != nil || !reflect.DeepEqual(rec.Doc.Value(), d.Value()) || rec.Source != "yaml" {
+			t.Fatalf("a stored record reads back otherwise: %s: %v", stored, err)
+		}
 		if _, err := d.YAML(); err != nil {
 			t.Fatalf("YAML of %s: %v", out, err)
 		}
@@ -48,6 +53,25 @@ func FuzzParse(f *testing.F) {
 				t.Fatal(err)
 			}
 			_ = rs.Validate(d.Value())
+		}
+	})
+}
+
+// FuzzDecodeJSON: the fast decoder gives what encoding/json gives, value
+// and error alike.
+func FuzzDecodeJSON(f *testing.F) {
+	for _, seed := range []string{`{"a": [1, 2.5e3, -0, true, null, "x\u00e9"], "b": {}}`, `[]`, `"\ud800"`, `1e400`, `{"a":1,"a":2}`, "\"\xff\"", `-`, `01`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := decodeJSON(data)
+		var want any
+		werr := json.Unmarshal(data, &want)
+		if (err == nil) != (werr == nil) {
+			t.Fatalf("%q: error %v, encoding/json's %v", data, err, werr)
+		}
+		if err == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: %#v, encoding/json's %#v", data, got, want)
 		}
 	})
 }

@@ -178,7 +178,11 @@ func readKind(dir, kind string) (map[string]any, error) {
 		if _, dup := docs[name]; dup {
 			return nil, fmt.Errorf("%s: %s is there twice (as JSON and YAML)", filepath.Join(dir, kind), name)
 		}
-		docs[name] = d.Value()
+		v, err := d.Decode()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", path, err)
+		}
+		docs[name] = v
 	}
 	return docs, nil
 }

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# 10,000 "dashboard.add" + "dashboard.get" through the Starlark module in
+# one process (bench/artifacts.star, run by client-data) against the
+# floor: raw JetStream KV create + get of the same document (bench/kvfloor,
+# the dashboard's JSON), against the same local fabric. Ours runs two
+# ways: adding the YAML text of the dashboard (each add parses YAML), and
+# adding a template dict (the measure of the target). All run in turn RUNS
+# times (bench/timeit alternates them and compares medians of the whole
+# process: start, connect, the loop); each also reports its loop alone,
+# in-process. The ratio ours (dict) / floor is printed last. Target:
+# within 1.5x of raw KV.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS=${RUNS:-5}
+N=${N:-10000}
+out=bench/out
+mkdir -p "$out"
+go build -trimpath -tags lean -ldflags '-s -w' -o "$out/client" ./cmd/client
+go build -trimpath -ldflags '-s -w' -o "$out/client-data" ./cmd/client
+go build -trimpath -ldflags '-s -w' -o "$out/fabricd" ./cmd/fabricd
+go build -trimpath -ldflags '-s -w' -o "$out/kvfloor" ./bench/kvfloor
+go build -o "$out/timeit" ./bench/timeit
+unset FABRIC_USER FABRIC_PASSWORD
+FABRIC_HOME=$(mktemp -d)
+export FABRIC_HOME
+export FABRIC_NETWORK_CONFIG="$FABRIC_HOME/fabric_network_config.json"
+trap '"$out/client" fabric down >/dev/null 2>&1 || true; rm -rf "$FABRIC_HOME"' EXIT
+"$out/client" fabric up --workers 1 >/dev/null
+
+# A dashboard of two tabbed sections and three widgets (1.3 KB of YAML).
+doc="$out/dashboard.yaml"
+cat >"$doc" <<'YAML'
+name: NAME
+label: Network operations
+description: Latency, errors and alarms of the core network, by site
+dashboard_style: tabbed
+dashboard_filters:
+  time_filter: true
+  columns_filter: [site, device]
+  group_filters: []
+debug: false
+dashboard_sections:
+  - title: Latency
+    show_filter: true
+    widgets:
+      - widget_type: shaded_chart
+        title: Round-trip time
+        stream: rtt-metrics
+        ts_column: timestamp
+        baseline_column: baseline
+        anomalies_column: anomaly
+        predicted_column: predicted
+        upperBound_column: upper
+        lowerBound_column: lower
+        duration_hours: 24
+        synchronized-group: 1
+        markers-def:
+          - {message: change window, color: orange, timestamp: 1760000000}
+        show-markers: true
+        downsample: true
+        downsample-to-percent: 20
+        downsample-limit-rows: 5000
+        widget_id: w1
+  - title: Alarms
+    show_filter: false
+    widgets:
+      - widget_type: table
+        title: Open alarms
+        stream: alarms
+        columns: [id, severity, device, message]
+        widget_id: w2
+      - widget_type: counter
+        title: Critical
+        stream: alarms
+        widget_id: w3
+YAML
+# The floor stores the dashboard's JSON (what ours stores, but for
+# saved_time and enabled).
+json="$out/dashboard.json"
+"$out/client-data" run /dev/stdin >"$json" <<STAR
+print(json.encode(yaml.decode(file.read("$doc"))))
+STAR
+rm -f "$out"/*-inproc.txt
+
+# Each stores and reads back every item (a failure ends the benchmark).
+"$out/timeit" -runs "$RUNS" -warmup 1 \
+  -name "raw KV create + get x$N" -- "$out/kvfloor" "$N" "$json" "$out/floor-inproc.txt" ";" \
+  -name "dashboard.add(YAML text) + get" -- "$out/client-data" run bench/artifacts.star text "$N" "$doc" "$out/text-inproc.txt" ";" \
+  -name "dashboard.add(dict) + get x$N" -- "$out/client-data" run bench/artifacts.star dict "$N" "$doc" "$out/dict-inproc.txt" \
+  | tee "$out/artifacts.txt"
+med() { sort -g "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+floor_in=$(med "$out/floor-inproc.txt")
+for m in text dict; do
+  ours_in=$(med "$out/$m-inproc.txt")
+  echo "in-process loop ($m): raw KV ${floor_in} s, dashboard module ${ours_in} s: $(awk -v a="$ours_in" -v b="$floor_in" 'BEGIN { printf "%.2f", a / b }')x"
+done
+tail -n 1 "$out/artifacts.txt"
