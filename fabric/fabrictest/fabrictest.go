@@ -5,6 +5,7 @@
 package fabrictest
 
 import (
+	"log"
 	"os"
 	"path/filepath"
 	"testing"
@@ -45,6 +46,9 @@ type Options struct {
 	Worker worker.Options
 	// Limits are each tenant's JetStream limits (zero: the defaults).
 	Limits bus.Limits
+	// Logger receives the pods' log lines (nil: none), as fabricd's log
+	// would.
+	Logger *log.Logger
 }
 
 // DefaultPods are the pods of a tenant of the local fabric.
@@ -106,7 +110,7 @@ func Start(t testing.TB, o Options) *Fabric {
 		}
 		r, err := runner.Start(runner.Options{Config: cfg, Pods: o.Pods, Site: "local", BuildTag: "test",
 			CapacityFilter:  TestCapacityFilter,
-			PlatformVersion: "test", LicenseExpires: time.Now().AddDate(1, 0, 0), LeaseTTL: o.LeaseTTL, Worker: wo})
+			PlatformVersion: "test", LicenseExpires: time.Now().AddDate(1, 0, 0), LeaseTTL: o.LeaseTTL, Worker: wo, Logger: o.Logger})
 		if err != nil {
 			t.Fatal(err)
 		}

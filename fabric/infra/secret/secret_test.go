@@ -82,3 +82,50 @@ func TestSealedAtRest(t *testing.T) {
 		t.Errorf("info after delete: %v", err)
 	}
 }
+
+// TestResolveRefs: references in inputs become the secrets' values in
+// the copy Resolve returns, and only there; a missing secret is named
+// with its path, and no error carries a value.
+func TestResolveRefs(t *testing.T) {
+	f := fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer}})
+	nc, err := bus.Connect(f.Configs["a"], "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	ctx := context.Background()
+	st, err := store.Open(ctx, nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &secret.Store{Store: st}
+	if _, err := s.Put(ctx, "db-password", "", []byte("s3cr3t-db-value"), false); err != nil {
+		t.Fatal(err)
+	}
+	inputs := map[string]any{
+		"hostname": "db.example.test",
+		"secret":   map[string]any{"$secret": "db-password"},
+		"more":     []any{map[string]any{"$secret": "db-password"}, "plain", map[string]any{"$secret": "db-password", "x": 1.0}},
+	}
+	if got := secret.Refs(inputs); len(got) != 1 || got[0] != "db-password" {
+		t.Errorf("refs: %v", got)
+	}
+	out, err := s.Resolve(ctx, inputs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := out.(map[string]any)
+	if m["secret"] != "s3cr3t-db-value" || m["more"].([]any)[0] != "s3cr3t-db-value" || m["hostname"] != "db.example.test" {
+		t.Errorf("resolved: %v", out)
+	}
+	if _, ok := m["more"].([]any)[2].(map[string]any); !ok {
+		t.Errorf("an object with more than the reference is not a reference: %v", m["more"])
+	}
+	if inputs["secret"].(map[string]any)["$secret"] != "db-password" {
+		t.Error("Resolve changed its inputs")
+	}
+	_, err = s.Resolve(ctx, map[string]any{"a": []any{map[string]any{"$secret": "nope"}}})
+	if !errors.Is(err, secret.ErrNotFound) || !strings.Contains(err.Error(), `inputs.a[0]: no secret named "nope"`) {
+		t.Errorf("a missing secret: %v", err)
+	}
+}
