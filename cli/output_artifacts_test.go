@@ -146,6 +146,7 @@ func TestOutputArtifactKinds(t *testing.T) {
 	}
 	s := newSession(t, keys...)
 	dir := s.vars["DIR"]
+	write(t, dir, "malformed.yaml", "name: x\n  label: [unclosed\n")
 	var lists []string
 	for _, k := range kinds {
 		write(t, dir, k.group+".yaml", k.good)
@@ -155,6 +156,7 @@ func TestOutputArtifactKinds(t *testing.T) {
 			{cmd: k.group + " add --file $DIR/" + k.group + ".yaml", code: 1},
 			{cmd: k.group + " add --file $DIR/" + k.group + ".yaml --overwrite"},
 			{cmd: k.group + " add --file $DIR/" + k.group + "-bad.yaml", code: 1},
+			{cmd: k.group + " add --file $DIR/malformed.yaml", code: 1},
 		}
 		if k.check != "" {
 			write(t, dir, k.group+"-check.yaml", k.check)
