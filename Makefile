@@ -68,6 +68,7 @@ bench: build
 	bash bench/dataset.sh
 	bash bench/filter.sh
 	bash bench/pipeline.sh
+	bash bench/artifacts.sh
 
 lint:
 	$(GO) vet ./...
@@ -92,6 +93,8 @@ fuzz:
 	$(GO) test ./fabric/lib/pipeline -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./fabric/lib/engine -run '^$$' -fuzz '^FuzzParseParams$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./fabric/lib/engine -run '^$$' -fuzz '^FuzzParseTime$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric/infra/artifact -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric/infra/artifact -run '^$$' -fuzz '^FuzzDecodeJSON$$' -fuzztime $(FUZZTIME)
 
 # go install puts client and fabricd in GOBIN; client-data goes beside them.
 GOBIN_DIR = $(or $(shell $(GO) env GOBIN),$(shell $(GO) env GOPATH)/bin)
