@@ -28,52 +28,7 @@ trap '"$out/client" fabric down >/dev/null 2>&1 || true; rm -rf "$FABRIC_HOME"' 
 "$out/client" fabric up --workers 1 >/dev/null
 
 # A dashboard of two tabbed sections and three widgets (1.3 KB of YAML).
-doc="$out/dashboard.yaml"
-cat >"$doc" <<'YAML'
-name: NAME
-label: Network operations
-description: Latency, errors and alarms of the core network, by site
-dashboard_style: tabbed
-dashboard_filters:
-  time_filter: true
-  columns_filter: [site, device]
-  group_filters: []
-debug: false
-dashboard_sections:
-  - title: Latency
-    show_filter: true
-    widgets:
-      - widget_type: shaded_chart
-        title: Round-trip time
-        stream: rtt-metrics
-        ts_column: timestamp
-        baseline_column: baseline
-        anomalies_column: anomaly
-        predicted_column: predicted
-        upperBound_column: upper
-        lowerBound_column: lower
-        duration_hours: 24
-        synchronized-group: 1
-        markers-def:
-          - {message: change window, color: orange, timestamp: 1760000000}
-        show-markers: true
-        downsample: true
-        downsample-to-percent: 20
-        downsample-limit-rows: 5000
-        widget_id: w1
-  - title: Alarms
-    show_filter: false
-    widgets:
-      - widget_type: table
-        title: Open alarms
-        stream: alarms
-        columns: [id, severity, device, message]
-        widget_id: w2
-      - widget_type: counter
-        title: Critical
-        stream: alarms
-        widget_id: w3
-YAML
+doc=fabric/infra/artifact/testdata/dashboard.yaml
 # The floor stores the dashboard's JSON (what ours stores, but for
 # saved_time and enabled).
 json="$out/dashboard.json"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -209,12 +210,17 @@ func TestConcurrentOverwrite(t *testing.T) {
 	t.Logf("%d of %d overwrites won, each over the revision it read", won, n)
 }
 
-// BenchmarkAddGet: a dashboard added and read back (bench/artifacts.sh
-// measures the same through the Starlark module, against raw KV).
+// BenchmarkAddGet: the dashboard of testdata/dashboard.yaml added and read
+// back (bench/artifacts.sh measures the same through the Starlark module,
+// against raw KV).
 func BenchmarkAddGet(b *testing.B) {
 	r := openRepo(&testing.T{})
 	ctx := context.Background()
-	doc := strings.Replace(benchDashboard, "name: NAME", "name: d%d", 1)
+	text, err := os.ReadFile("testdata/dashboard.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	doc := strings.Replace(string(text), "name: NAME", "name: d%d", 1)
 	b.ResetTimer()
 	for i := range b.N {
 		name := fmt.Sprintf("d%d", i)
@@ -226,48 +232,3 @@ func BenchmarkAddGet(b *testing.B) {
 		}
 	}
 }
-
-const benchDashboard = `name: NAME
-label: Network operations
-description: Latency, errors and alarms of the core network, by site
-dashboard_style: tabbed
-dashboard_filters:
-  time_filter: true
-  columns_filter: [site, device]
-  group_filters: []
-debug: false
-dashboard_sections:
-  - title: Latency
-    show_filter: true
-    widgets:
-      - widget_type: shaded_chart
-        title: Round-trip time
-        stream: rtt-metrics
-        ts_column: timestamp
-        baseline_column: baseline
-        anomalies_column: anomaly
-        predicted_column: predicted
-        upperBound_column: upper
-        lowerBound_column: lower
-        duration_hours: 24
-        synchronized-group: 1
-        markers-def:
-          - {message: change window, color: orange, timestamp: 1760000000}
-        show-markers: true
-        downsample: true
-        downsample-to-percent: 20
-        downsample-limit-rows: 5000
-        widget_id: w1
-  - title: Alarms
-    show_filter: false
-    widgets:
-      - widget_type: table
-        title: Open alarms
-        stream: alarms
-        columns: [id, severity, device, message]
-        widget_id: w2
-      - widget_type: counter
-        title: Critical
-        stream: alarms
-        widget_id: w3
-`

@@ -3,6 +3,7 @@ package artifact
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -13,8 +14,12 @@ import (
 // encode) and a get after it (decode), for the dashboard of
 // bench/artifacts.sh given as JSON.
 func BenchmarkAddCPU(b *testing.B) {
+	doc, err := os.ReadFile("testdata/dashboard.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
 	var v any
-	if err := yaml.Unmarshal([]byte(strings.Replace(benchDoc, "NAME", "d1", 1)), &v); err != nil {
+	if err := yaml.Unmarshal([]byte(strings.Replace(string(doc), "NAME", "d1", 1)), &v); err != nil {
 		b.Fatal(err)
 	}
 	text, _ := json.Marshal(v)
@@ -57,48 +62,3 @@ func BenchmarkAddCPU(b *testing.B) {
 		}
 	})
 }
-
-const benchDoc = `name: NAME
-label: Network operations
-description: Latency, errors and alarms of the core network, by site
-dashboard_style: tabbed
-dashboard_filters:
-  time_filter: true
-  columns_filter: [site, device]
-  group_filters: []
-debug: false
-dashboard_sections:
-  - title: Latency
-    show_filter: true
-    widgets:
-      - widget_type: shaded_chart
-        title: Round-trip time
-        stream: rtt-metrics
-        ts_column: timestamp
-        baseline_column: baseline
-        anomalies_column: anomaly
-        predicted_column: predicted
-        upperBound_column: upper
-        lowerBound_column: lower
-        duration_hours: 24
-        synchronized-group: 1
-        markers-def:
-          - {message: change window, color: orange, timestamp: 1760000000}
-        show-markers: true
-        downsample: true
-        downsample-to-percent: 20
-        downsample-limit-rows: 5000
-        widget_id: w1
-  - title: Alarms
-    show_filter: false
-    widgets:
-      - widget_type: table
-        title: Open alarms
-        stream: alarms
-        columns: [id, severity, device, message]
-        widget_id: w2
-      - widget_type: counter
-        title: Critical
-        stream: alarms
-        widget_id: w3
-`

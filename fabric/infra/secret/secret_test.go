@@ -12,25 +12,32 @@ import (
 	"github.com/fabricops/fabric/fabric/infra/bus"
 	"github.com/fabricops/fabric/fabric/infra/secret"
 	"github.com/fabricops/fabric/fabric/infra/store"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// TestSealedAtRest: a secret's value is in no record of the tenant's
-// buckets in clear (read straight from KV), opens with the tenant's key,
-// is refused under another name, and no Info or error carries it.
-func TestSealedAtRest(t *testing.T) {
+// openSecrets starts a test fabric and opens its tenant's secrets.
+func openSecrets(t *testing.T) (*secret.Store, *nats.Conn) {
+	t.Helper()
 	f := fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer}})
 	nc, err := bus.Connect(f.Configs["a"], "test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer nc.Close()
-	ctx := context.Background()
-	st, err := store.Open(ctx, nc)
+	t.Cleanup(nc.Close)
+	st, err := store.Open(context.Background(), nc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &secret.Store{Store: st}
+	return &secret.Store{Store: st}, nc
+}
+
+// TestSealedAtRest: a secret's value is in no record of the tenant's
+// buckets in clear (read straight from KV), opens with the tenant's key,
+// is refused under another name, and no Info or error carries it.
+func TestSealedAtRest(t *testing.T) {
+	s, nc := openSecrets(t)
+	ctx := context.Background()
 	value := []byte("hunter2-very-secret-value")
 	if _, err := s.Put(ctx, "db-password", "the database", value, false); err != nil {
 		t.Fatal(err)
@@ -87,18 +94,8 @@ func TestSealedAtRest(t *testing.T) {
 // the copy Resolve returns, and only there; a missing secret is named
 // with its path, and no error carries a value.
 func TestResolveRefs(t *testing.T) {
-	f := fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer}})
-	nc, err := bus.Connect(f.Configs["a"], "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	s, _ := openSecrets(t)
 	ctx := context.Background()
-	st, err := store.Open(ctx, nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &secret.Store{Store: st}
 	if _, err := s.Put(ctx, "db-password", "", []byte("s3cr3t-db-value"), false); err != nil {
 		t.Fatal(err)
 	}
