@@ -289,7 +289,16 @@ func (b byKey) Swap(i, j int) {
 // requires; invalid UTF-8 becomes U+FFFD.
 func writeJSONString(buf *bytes.Buffer, s string) {
 	buf.WriteByte('"')
-	for i := 0; i < len(s); {
+	// Most strings need no escape: one copy.
+	plain := 0
+	for plain < len(s) {
+		if c := s[plain]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			break
+		}
+		plain++
+	}
+	buf.WriteString(s[:plain])
+	for i := plain; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			switch {

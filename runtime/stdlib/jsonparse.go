@@ -168,6 +168,18 @@ func (p *jsonParser) array(depth int) (starlark.Value, error) {
 // replaced by U+FFFD.
 func (p *jsonParser) str() (string, error) {
 	p.pos++ // '"'
+	// Most strings have no escapes and are ASCII: one copy.
+	for i := p.pos; i < len(p.data); i++ {
+		c := p.data[i]
+		if c == '"' {
+			str := string(p.data[p.pos:i])
+			p.pos = i + 1
+			return str, nil
+		}
+		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			break
+		}
+	}
 	var b strings.Builder
 	for {
 		start := p.pos
