@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -16,17 +17,25 @@ import (
 type Doc struct {
 	keys []string
 	vals map[string]json.RawMessage // each value is ordered JSON too
+	// decoded is the document as plain values when Parse had them
+	// already (nil once a field changes): Decode returns it.
+	decoded any
 }
 
 // Parse reads a document written as YAML or JSON (JSON is YAML); the
 // error names the line of a malformed one.
 func Parse(data []byte) (*Doc, error) {
-	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' && utf8.Valid(t) {
 		// JSON, read as JSON: faster, and its errors are JSON's. (A
 		// document that is not strict JSON is read as YAML below.)
-		var b bytes.Buffer
-		if json.Compact(&b, t) == nil {
-			if d, err := splitObject(b.Bytes()); err == nil {
+		if v, err := decodeJSON(t); err == nil { // valid JSON
+			if spaceOutsideStrings(t) {
+				var b bytes.Buffer
+				_ = json.Compact(&b, t)
+				t = b.Bytes()
+			}
+			if d, err := splitObject(t); err == nil {
+				d.decoded = v
 				return d, nil
 			}
 		}
@@ -116,6 +125,7 @@ func (d *Doc) Raw(key string) json.RawMessage { return d.vals[key] }
 
 // Set sets a field to the JSON raw (appended when new, in place when not).
 func (d *Doc) Set(key string, raw json.RawMessage) {
+	d.decoded = nil
 	if _, ok := d.vals[key]; !ok {
 		d.keys = append(d.keys, key)
 	}
@@ -127,6 +137,7 @@ func (d *Doc) Delete(key string) {
 	if _, ok := d.vals[key]; !ok {
 		return
 	}
+	d.decoded = nil
 	delete(d.vals, key)
 	for i, k := range d.keys {
 		if k == key {
@@ -159,9 +170,27 @@ func (d *Doc) Value() any {
 }
 
 // Decode returns the document as plain Go values, or why it cannot be
-// (a number out of range).
+// (a number out of range). The values may be shared with the document:
+// do not change them.
 func (d *Doc) Decode() (any, error) {
+	if d.decoded != nil {
+		return d.decoded, nil
+	}
 	return decodeJSON(d.JSON())
+}
+
+// spaceOutsideStrings reports whether JSON text has white space between
+// its tokens (compact JSON has none).
+func spaceOutsideStrings(data []byte) bool {
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '"':
+			i = stringEnd(data, i) - 1
+		case ' ', '\t', '\n', '\r':
+			return true
+		}
+	}
+	return false
 }
 
 // JSON returns the document as compact JSON, in order.
