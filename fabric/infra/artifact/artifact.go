@@ -107,6 +107,7 @@ func decodeRecord(data []byte) (Record, error) {
 			if tail := `,"source":"` + src + `"}`; bytes.HasSuffix(data, []byte(tail)) {
 				raw := data[len(`{"doc":`) : len(data)-len(tail)]
 				if d, err := splitObject(raw); err == nil {
+					d.text = raw // as stored: compact
 					return Record{Doc: d, Source: src}, nil
 				}
 			}

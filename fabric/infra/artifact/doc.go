@@ -18,8 +18,10 @@ type Doc struct {
 	keys []string
 	vals map[string]json.RawMessage // each value is ordered JSON too
 	// decoded is the document as plain values when Parse had them
-	// already (nil once a field changes): Decode returns it.
+	// already, and text its compact JSON when it was read from that (both
+	// nil once a field changes): Decode and JSON return them.
 	decoded any
+	text    []byte
 }
 
 // Parse reads a document written as YAML or JSON (JSON is YAML); the
@@ -35,7 +37,7 @@ func Parse(data []byte) (*Doc, error) {
 				t = b.Bytes()
 			}
 			if d, err := splitObject(t); err == nil {
-				d.decoded = v
+				d.decoded, d.text = v, t
 				return d, nil
 			}
 		}
@@ -125,7 +127,7 @@ func (d *Doc) Raw(key string) json.RawMessage { return d.vals[key] }
 
 // Set sets a field to the JSON raw (appended when new, in place when not).
 func (d *Doc) Set(key string, raw json.RawMessage) {
-	d.decoded = nil
+	d.decoded, d.text = nil, nil
 	if _, ok := d.vals[key]; !ok {
 		d.keys = append(d.keys, key)
 	}
@@ -137,7 +139,7 @@ func (d *Doc) Delete(key string) {
 	if _, ok := d.vals[key]; !ok {
 		return
 	}
-	d.decoded = nil
+	d.decoded, d.text = nil, nil
 	delete(d.vals, key)
 	for i, k := range d.keys {
 		if k == key {
@@ -195,6 +197,9 @@ func spaceOutsideStrings(data []byte) bool {
 
 // JSON returns the document as compact JSON, in order.
 func (d *Doc) JSON() []byte {
+	if d.text != nil {
+		return d.text[:len(d.text):len(d.text)] // an append copies
+	}
 	var b bytes.Buffer
 	b.WriteByte('{')
 	for i, k := range d.keys {
