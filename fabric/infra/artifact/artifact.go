@@ -363,11 +363,7 @@ func (r *Repo) Row(k *Kind, rec Record) map[string]any {
 			row[c] = v
 			continue
 		}
-		var v any
-		if raw := rec.Doc.Raw(c); raw != nil {
-			_ = json.Unmarshal(raw, &v)
-		}
-		row[c] = v
+		row[c] = decodeJSONValue(rec.Doc.Raw(c))
 	}
 	return row
 }

@@ -157,11 +157,21 @@ func (d *Doc) SetValue(key string, v any) {
 
 // String returns a field's value when it is a string.
 func (d *Doc) String(key string) (string, bool) {
-	var s string
-	if raw := d.vals[key]; raw != nil && json.Unmarshal(raw, &s) == nil {
-		return s, true
+	s, ok := decodeJSONValue(d.vals[key]).(string)
+	return s, ok
+}
+
+// decodeJSONValue returns a field's JSON as a plain value (nil when it
+// is missing or not JSON).
+func decodeJSONValue(raw json.RawMessage) any {
+	if raw == nil {
+		return nil
 	}
-	return "", false
+	v, err := decodeJSON(raw)
+	if err != nil {
+		return nil
+	}
+	return v
 }
 
 // Value returns the document as plain Go values (maps lose the order),
