@@ -11,22 +11,20 @@ package builtins
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/fabricops/fabric/fabric/lib/pipeline"
 	"go.starlark.net/starlark"
 )
 
 // DataNames are the predeclared names whose builtins need the data
-// libraries: every module and builtin but the platform's (pods,
-// healthcheck, agents, pod_controller) and the local
-// fabric's (fabric).
+// libraries (Arrow, Parquet, Excel): every module and builtin but the
+// platform's (pods, healthcheck, agents, pod_controller), the local
+// fabric's (fabric), projects, secrets, the artifact kinds and their
+// backups.
 var DataNames = []string{
 	"pipeline", "object", "dataset", "schema", "file_ops", "frame", "cfxql",
 	"run", "verify_pipeline", "jobs", "job", "wait", "evict", "output", "output_export", "purge_outputs", "watch_traces",
-	// The artifact kinds (fabric/infra/artifact): their checks parse CFXQL.
-	"alert_rules", "dashboard", "dashgroup", "stack", "site_profile", "synthetics", "fmt_template", "staging_area", "subscription",
-	// Backups read every kind.
-	"demo",
 }
 
 // moduleConsts are the constants of the data modules, which scripts read
@@ -41,7 +39,11 @@ var moduleConsts = map[string]starlark.StringDict{
 // Modules returns the fabric modules and builtins every script sees, by
 // name; those that reach the fabric share env's connection.
 func Modules(env *Env) starlark.StringDict {
-	m := starlark.StringDict{"fabric": env.fabricModule(), "stored": env.storedModule(), "secret": env.secretModule(), "project": env.projectModule()}
+	m := starlark.StringDict{"fabric": env.fabricModule(), "stored": env.storedModule(), "secret": env.secretModule(),
+		"project": env.projectModule(), "demo": env.demoModule()}
+	for k, v := range env.artifactModules() {
+		m[k] = v
+	}
 	for k, v := range env.platform() {
 		m[k] = v
 	}
@@ -85,4 +87,12 @@ func (s *seconds) Unpack(v starlark.Value) error {
 func IsModuleConst(module, attr string) bool {
 	_, ok := moduleConsts[module][attr]
 	return ok
+}
+
+// trimPathError drops Go's "open" wrapping detail down to "open PATH: reason".
+func trimPathError(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return fmt.Errorf("%s %s: %v", pe.Op, pe.Path, pe.Err)
+	}
+	return err
 }

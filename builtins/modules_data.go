@@ -17,12 +17,8 @@ func (e *Env) dataModules() starlark.StringDict {
 		"file_ops": fileOpsModule(),
 		"frame":    frameModule(),
 		"cfxql":    cfxqlModule(),
-		"demo":     e.demoModule(),
 	}
 	for k, v := range e.jobBuiltins() {
-		m[k] = v
-	}
-	for k, v := range e.artifactModules() {
 		m[k] = v
 	}
 	return m

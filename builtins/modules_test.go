@@ -9,7 +9,8 @@ import (
 )
 
 // leanNames are the names the lean client has for real.
-var leanNames = []string{"pods", "healthcheck", "agents", "pod_controller", "fabric", "stored", "secret", "project"}
+var leanNames = append([]string{"pods", "healthcheck", "agents", "pod_controller", "fabric", "stored", "secret", "project", "demo"},
+	builtins.ArtifactModuleNames()...)
 
 // TestDataNamesCoverTheModules: every builtin is either one the lean
 // client has or one of DataNames (so a program that uses it is handed to

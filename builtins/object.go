@@ -298,11 +298,3 @@ func copyEntry(ctx context.Context, c *client.Client, bucket, object string, f *
 	defer r.Close()
 	return c.PutBucketObject(ctx, bucket, object, r)
 }
-
-// trimPathError drops Go's "open" wrapping detail down to "open PATH: reason".
-func trimPathError(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return fmt.Errorf("%s %s: %v", pe.Op, pe.Path, pe.Err)
-	}
-	return err
-}

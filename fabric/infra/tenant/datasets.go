@@ -111,26 +111,6 @@ func (t *Data) AddDataset(ctx context.Context, name, folder string, src frame.So
 	return rec, created, nil
 }
 
-// Dataset returns a dataset's record.
-func (t *Data) Dataset(ctx context.Context, name string) (api.Dataset, error) {
-	var d api.Dataset
-	s, err := t.Store(ctx)
-	if err != nil {
-		return d, err
-	}
-	if _, err := s.Get(ctx, api.DatasetsBucket, store.Key(name), &d); errors.Is(err, store.ErrNotFound) {
-		return d, notFound(fmt.Sprintf("no dataset named %q", name))
-	} else if err != nil {
-		return d, err
-	}
-	return d, nil
-}
-
-// Datasets lists the dataset records, by name.
-func (t *Data) Datasets(ctx context.Context) ([]api.Dataset, error) {
-	return listOf[api.Dataset](ctx, t, api.DatasetsBucket)
-}
-
 // OpenDataset opens a dataset's data as a stream of record batches; the
 // caller closes it.
 func (t *Data) OpenDataset(ctx context.Context, name string) (frame.Source, api.Dataset, error) {

@@ -1,0 +1,30 @@
+package tenant
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/infra/store"
+)
+
+// Dataset returns a dataset's record.
+func (t *Data) Dataset(ctx context.Context, name string) (api.Dataset, error) {
+	var d api.Dataset
+	s, err := t.Store(ctx)
+	if err != nil {
+		return d, err
+	}
+	if _, err := s.Get(ctx, api.DatasetsBucket, store.Key(name), &d); errors.Is(err, store.ErrNotFound) {
+		return d, notFound(fmt.Sprintf("no dataset named %q", name))
+	} else if err != nil {
+		return d, err
+	}
+	return d, nil
+}
+
+// Datasets lists the dataset records, by name.
+func (t *Data) Datasets(ctx context.Context) ([]api.Dataset, error) {
+	return listOf[api.Dataset](ctx, t, api.DatasetsBucket)
+}
