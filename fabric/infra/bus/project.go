@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -46,11 +45,14 @@ type noProject string
 func (n noProject) Error() string        { return fmt.Sprintf("no project named %q", string(n)) }
 func (n noProject) Is(target error) bool { return target == ErrNoProject }
 
-var projectName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
-
 // CheckProjectName checks that name can name a project (and a directory).
 func CheckProjectName(name string) error {
-	if !projectName.MatchString(name) {
+	ok := name != "" && len(name) <= 64
+	for i := 0; ok && i < len(name); i++ {
+		c := name[i]
+		ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || i > 0 && (c == '.' || c == '_' || c == '-')
+	}
+	if !ok {
 		return fmt.Errorf("bad project name %q: letters, digits, '.', '_' and '-', at most 64, starting with a letter or digit", name)
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -139,18 +140,22 @@ var units = map[string]string{
 	"y": "year", "yr": "year", "yrs": "year", "year": "year", "years": "year",
 }
 
-var (
-	offsetRE  = regexp.MustCompile(`^([+-]?)\s*(\d{1,9})\s*([a-z]+)(\s+ago)?$`)
-	lastNRE   = regexp.MustCompile(`^(last|past|next)\s+(\d{1,9})\s+([a-z]+)$`)
-	spacesRE  = regexp.MustCompile(`\s+`)
-	ampmRE    = regexp.MustCompile(`(\d)\s+(am|pm)\b`)
-	ordinalRE = regexp.MustCompile(`(\d)(st|nd|rd|th)\b`)
-)
+// timeRegexps are the patterns of relative and textual times, compiled on
+// first use (a client that parses no time does not pay for them).
+var timeRegexps = sync.OnceValue(func() struct{ offset, lastN, spaces, ampm, ordinal *regexp.Regexp } {
+	return struct{ offset, lastN, spaces, ampm, ordinal *regexp.Regexp }{
+		offset:  regexp.MustCompile(`^([+-]?)\s*(\d{1,9})\s*([a-z]+)(\s+ago)?$`),
+		lastN:   regexp.MustCompile(`^(last|past|next)\s+(\d{1,9})\s+([a-z]+)$`),
+		spaces:  regexp.MustCompile(`\s+`),
+		ampm:    regexp.MustCompile(`(\d)\s+(am|pm)\b`),
+		ordinal: regexp.MustCompile(`(\d)(st|nd|rd|th)\b`),
+	}
+})
 
 // parseRelTime reads a relative time: now, today, yesterday, tomorrow,
 // this/last/next <unit>, -10 days, -15m, 2 hours ago, last 3 days.
 func parseRelTime(s string) (*timeExpr, bool) {
-	s = strings.TrimSpace(spacesRE.ReplaceAllString(strings.ToLower(s), " "))
+	s = strings.TrimSpace(timeRegexps().spaces.ReplaceAllString(strings.ToLower(s), " "))
 	switch s {
 	case "now":
 		return &timeExpr{kind: tkNow, text: "'now'"}, true
@@ -167,7 +172,7 @@ func parseRelTime(s string) (*timeExpr, bool) {
 			return &timeExpr{kind: tkNamed, unit: u, n: shift, text: quoteString(w[0] + " " + u)}, true
 		}
 	}
-	if m := lastNRE.FindStringSubmatch(s); m != nil {
+	if m := timeRegexps().lastN.FindStringSubmatch(s); m != nil {
 		n, _ := strconv.Atoi(m[2])
 		u := units[m[3]]
 		if u == "" {
@@ -178,7 +183,7 @@ func parseRelTime(s string) (*timeExpr, bool) {
 		}
 		return offsetExpr(n, u), true
 	}
-	if m := offsetRE.FindStringSubmatch(s); m != nil {
+	if m := timeRegexps().offset.FindStringSubmatch(s); m != nil {
 		n, _ := strconv.Atoi(m[2])
 		u := units[m[3]]
 		if u == "" || m[1] == "+" && m[4] != "" {
@@ -294,8 +299,8 @@ func parseAbsTime(s string) (t time.Time, dateOnly, ok bool) {
 		}
 	}
 	low := strings.ToLower(strings.ReplaceAll(s, ",", " "))
-	low = spacesRE.ReplaceAllString(strings.TrimSpace(low), " ")
-	low = ampmRE.ReplaceAllString(ordinalRE.ReplaceAllString(low, "$1"), "$1$2")
+	low = timeRegexps().spaces.ReplaceAllString(strings.TrimSpace(low), " ")
+	low = timeRegexps().ampm.ReplaceAllString(timeRegexps().ordinal.ReplaceAllString(low, "$1"), "$1$2")
 	for _, l := range textLayouts {
 		if t, err := time.Parse(l, low); err == nil {
 			return t, false, true
