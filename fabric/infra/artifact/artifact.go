@@ -308,28 +308,15 @@ func (r *Repo) List(ctx context.Context, k *Kind) ([]Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, store.Timeout)
-	defer cancel()
-	lister, err := kv.ListKeys(ctx)
+	entries, err := store.Entries(ctx, kv)
 	if err != nil {
-		return nil, fmt.Errorf("listing the %s records: %v", k.Name, err)
+		return nil, err
 	}
-	var keys []string
-	for key := range lister.Keys() {
-		keys = append(keys, key)
-	}
-	var out []Record
-	for _, key := range keys {
-		e, err := kv.Get(ctx, key)
-		if errors.Is(err, jetstream.ErrKeyNotFound) {
-			continue // deleted meanwhile
-		}
-		if err != nil {
-			return nil, fmt.Errorf("listing the %s records: %v", k.Name, err)
-		}
+	out := make([]Record, 0, len(entries))
+	for _, e := range entries {
 		rec, err := decodeRecord(e.Value())
 		if err != nil {
-			return nil, fmt.Errorf("the record %s of the %s kind is corrupt: %v", key, k.Name, err)
+			return nil, fmt.Errorf("the record %s of the %s kind is corrupt: %v", e.Key(), k.Name, err)
 		}
 		rec.Revision = e.Revision()
 		out = append(out, rec)

@@ -210,24 +210,15 @@ func (s *Store) List(ctx context.Context) ([]Info, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, store.Timeout)
-	defer cancel()
-	lister, err := kv.ListKeys(ctx)
+	entries, err := store.Entries(ctx, kv)
 	if err != nil {
-		return nil, fmt.Errorf("listing the secrets: %v", err)
+		return nil, err
 	}
 	out := []Info{}
-	for key := range lister.Keys() {
-		e, err := kv.Get(ctx, key)
-		if errors.Is(err, jetstream.ErrKeyNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("listing the secrets: %v", err)
-		}
+	for _, e := range entries {
 		var rec Record
 		if err := json.Unmarshal(e.Value(), &rec); err != nil {
-			return nil, fmt.Errorf("the record %s of the secrets is corrupt", key)
+			return nil, fmt.Errorf("the record %s of the secrets is corrupt", e.Key())
 		}
 		out = append(out, info(rec))
 	}

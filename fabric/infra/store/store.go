@@ -237,36 +237,43 @@ func (s *Store) Delete(ctx context.Context, bucket, key string) error {
 
 // List returns every record of bucket, ordered by key.
 func (s *Store) List(ctx context.Context, bucket string) ([]json.RawMessage, error) {
-	ctx, cancel := context.WithTimeout(ctx, Timeout)
-	defer cancel()
 	kv, err := s.kv(ctx, bucket)
 	if err != nil {
 		return nil, err
 	}
-	w, err := kv.WatchAll(ctx, jetstream.IgnoreDeletes())
+	entries, err := Entries(ctx, kv)
 	if err != nil {
 		return nil, err
 	}
-	defer w.Stop()
-	type rec struct {
-		key  string
-		data json.RawMessage
+	out := make([]json.RawMessage, len(entries))
+	for i, e := range entries {
+		out[i] = e.Value()
 	}
-	var recs []rec
+	return out, nil
+}
+
+// Entries returns the latest entry of every key of kv, ordered by key, in
+// one pass (a watch of the current values, not a get per key); deleted
+// keys are left out.
+func Entries(ctx context.Context, kv jetstream.KeyValue) ([]jetstream.KeyValueEntry, error) {
+	ctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	w, err := kv.WatchAll(ctx, jetstream.IgnoreDeletes())
+	if err != nil {
+		return nil, fmt.Errorf("listing %s: %v", kv.Bucket(), err)
+	}
+	defer w.Stop()
+	var out []jetstream.KeyValueEntry
 	for {
 		select {
 		case e, ok := <-w.Updates():
 			if !ok || e == nil {
-				sort.Slice(recs, func(i, j int) bool { return recs[i].key < recs[j].key })
-				out := make([]json.RawMessage, len(recs))
-				for i, r := range recs {
-					out[i] = r.data
-				}
+				sort.Slice(out, func(i, j int) bool { return out[i].Key() < out[j].Key() })
 				return out, nil
 			}
-			recs = append(recs, rec{e.Key(), json.RawMessage(e.Value())})
+			out = append(out, e)
 		case <-ctx.Done():
-			return nil, fmt.Errorf("timed out after %s listing %s", Timeout, bucket)
+			return nil, fmt.Errorf("timed out after %s listing %s", Timeout, kv.Bucket())
 		}
 	}
 }
