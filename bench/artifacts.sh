@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # 10,000 "dashboard.add" + "dashboard.get" through the Starlark module in
-# one process (bench/artifacts.star, run by client-data) against the
+# one process (bench/artifacts.star, run by the client) against the
 # floor: raw JetStream KV create + get of the same document (bench/kvfloor,
 # the dashboard's JSON), against the same local fabric. Ours runs two
 # ways: adding the YAML text of the dashboard (each add parses YAML), and
@@ -32,7 +32,7 @@ doc=fabric/infra/artifact/testdata/dashboard.yaml
 # The floor stores the dashboard's JSON (what ours stores, but for
 # saved_time and enabled).
 json="$out/dashboard.json"
-"$out/client-data" run /dev/stdin >"$json" <<STAR
+"$out/client" run /dev/stdin >"$json" <<STAR
 print(json.encode(yaml.decode(file.read("$doc"))))
 STAR
 rm -f "$out"/*-inproc.txt
@@ -40,8 +40,8 @@ rm -f "$out"/*-inproc.txt
 # Each stores and reads back every item (a failure ends the benchmark).
 "$out/timeit" -runs "$RUNS" -warmup 1 \
   -name "raw KV create + get x$N" -- "$out/kvfloor" "$N" "$json" "$out/floor-inproc.txt" ";" \
-  -name "dashboard.add(YAML text) + get" -- "$out/client-data" run bench/artifacts.star text "$N" "$doc" "$out/text-inproc.txt" ";" \
-  -name "dashboard.add(dict) + get x$N" -- "$out/client-data" run bench/artifacts.star dict "$N" "$doc" "$out/dict-inproc.txt" \
+  -name "dashboard.add(YAML text) + get" -- "$out/client" run bench/artifacts.star text "$N" "$doc" "$out/text-inproc.txt" ";" \
+  -name "dashboard.add(dict) + get x$N" -- "$out/client" run bench/artifacts.star dict "$N" "$doc" "$out/dict-inproc.txt" \
   | tee "$out/artifacts.txt"
 med() { sort -g "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 floor_in=$(med "$out/floor-inproc.txt")
