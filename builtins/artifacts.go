@@ -3,9 +3,12 @@ package builtins
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/fabricops/fabric/fabric/client"
 	"github.com/fabricops/fabric/fabric/infra/artifact"
@@ -72,8 +75,18 @@ of that name is replaced only with overwrite=True. Returns its list row.`, k.Nam
 					if err != nil {
 						return nil, err
 					}
-					rec, err := r.Add(ctx, k, text, overwrite)
-					if err != nil {
+					var rec artifact.Record
+					if plain, ok := plainValue(data, 0); ok && plain != nil {
+						// A dict: its JSON and its values are at hand.
+						d, err := artifact.FromJSON(text, plain)
+						if err != nil {
+							return nil, err
+						}
+						rec, err = r.AddDoc(ctx, k, d, "json", overwrite)
+						if err != nil {
+							return nil, err
+						}
+					} else if rec, err = r.Add(ctx, k, text, overwrite); err != nil {
 						return nil, err
 					}
 					return rowValue(k, r.Row(k, rec))
@@ -165,6 +178,66 @@ func artifactInput(thread *starlark.Thread, file string, data starlark.Value) ([
 		return stdlib.EncodeJSON(data, "", false)
 	}
 	return nil, fmt.Errorf("give file or data")
+}
+
+// plainValue returns a dict (not any other value: ok is false) as the
+// plain values encoding/json reads its JSON into (maps, []any, float64,
+// string, bool, nil), or ok false when it holds a value whose JSON form
+// that does not say (a struct, a tuple, a host value).
+func plainValue(v starlark.Value, depth int) (any, bool) {
+	if depth == 0 {
+		if _, ok := v.(*starlark.Dict); !ok {
+			return nil, false
+		}
+	}
+	if depth > 100 {
+		return nil, false
+	}
+	switch x := v.(type) {
+	case starlark.NoneType:
+		return nil, true
+	case starlark.Bool:
+		return bool(x), true
+	case starlark.String:
+		if !utf8.ValidString(string(x)) {
+			return nil, false // the JSON text replaces the bad bytes
+		}
+		return string(x), true
+	case starlark.Int:
+		f, err := strconv.ParseFloat(x.String(), 64)
+		return f, err == nil
+	case starlark.Float:
+		f := float64(x)
+		if math.IsInf(f, 0) || math.IsNaN(f) {
+			return nil, false
+		}
+		return f, true
+	case *starlark.List:
+		out := make([]any, x.Len())
+		for i := range out {
+			e, ok := plainValue(x.Index(i), depth+1)
+			if !ok {
+				return nil, false
+			}
+			out[i] = e
+		}
+		return out, true
+	case *starlark.Dict:
+		out := make(map[string]any, x.Len())
+		for _, item := range x.Items() {
+			k, ok := item[0].(starlark.String)
+			if !ok || !utf8.ValidString(string(k)) {
+				return nil, false
+			}
+			e, ok := plainValue(item[1], depth+1)
+			if !ok {
+				return nil, false
+			}
+			out[string(k)] = e
+		}
+		return out, true
+	}
+	return nil, false
 }
 
 // rowValue turns a list row into a dict in the kind's column order.

@@ -232,6 +232,17 @@ func (r *Repo) Add(ctx context.Context, k *Kind, data []byte, overwrite bool) (R
 	if err != nil {
 		return Record{}, err
 	}
+	source := "yaml"
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
+		source = "json"
+	}
+	return r.AddDoc(ctx, k, d, source, overwrite)
+}
+
+// AddDoc is Add of a document parsed already (see Parse and FromJSON);
+// source says how it was written ("yaml" or "json"). The document
+// becomes the record's: do not use it afterwards.
+func (r *Repo) AddDoc(ctx context.Context, k *Kind, d *Doc, source string, overwrite bool) (Record, error) {
 	if err := r.Validate(ctx, k, d); err != nil {
 		return Record{}, err
 	}
@@ -240,10 +251,7 @@ func (r *Repo) Add(ctx context.Context, k *Kind, data []byte, overwrite bool) (R
 	if k.Toggle && d.Raw("enabled") == nil {
 		d.SetValue("enabled", true)
 	}
-	rec := Record{Doc: d, Source: "yaml"}
-	if trimmed := strings.TrimSpace(string(data)); strings.HasPrefix(trimmed, "{") {
-		rec.Source = "json"
-	}
+	rec := Record{Doc: d, Source: source}
 	return rec, r.put(ctx, k, name, rec, overwrite)
 }
 

@@ -116,6 +116,19 @@ func writeJSON(b *bytes.Buffer, n *yaml.Node) error {
 	return nil
 }
 
+// FromJSON returns the document of compact JSON text (an object) whose
+// plain values, as encoding/json reads the text into an any, the caller
+// has already: a caller that made both (from a Starlark dict) spares the
+// decoding. Anything else is Parse's.
+func FromJSON(text []byte, decoded any) (*Doc, error) {
+	d, err := splitObject(text)
+	if err != nil {
+		return nil, err
+	}
+	d.text, d.decoded = text, decoded
+	return d, nil
+}
+
 // NewDoc returns an empty document.
 func NewDoc() *Doc { return &Doc{vals: map[string]json.RawMessage{}} }
 
