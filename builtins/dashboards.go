@@ -27,6 +27,23 @@ func (e *Env) dashboardFunctions() starlark.StringDict {
 		return &dashboards.Dashboards{Repo: &artifact.Repo{Store: st}, Data: c.Data}, nil
 	}
 	return starlark.StringDict{
+		"live_edit": doc.Builtin("dashboard.live_edit", `live_edit(name, editor=None)
+
+Edits a dashboard in an editor (editor, else $VISUAL, else $EDITOR, else
+vi; a command line, run with the file's path appended). Each save is
+checked and stored at once, at the revision the last one left, so a
+change someone else made meanwhile is never overwritten; a save that
+fails its check is reported and not stored. When the editor exits with
+its last save not stored, the file is kept and its path is in the error.
+Returns how many saves were stored.`,
+			func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				var name string
+				var editor optString
+				if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "editor?", &editor); err != nil {
+					return nil, err
+				}
+				return e.liveEdit(thread, b, artifact.Dashboard, name, string(editor))
+			}),
 		"verify": doc.Builtin("dashboard.verify", `verify(name)
 
 Checks each widget of a dashboard, and of its pages when it is an app:

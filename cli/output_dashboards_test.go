@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/fabricops/fabric/fabric/api"
@@ -14,7 +16,11 @@ import (
 // a page is not deleted on its own, and deleting the app deletes them.
 func TestOutputDashboardApps(t *testing.T) {
 	fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer}})
-	s := newSession(t, "dashboard-verify", "dashboard-convert", "dashboard-to-app")
+	// Kept edits land in TMPDIR, with a random part the transcripts hide.
+	t.Setenv("TMPDIR", t.TempDir())
+	kept := regexp.MustCompile(`edit-flat-\d+\.yaml`)
+	s := newSession(t, "dashboard-verify", "dashboard-convert", "dashboard-to-app", "dashboard-live-edit")
+	s.normalize = func(_, errOut string) string { return kept.ReplaceAllString(errOut, "edit-flat-N.yaml") }
 	dir := s.vars["DIR"]
 	write(t, dir, "web.csv", "ts,base,host\n1,2,a\n")
 	write(t, dir, "ops.yaml", `name: ops
@@ -60,7 +66,20 @@ dashboard_sections:
 		step{cmd: "dashboard add --file $DIR/board.yaml", setup: true},
 		step{cmd: "dashboard to-app --name board", code: 1},
 		step{cmd: "dashboard verify --name ops"},
+
+		// live-edit, with editors that edit and leave at once.
+		step{cmd: "dashboard add --file $DIR/flat.json --overwrite", setup: true},
+		step{cmd: "dashboard live-edit --name flat --editor true"},
+		step{cmd: `dashboard live-edit --name flat --editor "sed -i 's/label: No sections/label: Edited/'"`},
+		step{cmd: `dashboard live-edit --name flat --editor "sed -i 's/label: Edited/debug: 7/'"`, code: 1},
+		step{cmd: `dashboard live-edit --name flat --editor "sed -i 's/name: flat/name: other/'"`, code: 1},
+		step{cmd: "dashboard live-edit --name flat --editor false", code: 1},
+		step{cmd: "dashboard live-edit --name nope --editor true", code: 1},
+		step{cmd: "dashboard get --name flat", setup: true},
 	)
+	if out := s.setup("", "dashboard get --name flat"); !strings.Contains(out, "label: Edited") {
+		t.Errorf("the edit was not stored:\n%s", out)
+	}
 	// A page goes with its app, not alone.
 	if _, errOut, code := run(t, "", "dashboard", "delete", "--name", "ops_page1"); code != 1 {
 		t.Fatalf("deleting a page of an app: exit %d, %s", code, errOut)
@@ -69,5 +88,5 @@ dashboard_sections:
 	if _, _, code := run(t, "", "dashboard", "get", "--name", "ops_page2"); code != 1 {
 		t.Fatal("the app's page outlived it")
 	}
-	s.unreachable("dashboard verify --name ops", "dashboard convert", "dashboard to-app --name ops")
+	s.unreachable("dashboard verify --name ops", "dashboard convert", "dashboard to-app --name ops", "dashboard live-edit --name ops --editor true")
 }

@@ -431,6 +431,57 @@ func (r *Repo) SetEnabled(ctx context.Context, k *Kind, name string, enabled boo
 	return true, nil
 }
 
+// Edit replaces the record name of kind k with the document text (YAML
+// or JSON), checked as an add is, if the record is still at revision rev;
+// it returns the new revision. The document keeps its name; saved_time is
+// the store's.
+func (r *Repo) Edit(ctx context.Context, k *Kind, name string, text []byte, rev uint64) (uint64, error) {
+	d, err := Parse(text)
+	if err != nil {
+		return 0, err
+	}
+	if n, _ := d.String(k.Key); n != name {
+		return 0, fmt.Errorf("%s: a %s's %s does not change by editing (it is %q)", k.Key, k.Name, k.Key, name)
+	}
+	if err := r.Validate(ctx, k, d); err != nil {
+		return 0, err
+	}
+	d.SetValue("saved_time", api.Timestamp(r.now()))
+	if k.Toggle && d.Raw("enabled") == nil {
+		d.SetValue("enabled", true)
+	}
+	source := "yaml"
+	if t := bytes.TrimSpace(text); len(t) > 0 && t[0] == '{' {
+		source = "json"
+	}
+	kv, err := r.kv(ctx, k)
+	if err != nil {
+		return 0, err
+	}
+	value, err := Record{Doc: d, Source: source}.MarshalJSON()
+	if err != nil {
+		return 0, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, store.Timeout)
+	defer cancel()
+	newRev, err := kv.Update(ctx, store.Key(name), value, rev)
+	if wrongRevision(err) {
+		return 0, fmt.Errorf("%s %q was changed by someone else meanwhile; nothing stored", k.Name, name)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("storing %s %q: %v", k.Name, name, err)
+	}
+	return newRev, nil
+}
+
+// wrongRevision reports whether err says a record is no longer at the
+// revision an update expected (10071; 10164 on replicated streams).
+func wrongRevision(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.Is(err, jetstream.ErrKeyExists) ||
+		errors.As(err, &apiErr) && (apiErr.ErrorCode == 10071 || apiErr.ErrorCode == 10164)
+}
+
 // Replace stores rec as the record name of kind k at its revision (a
 // rewrite of a record read with Get: convert, to-app).
 func (r *Repo) Replace(ctx context.Context, k *Kind, name string, rec Record) error {

@@ -232,3 +232,28 @@ func BenchmarkAddGet(b *testing.B) {
 		}
 	}
 }
+
+// TestEditAtRevision: an edit is stored at the revision it read and gives
+// the next; an edit at a revision someone else moved past stores nothing.
+func TestEditAtRevision(t *testing.T) {
+	r := openRepo(t)
+	ctx := context.Background()
+	if _, err := r.Add(ctx, artifact.Dashboard, []byte("name: ops\nlabel: one\n"), false); err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.Get(ctx, artifact.Dashboard, "ops")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rev, err := r.Edit(ctx, artifact.Dashboard, "ops", []byte("name: ops\nlabel: two\n"), got.Revision)
+	if err != nil || rev <= got.Revision {
+		t.Fatalf("edit: revision %d, %v", rev, err)
+	}
+	if _, err := r.Edit(ctx, artifact.Dashboard, "ops", []byte("name: ops\nlabel: stale\n"), got.Revision); err == nil || !strings.Contains(err.Error(), "changed by someone else") {
+		t.Fatalf("a stale edit: %v", err)
+	}
+	now, _ := r.Get(ctx, artifact.Dashboard, "ops")
+	if label, _ := now.Doc.String("label"); label != "two" || now.Revision != rev {
+		t.Errorf("after a stale edit: label %q at %d, want two at %d", label, now.Revision, rev)
+	}
+}

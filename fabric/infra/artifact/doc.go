@@ -380,9 +380,15 @@ func (d *Doc) YAML() ([]byte, error) {
 	return b.Bytes(), enc.Close()
 }
 
-// blockStyle clears the flow style JSON input leaves on every node.
+// blockStyle clears the flow style and the quotes JSON input leaves on
+// every node.
 func blockStyle(n *yaml.Node) {
 	n.Style &^= yaml.FlowStyle
+	if n.Kind == yaml.ScalarNode {
+		// JSON quotes every string; YAML only those that need it (the
+		// encoder quotes a string that would read as another type).
+		n.Style &^= yaml.DoubleQuotedStyle | yaml.SingleQuotedStyle
+	}
 	for _, c := range n.Content {
 		blockStyle(c)
 	}

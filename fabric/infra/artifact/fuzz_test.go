@@ -19,6 +19,7 @@ func FuzzParse(f *testing.F) {
 		"",
 		"name: !!binary aGVsbG8=\n",
 		"? [a, b]\n: c\n",
+		`{"s": "true", "n": "1", "z": "null", "d": "2026-01-01", "e": "", "x": "a: b", "h": "#c", "m": "-"}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -44,8 +45,12 @@ func FuzzParse(f *testing.F) {
 		if err != nil || !reflect.DeepEqual(rec.Doc.Value(), d.Value()) || rec.Source != "yaml" {
 			t.Fatalf("a stored record reads back otherwise: %s: %v", stored, err)
 		}
-		if _, err := d.YAML(); err != nil {
+		y, err := d.YAML()
+		if err != nil {
 			t.Fatalf("YAML of %s: %v", out, err)
+		}
+		if back, err := Parse(y); err != nil || !reflect.DeepEqual(back.Value(), d.Value()) {
+			t.Fatalf("the YAML of %s reads back otherwise (%v):\n%s", out, err, y)
 		}
 		for _, k := range Kinds {
 			rs, err := k.schema()
