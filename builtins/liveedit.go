@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	goio "io"
 	"os"
 	"os/exec"
 	"sync"
@@ -63,9 +64,21 @@ func (e *Env) liveEdit(thread *starlark.Thread, b *starlark.Builtin, k *artifact
 		// of insert mode), not an interrupt of the edit, so neither the
 		// editor nor the saves are bound to the command's cancellation.
 		ctx = context.WithoutCancel(ctx)
-		ed := &edit{repo: r, kind: k, name: name, rev: rec.Revision, last: text, stored: true, io: io}
+		ed := &edit{repo: r, kind: k, name: name, rev: rec.Revision, last: text, stored: true, out: io.Stderr}
 		cmd := exec.Command("sh", "-c", editor+` "$1"`, "editor", path)
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = io.Stdin, io.Stdout, io.Stderr
+		if io.StdoutTerminal {
+			// The editor gets the terminal itself, not the shell's
+			// buffered streams (a full-screen editor needs the device).
+			if tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0); err == nil {
+				defer tty.Close()
+				cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+				// What the saves did waits until the editor has given
+				// the screen back.
+				ed.out = &ed.held
+				defer func() { io.Stderr.Write(ed.held.Bytes()) }()
+			}
+		}
 		if err := cmd.Start(); err != nil {
 			os.Remove(path)
 			return nil, fmt.Errorf("cannot run the editor %q: %v", editor, err)
@@ -110,7 +123,8 @@ type edit struct {
 	repo   *artifact.Repo
 	kind   *artifact.Kind
 	name   string
-	io     *host.IO
+	out    goio.Writer // where each save is reported
+	held   bytes.Buffer
 	mu     sync.Mutex
 	rev    uint64
 	last   []byte
@@ -133,13 +147,13 @@ func (ed *edit) check(ctx context.Context, path string, report bool) {
 	if err != nil {
 		ed.stored, ed.err = false, err
 		if report {
-			fmt.Fprintf(ed.io.Stderr, "not stored: %v\n", err)
+			fmt.Fprintf(ed.out, "not stored: %v\n", err)
 		}
 		return
 	}
 	ed.rev, ed.stored, ed.err = rev, true, nil
 	ed.saves++
-	fmt.Fprintf(ed.io.Stderr, "stored %s %q (revision %d)\n", ed.kind.Name, ed.name, rev)
+	fmt.Fprintf(ed.out, "stored %s %q (revision %d)\n", ed.kind.Name, ed.name, rev)
 }
 
 // fileSafe keeps a name's letters, digits, '-' and '_' for a file name.
