@@ -98,11 +98,15 @@ of that name is replaced only with overwrite=True. Returns its list row.`, k.Nam
 				if err != nil {
 					return nil, err
 				}
-				rec, err := r.Get(ctx, k, n)
+				text, err := r.GetJSON(ctx, k, n)
 				if err != nil {
 					return nil, err
 				}
-				return stdlib.DecodeJSON(rec.Doc.JSON())
+				v, err := stdlib.DecodeJSON(text)
+				if err != nil {
+					return nil, fmt.Errorf("the record of %s %q is corrupt: %v", k.Name, n, err)
+				}
+				return v, nil
 			})),
 		"list": doc.Builtin(name+".list", fmt.Sprintf("list()\n\nReturns the list rows of the %s records (%v), by name.", k.Name, k.Columns),
 			e.listCall(func(ctx context.Context, c *client.Client) (any, error) {

@@ -98,19 +98,27 @@ func (r Record) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// storedDoc finds the document and the source in a record as
+// MarshalJSON writes it: {"doc":{...},"source":"..."}.
+func storedDoc(data []byte) (raw []byte, source string, ok bool) {
+	if !bytes.HasPrefix(data, []byte(`{"doc":{`)) {
+		return nil, "", false
+	}
+	for _, src := range []string{"yaml", "json"} {
+		if tail := `,"source":"` + src + `"}`; bytes.HasSuffix(data, []byte(tail)) {
+			return data[len(`{"doc":`) : len(data)-len(tail)], src, true
+		}
+	}
+	return nil, "", false
+}
+
 // decodeRecord reads a stored record: one pass over its JSON, its
 // document split at the top level only.
 func decodeRecord(data []byte) (Record, error) {
-	// As written by MarshalJSON: {"doc":{...},"source":"..."}.
-	if bytes.HasPrefix(data, []byte(`{"doc":{`)) {
-		for _, src := range []string{"yaml", "json"} {
-			if tail := `,"source":"` + src + `"}`; bytes.HasSuffix(data, []byte(tail)) {
-				raw := data[len(`{"doc":`) : len(data)-len(tail)]
-				if d, err := splitObject(raw); err == nil {
-					d.text = raw // as stored: compact
-					return Record{Doc: d, Source: src}, nil
-				}
-			}
+	if raw, src, ok := storedDoc(data); ok {
+		if d, err := splitObject(raw); err == nil {
+			d.text = raw // as stored: compact
+			return Record{Doc: d, Source: src}, nil
 		}
 	}
 	top, err := parseJSONObject(data)
@@ -308,6 +316,33 @@ func (r *Repo) Get(ctx context.Context, k *Kind, name string) (Record, error) {
 	}
 	rec.Revision = e.Revision()
 	return rec, nil
+}
+
+// GetJSON returns the document of the record name of kind k as compact
+// JSON, keys in order: Get without splitting the document (for a caller
+// that only hands its text on).
+func (r *Repo) GetJSON(ctx context.Context, k *Kind, name string) ([]byte, error) {
+	kv, err := r.kv(ctx, k)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, store.Timeout)
+	defer cancel()
+	e, err := kv.Get(ctx, store.Key(name))
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return nil, missing{k.Name, name}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s %q: %v", k.Name, name, err)
+	}
+	if raw, _, ok := storedDoc(e.Value()); ok {
+		return raw, nil
+	}
+	rec, err := decodeRecord(e.Value())
+	if err != nil {
+		return nil, fmt.Errorf("the record of %s %q is corrupt: %v", k.Name, name, err)
+	}
+	return rec.Doc.JSON(), nil
 }
 
 // List returns every record of kind k, by name.
