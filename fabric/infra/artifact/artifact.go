@@ -297,18 +297,9 @@ func (r *Repo) put(ctx context.Context, k *Kind, name string, rec Record, overwr
 
 // Get returns the record name of kind k.
 func (r *Repo) Get(ctx context.Context, k *Kind, name string) (Record, error) {
-	kv, err := r.kv(ctx, k)
+	e, err := r.entry(ctx, k, name)
 	if err != nil {
 		return Record{}, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, store.Timeout)
-	defer cancel()
-	e, err := kv.Get(ctx, store.Key(name))
-	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return Record{}, missing{k.Name, name}
-	}
-	if err != nil {
-		return Record{}, fmt.Errorf("reading %s %q: %v", k.Name, name, err)
 	}
 	rec, err := decodeRecord(e.Value())
 	if err != nil {
@@ -318,10 +309,8 @@ func (r *Repo) Get(ctx context.Context, k *Kind, name string) (Record, error) {
 	return rec, nil
 }
 
-// GetJSON returns the document of the record name of kind k as compact
-// JSON, keys in order: Get without splitting the document (for a caller
-// that only hands its text on).
-func (r *Repo) GetJSON(ctx context.Context, k *Kind, name string) ([]byte, error) {
+// entry reads the KV entry of the record name of kind k.
+func (r *Repo) entry(ctx context.Context, k *Kind, name string) (jetstream.KeyValueEntry, error) {
 	kv, err := r.kv(ctx, k)
 	if err != nil {
 		return nil, err
@@ -334,6 +323,17 @@ func (r *Repo) GetJSON(ctx context.Context, k *Kind, name string) ([]byte, error
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading %s %q: %v", k.Name, name, err)
+	}
+	return e, nil
+}
+
+// GetJSON returns the document of the record name of kind k as compact
+// JSON, keys in order: Get without splitting the document (for a caller
+// that only hands its text on).
+func (r *Repo) GetJSON(ctx context.Context, k *Kind, name string) ([]byte, error) {
+	e, err := r.entry(ctx, k, name)
+	if err != nil {
+		return nil, err
 	}
 	if raw, _, ok := storedDoc(e.Value()); ok {
 		return raw, nil
