@@ -42,6 +42,9 @@ func (e *Env) demoBackup(thread *starlark.Thread, b *starlark.Builtin, args star
 		return nil, err
 	}
 	dir = host.From(thread).Path(dir)
+	if err := backup.CheckDestination(dir); err != nil {
+		return nil, fail(b.Name(), err) // before reaching the fabric
+	}
 	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		st, err := c.Data.Store(ctx)
 		if err != nil {

@@ -100,6 +100,10 @@ func (e *Env) liveEdit(thread *starlark.Thread, b *starlark.Builtin, k *artifact
 		ed.check(ctx, path, false) // its failure is the command's error
 		saves = ed.saves
 		if runErr != nil {
+			if now, err := os.ReadFile(path); err == nil && bytes.Equal(now, text) {
+				os.Remove(path) // nothing was edited: nothing to keep
+				return nil, fmt.Errorf("the editor %q failed (%v)", editor, runErr)
+			}
 			return nil, fmt.Errorf("the editor %q failed (%v); your edit is kept in %s", editor, runErr, path)
 		}
 		if !ed.stored {

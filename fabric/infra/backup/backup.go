@@ -158,14 +158,30 @@ type Manifest struct {
 	Counts  []Count `json:"counts"`
 }
 
+// CheckDestination checks that dir can receive a backup: it is new (its
+// parent exists), or an empty directory.
+func CheckDestination(dir string) error {
+	entries, err := os.ReadDir(dir)
+	switch {
+	case err == nil && len(entries) > 0:
+		return fmt.Errorf("%s is not empty: back up into a new directory", dir)
+	case err == nil:
+		return nil
+	case errors.Is(err, fs.ErrNotExist):
+		if st, err := os.Stat(filepath.Dir(filepath.Clean(dir))); err != nil || !st.IsDir() {
+			return fmt.Errorf("backing up into %s: its parent directory does not exist", dir)
+		}
+		return nil
+	}
+	return fmt.Errorf("backing up into %s: %v", dir, trimPath(err))
+}
+
 // Write backs the tenant's artifacts up into dir (created; an existing
 // one must be empty), as JSON or, with asYAML, YAML. The files are
 // written beside dir and moved into place at the end.
 func Write(ctx context.Context, s *Source, dir string, asYAML bool) ([]Count, error) {
-	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
-		return nil, fmt.Errorf("%s is not empty: back up into a new directory", dir)
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("backing up into %s: %v", dir, trimPath(err))
+	if err := CheckDestination(dir); err != nil {
+		return nil, err
 	}
 	parent := filepath.Dir(filepath.Clean(dir))
 	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".partial-")
