@@ -55,6 +55,7 @@ dashboard_sections:
 `)
 	write(t, dir, "no-type.yaml", "name: x\ndashboard_sections:\n  - widgets:\n      - title: no type\n")
 	write(t, dir, "group.json", `{"name": "ops-group", "label": "Ops", "dashboardList": [{"id": "1", "name": "ops"}], "users": "ann", "description": "ops boards"}`)
+	write(t, dir, "group-schema.json", `{"name": "g3", "enabled": "yes", "dashboardList": [{"name": "ops"}]}`)
 	write(t, dir, "bad-group.json", `{"name": "g2", "dashboardList": [{"name": "ops"}, {"name": "nope"}]}`)
 
 	s.steps(
@@ -86,6 +87,8 @@ dashboard_sections:
 
 		step{cmd: "dashgroup add --file $DIR/group.json"},
 		step{cmd: "dashgroup add --file $DIR/bad-group.json", code: 1},
+		step{cmd: "dashgroup add --file $DIR/group-schema.json", code: 1},
+		step{cmd: "dashgroup add --file $DIR/malformed.yaml", code: 1},
 		step{cmd: "dashgroup add --file $DIR/group.json", code: 1},
 		step{cmd: "dashgroup get --name ops-group"},
 		step{cmd: "dashgroup get --name nope", code: 1},
