@@ -1,6 +1,7 @@
 package builtins
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -66,9 +67,17 @@ of that name is replaced only with overwrite=True. Returns its list row.`, k.Nam
 				if err := starlark.UnpackArgs(b.Name(), args, kwargs, "file?", &file, "data?", &data, "overwrite?", &overwrite); err != nil {
 					return nil, err
 				}
-				text, err := artifactInput(thread, string(file), data)
-				if err != nil {
-					return nil, fail(b.Name(), err)
+				// A dict's JSON and its values come from one walk; anything
+				// else is text to parse.
+				var buf bytes.Buffer
+				plain, isDict := plainJSON(data, 0, &buf)
+				text := buf.Bytes()
+				if !isDict || file != "" {
+					isDict = false
+					var err error
+					if text, err = artifactInput(thread, string(file), data); err != nil {
+						return nil, fail(b.Name(), err)
+					}
 				}
 				return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 					r, err := repo(ctx, c)
@@ -76,8 +85,7 @@ of that name is replaced only with overwrite=True. Returns its list row.`, k.Nam
 						return nil, err
 					}
 					var rec artifact.Record
-					if plain, ok := plainValue(data, 0); ok && plain != nil {
-						// A dict: its JSON and its values are at hand.
+					if isDict {
 						d, err := artifact.FromJSON(text, plain)
 						if err != nil {
 							return nil, err
@@ -184,11 +192,12 @@ func artifactInput(thread *starlark.Thread, file string, data starlark.Value) ([
 	return nil, fmt.Errorf("give file or data")
 }
 
-// plainValue returns a dict (not any other value: ok is false) as the
-// plain values encoding/json reads its JSON into (maps, []any, float64,
-// string, bool, nil), or ok false when it holds a value whose JSON form
-// that does not say (a struct, a tuple, a host value).
-func plainValue(v starlark.Value, depth int) (any, bool) {
+// plainJSON writes a dict (not any other value: ok is false) as compact
+// JSON to buf and returns the plain values encoding/json reads that JSON
+// into (maps, []any, float64, string, bool, nil), in one walk; ok is false
+// when the dict holds a value it does not write (a struct, a tuple, a host
+// value, a string that is not UTF-8), which the JSON encoder then does.
+func plainJSON(v starlark.Value, depth int, buf *bytes.Buffer) (any, bool) {
 	if depth == 0 {
 		if _, ok := v.(*starlark.Dict); !ok {
 			return nil, false
@@ -199,49 +208,103 @@ func plainValue(v starlark.Value, depth int) (any, bool) {
 	}
 	switch x := v.(type) {
 	case starlark.NoneType:
+		buf.WriteString("null")
 		return nil, true
 	case starlark.Bool:
+		if x {
+			buf.WriteString("true")
+		} else {
+			buf.WriteString("false")
+		}
 		return bool(x), true
 	case starlark.String:
 		if !utf8.ValidString(string(x)) {
-			return nil, false // the JSON text replaces the bad bytes
+			return nil, false
 		}
+		writeJSONText(buf, string(x))
 		return string(x), true
 	case starlark.Int:
-		f, err := strconv.ParseFloat(x.String(), 64)
-		return f, err == nil
+		text := x.String()
+		f, err := strconv.ParseFloat(text, 64)
+		if err != nil {
+			return nil, false
+		}
+		buf.WriteString(text)
+		return f, true
 	case starlark.Float:
 		f := float64(x)
 		if math.IsInf(f, 0) || math.IsNaN(f) {
 			return nil, false
 		}
+		buf.WriteString(strconv.FormatFloat(f, 'g', -1, 64))
 		return f, true
 	case *starlark.List:
 		out := make([]any, x.Len())
+		buf.WriteByte('[')
 		for i := range out {
-			e, ok := plainValue(x.Index(i), depth+1)
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			e, ok := plainJSON(x.Index(i), depth+1, buf)
 			if !ok {
 				return nil, false
 			}
 			out[i] = e
 		}
+		buf.WriteByte(']')
 		return out, true
 	case *starlark.Dict:
 		out := make(map[string]any, x.Len())
-		for _, item := range x.Items() {
+		buf.WriteByte('{')
+		for i, item := range x.Items() {
 			k, ok := item[0].(starlark.String)
 			if !ok || !utf8.ValidString(string(k)) {
 				return nil, false
 			}
-			e, ok := plainValue(item[1], depth+1)
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			writeJSONText(buf, string(k))
+			buf.WriteByte(':')
+			e, ok := plainJSON(item[1], depth+1, buf)
 			if !ok {
 				return nil, false
 			}
 			out[string(k)] = e
 		}
+		buf.WriteByte('}')
 		return out, true
 	}
 	return nil, false
+}
+
+// writeJSONText writes s (valid UTF-8) as a JSON string.
+func writeJSONText(buf *bytes.Buffer, s string) {
+	buf.WriteByte('"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		buf.WriteString(s[start:i])
+		switch c {
+		case '"', '\\':
+			buf.WriteByte('\\')
+			buf.WriteByte(c)
+		case '\n':
+			buf.WriteString(`\n`)
+		case '\r':
+			buf.WriteString(`\r`)
+		case '\t':
+			buf.WriteString(`\t`)
+		default:
+			fmt.Fprintf(buf, `\u%04x`, c)
+		}
+		start = i + 1
+	}
+	buf.WriteString(s[start:])
+	buf.WriteByte('"')
 }
 
 // rowValue turns a list row into a dict in the kind's column order.
