@@ -11,7 +11,7 @@
 # within 1.5x of raw KV.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-RUNS=${RUNS:-5}
+RUNS=${RUNS:-15}
 N=${N:-10000}
 out=bench/out
 mkdir -p "$out"
