@@ -1,0 +1,200 @@
+// Package graphstore is the storage of the embedded graph database:
+// databases, collections and documents in a Pebble LSM store (every
+// write goes through its write-ahead log and is synced before it is
+// acknowledged, so an acknowledged write survives a kill -9). It knows
+// nothing of HTTP; package graphdb serves it with ArangoDB's API.
+//
+// Pebble, not bbolt: a bulk insert of many documents is one batch
+// appended to the log, where a B+tree rewrites pages per transaction;
+// the insert target (200,000 documents a second) needs the log.
+package graphstore
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"sync"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// System is the database that always exists.
+const System = "_system"
+
+// Errors of the store; the server maps each to ArangoDB's number.
+var (
+	ErrDuplicateName    = errors.New("duplicate name")
+	ErrDatabaseName     = errors.New("database name invalid")
+	ErrDatabaseNotFound = errors.New("database not found")
+	ErrSystemOnly       = errors.New("operation not allowed on the system database")
+)
+
+// Store is an open graph store.
+type Store struct {
+	db *pebble.DB
+
+	mu     sync.RWMutex
+	dbs    map[string]*DatabaseInfo
+	nextID uint64
+}
+
+// DatabaseInfo describes a database.
+type DatabaseInfo struct {
+	Name     string `json:"name"`
+	ID       string `json:"id"`
+	IsSystem bool   `json:"isSystem"`
+}
+
+// Key prefixes of the store's records.
+const (
+	prefixDatabase = "d/"
+	keyNextID      = "meta/next-id"
+)
+
+// Open opens (creating when missing) the store in dir.
+func Open(dir string) (*Store, error) {
+	db, err := pebble.Open(dir, &pebble.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("opening the graph store in %s: %v", dir, err)
+	}
+	s := &Store{db: db, dbs: map[string]*DatabaseInfo{}}
+	if err := s.load(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if _, ok := s.dbs[System]; !ok {
+		if err := s.putDatabase(&DatabaseInfo{Name: System, ID: s.newID(), IsSystem: true}); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// load reads the databases and the id counter.
+func (s *Store) load() error {
+	if v, closer, err := s.db.Get([]byte(keyNextID)); err == nil {
+		s.nextID, _ = strconv.ParseUint(string(v), 10, 64)
+		closer.Close()
+	} else if !errors.Is(err, pebble.ErrNotFound) {
+		return err
+	}
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: []byte(prefixDatabase), UpperBound: []byte("d0")})
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for it.First(); it.Valid(); it.Next() {
+		var info DatabaseInfo
+		if err := json.Unmarshal(it.Value(), &info); err != nil {
+			return fmt.Errorf("the graph store's database record %q is corrupt: %v", it.Key(), err)
+		}
+		s.dbs[info.Name] = &info
+	}
+	return it.Error()
+}
+
+// newID returns a new object id (callers hold mu or are opening).
+func (s *Store) newID() string {
+	s.nextID++
+	return strconv.FormatUint(s.nextID, 10)
+}
+
+// putDatabase writes a database record and the id counter, synced.
+func (s *Store) putDatabase(info *DatabaseInfo) error {
+	data, _ := json.Marshal(info)
+	b := s.db.NewBatch()
+	defer b.Close()
+	_ = b.Set([]byte(prefixDatabase+info.Name), data, nil)
+	_ = b.Set([]byte(keyNextID), []byte(strconv.FormatUint(s.nextID, 10)), nil)
+	if err := b.Commit(pebble.Sync); err != nil {
+		return err
+	}
+	s.dbs[info.Name] = info
+	return nil
+}
+
+// Close closes the store.
+func (s *Store) Close() error { return s.db.Close() }
+
+// ValidDatabaseName reports whether name is a database name a user may
+// create: a letter, then letters, digits, '_' and '-', at most 64 bytes.
+func ValidDatabaseName(name string) bool {
+	if name == "" || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !(letter || i > 0 && (c >= '0' && c <= '9' || c == '_' || c == '-')) {
+			return false
+		}
+	}
+	return true
+}
+
+// CreateDatabase creates a database.
+func (s *Store) CreateDatabase(name string) (*DatabaseInfo, error) {
+	if !ValidDatabaseName(name) {
+		return nil, ErrDatabaseName
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.dbs[name]; ok {
+		return nil, ErrDuplicateName
+	}
+	info := &DatabaseInfo{Name: name, ID: s.newID()}
+	if err := s.putDatabase(info); err != nil {
+		return nil, err
+	}
+	return info, nil
+}
+
+// Database returns a database's description.
+func (s *Store) Database(name string) (*DatabaseInfo, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	info, ok := s.dbs[name]
+	if !ok {
+		return nil, ErrDatabaseNotFound
+	}
+	return info, nil
+}
+
+// Databases returns the names of the databases, sorted.
+func (s *Store) Databases() []string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	names := make([]string, 0, len(s.dbs))
+	for n := range s.dbs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// DropDatabase deletes a database and everything in it.
+func (s *Store) DropDatabase(name string) error {
+	if name == System {
+		return ErrSystemOnly
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.dbs[name]; !ok {
+		return ErrDatabaseNotFound
+	}
+	b := s.db.NewBatch()
+	defer b.Close()
+	_ = b.Delete([]byte(prefixDatabase+name), nil)
+	// The database's collections and documents live under "c/NAME/" and
+	// "o/NAME/" (later); a range delete drops them with it.
+	_ = b.DeleteRange([]byte("c/"+name+"/"), []byte("c/"+name+"0"), nil)
+	_ = b.DeleteRange([]byte("o/"+name+"/"), []byte("o/"+name+"0"), nil)
+	if err := b.Commit(pebble.Sync); err != nil {
+		return err
+	}
+	delete(s.dbs, name)
+	return nil
+}

@@ -1,0 +1,232 @@
+// Package graphdb is the graph database pod: an HTTP server (HTTP/1.1 and
+// h2c) that answers the part of ArangoDB's HTTP API that
+// github.com/arangodb/go-driver/v2 and the graphdb commands use, over the
+// embedded store of package graphstore. docs/graphdb-http-api.md is the
+// reference of what the driver sends and expects.
+package graphdb
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/fabricops/fabric/fabric/lib/graphstore"
+)
+
+// Version is the ArangoDB version the server answers as.
+const Version = "3.12.4"
+
+// Options configures a server.
+type Options struct {
+	// User and Password are the credentials requests must carry.
+	User, Password string
+	// Secret signs the JWTs (random when empty: tokens then last as long
+	// as the server).
+	Secret []byte
+}
+
+// Server serves a graph store over ArangoDB's HTTP API.
+type Server struct {
+	store *graphstore.Store
+	auth  *auth
+}
+
+// New returns a server of store.
+func New(store *graphstore.Store, o Options) *Server {
+	secret := o.Secret
+	if len(secret) == 0 {
+		secret = make([]byte, 32)
+		_, _ = rand.Read(secret)
+	}
+	return &Server{store: store, auth: &auth{user: o.User, password: o.Password, secret: secret, now: time.Now}}
+}
+
+// Handler returns the server's HTTP handler, for HTTP/1.1 and h2c alike.
+func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serve) }
+
+// Protocols are the protocols the server speaks: HTTP/1.1, and HTTP/2
+// without TLS (prior knowledge), as the driver's HTTP/2 connection uses.
+func Protocols() *http.Protocols {
+	var p http.Protocols
+	p.SetHTTP1(true)
+	p.SetUnencryptedHTTP2(true)
+	return &p
+}
+
+// apiError is an error as ArangoDB answers it.
+type apiError struct {
+	status, num int
+	msg         string
+}
+
+func (e *apiError) Error() string { return e.msg }
+
+func newError(status, num int, msg string) *apiError { return &apiError{status, num, msg} }
+
+// storeError maps the store's errors to ArangoDB's.
+func storeError(err error) *apiError {
+	var ae *apiError
+	switch {
+	case errors.As(err, &ae):
+		return ae
+	case errors.Is(err, graphstore.ErrDatabaseNotFound):
+		return newError(404, 1228, "database not found")
+	case errors.Is(err, graphstore.ErrDatabaseName):
+		return newError(400, 1229, "database name invalid")
+	case errors.Is(err, graphstore.ErrDuplicateName):
+		return newError(409, 1207, "duplicate database name")
+	case errors.Is(err, graphstore.ErrSystemOnly):
+		return newError(403, 1230, "operation only allowed in system database")
+	}
+	return newError(500, 4, err.Error())
+}
+
+// request is a parsed request: its database and its path under /_api.
+type request struct {
+	*http.Request
+	db   string
+	path []string // after the database prefix, e.g. ["_api", "database", "x"]
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	req := &request{Request: r, db: graphstore.System}
+	path := strings.Trim(r.URL.Path, "/")
+	parts := strings.Split(path, "/")
+	if len(parts) >= 2 && parts[0] == "_db" {
+		req.db, parts = parts[1], parts[2:]
+	}
+	req.path = parts
+	if len(parts) == 2 && parts[0] == "_open" && parts[1] == "auth" && r.Method == http.MethodPost {
+		s.login(w, r)
+		return
+	}
+	if !s.auth.allowed(r) {
+		writeError(w, newError(401, 11, "not authorized to execute this request"))
+		return
+	}
+	if _, err := s.store.Database(req.db); err != nil {
+		writeError(w, storeError(err))
+		return
+	}
+	result, status, err := s.route(req)
+	if err != nil {
+		writeError(w, storeError(err))
+		return
+	}
+	writeJSON(w, status, result)
+}
+
+// route runs the request's endpoint.
+func (s *Server) route(r *request) (any, int, error) {
+	p := r.path
+	if len(p) < 2 || p[0] != "_api" {
+		return nil, 0, newError(404, 404, "unknown path '/"+strings.Join(p, "/")+"'")
+	}
+	switch p[1] {
+	case "version":
+		return map[string]any{"server": "arango", "version": Version, "license": "community"}, 200, nil
+	case "database":
+		return s.database(r, p[2:])
+	}
+	return nil, 0, newError(404, 404, "unknown path '/"+strings.Join(p, "/")+"'")
+}
+
+// database serves /_api/database.
+func (s *Server) database(r *request, rest []string) (any, int, error) {
+	switch {
+	case len(rest) == 0 && r.Method == http.MethodPost:
+		if r.db != graphstore.System {
+			return nil, 0, storeError(graphstore.ErrSystemOnly)
+		}
+		var body struct {
+			Name string `json:"name"`
+		}
+		if err := readBody(r.Request, &body); err != nil {
+			return nil, 0, err
+		}
+		if _, err := s.store.CreateDatabase(body.Name); err != nil {
+			return nil, 0, err
+		}
+		return ok(201, true), 201, nil
+	case len(rest) == 0 && r.Method == http.MethodGet, len(rest) == 1 && rest[0] == "user" && r.Method == http.MethodGet:
+		if r.db != graphstore.System {
+			return nil, 0, storeError(graphstore.ErrSystemOnly)
+		}
+		return ok(200, s.store.Databases()), 200, nil
+	case len(rest) == 1 && rest[0] == "current" && r.Method == http.MethodGet:
+		info, err := s.store.Database(r.db)
+		if err != nil {
+			return nil, 0, err
+		}
+		return ok(200, map[string]any{"name": info.Name, "id": info.ID, "path": "", "isSystem": info.IsSystem,
+			"sharding": "", "replicationFactor": 1, "writeConcern": 1}), 200, nil
+	case len(rest) == 1 && r.Method == http.MethodDelete:
+		if r.db != graphstore.System {
+			return nil, 0, storeError(graphstore.ErrSystemOnly)
+		}
+		if err := s.store.DropDatabase(rest[0]); err != nil {
+			return nil, 0, err
+		}
+		return ok(200, true), 200, nil
+	}
+	return nil, 0, newError(405, 405, "method not supported")
+}
+
+// login serves POST /_open/auth.
+func (s *Server) login(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Username string `json:"username"`
+		Password string `json:"password"`
+	}
+	if err := readBody(r, &body); err != nil {
+		writeError(w, storeError(err))
+		return
+	}
+	if !s.auth.checkPassword(body.Username, body.Password) {
+		writeError(w, newError(401, 401, "Wrong credentials"))
+		return
+	}
+	writeJSON(w, 200, map[string]any{"jwt": s.auth.token(body.Username), "must_change_password": false})
+}
+
+// ok is a successful answer with a result.
+func ok(code int, result any) map[string]any {
+	return map[string]any{"error": false, "code": code, "result": result}
+}
+
+// maxBody bounds a request body.
+const maxBody = 512 << 20
+
+// readBody decodes a JSON request body into v.
+func readBody(r *http.Request, v any) error {
+	data, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	if err != nil {
+		return newError(400, 400, "cannot read the request body: "+err.Error())
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return newError(400, 600, "VPackError error: "+err.Error())
+	}
+	return nil
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		writeError(w, newError(500, 4, err.Error()))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write(data)
+}
+
+func writeError(w http.ResponseWriter, e *apiError) {
+	data, _ := json.Marshal(map[string]any{"error": true, "code": e.status, "errorNum": e.num, "errorMessage": e.msg})
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(e.status)
+	w.Write(data)
+}
