@@ -37,6 +37,7 @@ type Store struct {
 
 	mu     sync.RWMutex
 	dbs    map[string]*DatabaseInfo
+	colls  map[string]map[string]*CollectionInfo // by database, by name
 	nextID uint64
 }
 
@@ -59,7 +60,7 @@ func Open(dir string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening the graph store in %s: %v", dir, err)
 	}
-	s := &Store{db: db, dbs: map[string]*DatabaseInfo{}}
+	s := &Store{db: db, dbs: map[string]*DatabaseInfo{}, colls: map[string]map[string]*CollectionInfo{}}
 	if err := s.load(); err != nil {
 		db.Close()
 		return nil, err
@@ -93,7 +94,10 @@ func (s *Store) load() error {
 		}
 		s.dbs[info.Name] = &info
 	}
-	return it.Error()
+	if err := it.Error(); err != nil {
+		return err
+	}
+	return s.loadCollections()
 }
 
 // newID returns a new object id (callers hold mu or are opening).
@@ -196,5 +200,6 @@ func (s *Store) DropDatabase(name string) error {
 		return err
 	}
 	delete(s.dbs, name)
+	delete(s.colls, name)
 	return nil
 }

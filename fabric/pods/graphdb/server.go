@@ -78,7 +78,13 @@ func storeError(err error) *apiError {
 	case errors.Is(err, graphstore.ErrDatabaseName):
 		return newError(400, 1229, "database name invalid")
 	case errors.Is(err, graphstore.ErrDuplicateName):
-		return newError(409, 1207, "duplicate database name")
+		return newError(409, 1207, "duplicate name")
+	case errors.Is(err, graphstore.ErrCollectionName):
+		return newError(400, 1208, "illegal name")
+	case errors.Is(err, graphstore.ErrCollectionNotFound):
+		return newError(404, 1203, "collection or view not found")
+	case errors.Is(err, graphstore.ErrSystemCollection):
+		return newError(403, 11, "forbidden")
 	case errors.Is(err, graphstore.ErrSystemOnly):
 		return newError(403, 1230, "operation only allowed in system database")
 	}
@@ -131,6 +137,8 @@ func (s *Server) route(r *request) (any, int, error) {
 		return map[string]any{"server": "arango", "version": Version, "license": "community"}, 200, nil
 	case "database":
 		return s.database(r, p[2:])
+	case "collection":
+		return s.collection(r, p[2:])
 	}
 	return nil, 0, newError(404, 404, "unknown path '/"+strings.Join(p, "/")+"'")
 }

@@ -111,8 +111,8 @@ func TestDatabases(t *testing.T) {
 	}
 }
 
-// TestDatabasesSurviveRestart: a database created before the store is
-// closed is there when it opens again.
+// TestDatabasesSurviveRestart: a database and a collection created before
+// the store is closed are there when it opens again.
 func TestDatabasesSurviveRestart(t *testing.T) {
 	dir := t.TempDir()
 	st, err := graphstore.Open(dir)
@@ -120,6 +120,9 @@ func TestDatabasesSurviveRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := st.CreateDatabase("kept"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.CreateCollection("kept", "edges", graphstore.EdgeCollection, false, false, graphstore.KeyOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
@@ -130,5 +133,8 @@ func TestDatabasesSurviveRestart(t *testing.T) {
 	defer st.Close()
 	if got := st.Databases(); !slices.Equal(got, []string{"_system", "kept"}) {
 		t.Errorf("databases after a restart: %v", got)
+	}
+	if c, err := st.Collection("kept", "edges"); err != nil || c.Type != graphstore.EdgeCollection {
+		t.Errorf("collection after a restart: %+v %v", c, err)
 	}
 }

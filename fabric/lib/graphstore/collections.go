@@ -1,0 +1,214 @@
+package graphstore
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// Collection types, as ArangoDB numbers them.
+const (
+	DocumentCollection = 2
+	EdgeCollection     = 3
+)
+
+// Errors of collections.
+var (
+	ErrCollectionName     = errors.New("illegal name")
+	ErrCollectionNotFound = errors.New("collection or view not found")
+	ErrSystemCollection   = errors.New("a system collection is dropped only with isSystem")
+)
+
+// KeyOptions are a collection's key generator settings.
+type KeyOptions struct {
+	Type          string `json:"type"`
+	AllowUserKeys bool   `json:"allowUserKeys"`
+	LastValue     uint64 `json:"lastValue"`
+}
+
+// CollectionInfo describes a collection.
+type CollectionInfo struct {
+	Name        string     `json:"name"`
+	ID          string     `json:"id"`
+	Type        int        `json:"type"`
+	IsSystem    bool       `json:"isSystem"`
+	WaitForSync bool       `json:"waitForSync"`
+	KeyOptions  KeyOptions `json:"keyOptions"`
+}
+
+const prefixCollection = "c/"
+
+func collectionKey(db, name string) []byte { return []byte(prefixCollection + db + "/" + name) }
+
+// ValidCollectionName reports whether name can name a collection: a
+// letter or '_' (a system collection), then letters, digits, '_' and '-',
+// at most 256 bytes.
+func ValidCollectionName(name string) bool {
+	if name == "" || len(name) > 256 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !(letter || c == '_' || i > 0 && (c >= '0' && c <= '9' || c == '-')) {
+			return false
+		}
+	}
+	return true
+}
+
+// loadCollections reads every collection record (at open).
+func (s *Store) loadCollections() error {
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: []byte(prefixCollection), UpperBound: []byte("c0")})
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for it.First(); it.Valid(); it.Next() {
+		var info CollectionInfo
+		if err := json.Unmarshal(it.Value(), &info); err != nil {
+			return fmt.Errorf("the graph store's collection record %q is corrupt: %v", it.Key(), err)
+		}
+		db := string(it.Key()[len(prefixCollection):])
+		db = db[:len(db)-len(info.Name)-1]
+		s.collections(db)[info.Name] = &info
+	}
+	return it.Error()
+}
+
+// collections returns a database's collection map (callers hold mu).
+func (s *Store) collections(db string) map[string]*CollectionInfo {
+	m, ok := s.colls[db]
+	if !ok {
+		m = map[string]*CollectionInfo{}
+		s.colls[db] = m
+	}
+	return m
+}
+
+// CreateCollection creates a collection of type typ in database db; a
+// name starting with '_' needs system set.
+func (s *Store) CreateCollection(db, name string, typ int, system, waitForSync bool, keys KeyOptions) (*CollectionInfo, error) {
+	if !ValidCollectionName(name) || name[0] == '_' && !system {
+		return nil, ErrCollectionName
+	}
+	if typ == 0 {
+		typ = DocumentCollection
+	}
+	if typ != DocumentCollection && typ != EdgeCollection {
+		return nil, fmt.Errorf("%w: type %d", ErrCollectionName, typ)
+	}
+	if keys.Type == "" {
+		keys.Type = "traditional"
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.dbs[db]; !ok {
+		return nil, ErrDatabaseNotFound
+	}
+	if _, ok := s.collections(db)[name]; ok {
+		return nil, ErrDuplicateName
+	}
+	info := &CollectionInfo{Name: name, ID: s.newID(), Type: typ, IsSystem: name[0] == '_', WaitForSync: waitForSync, KeyOptions: keys}
+	data, _ := json.Marshal(info)
+	b := s.db.NewBatch()
+	defer b.Close()
+	_ = b.Set(collectionKey(db, name), data, nil)
+	_ = b.Set([]byte(keyNextID), []byte(fmt.Sprint(s.nextID)), nil)
+	if err := b.Commit(pebble.Sync); err != nil {
+		return nil, err
+	}
+	s.collections(db)[name] = info
+	return info, nil
+}
+
+// Collection returns a collection's description.
+func (s *Store) Collection(db, name string) (*CollectionInfo, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	info, ok := s.colls[db][name]
+	if !ok {
+		return nil, ErrCollectionNotFound
+	}
+	return info, nil
+}
+
+// Collections returns a database's collections, by name.
+func (s *Store) Collections(db string) []*CollectionInfo {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]*CollectionInfo, 0, len(s.colls[db]))
+	for _, c := range s.colls[db] {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// documentPrefix is where a collection's documents are kept.
+func documentPrefix(db, coll string) []byte { return []byte("o/" + db + "/" + coll + "/") }
+
+// prefixEnd is the first key after every key with prefix p.
+func prefixEnd(p []byte) []byte {
+	end := append([]byte(nil), p...)
+	end[len(end)-1]++
+	return end
+}
+
+// DropCollection deletes a collection and its documents; a system
+// collection only with system set.
+func (s *Store) DropCollection(db, name string, system bool) (*CollectionInfo, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	info, ok := s.colls[db][name]
+	if !ok {
+		return nil, ErrCollectionNotFound
+	}
+	if info.IsSystem && !system {
+		return nil, ErrSystemCollection
+	}
+	b := s.db.NewBatch()
+	defer b.Close()
+	_ = b.Delete(collectionKey(db, name), nil)
+	p := documentPrefix(db, name)
+	_ = b.DeleteRange(p, prefixEnd(p), nil)
+	if err := b.Commit(pebble.Sync); err != nil {
+		return nil, err
+	}
+	delete(s.colls[db], name)
+	return info, nil
+}
+
+// Truncate deletes a collection's documents.
+func (s *Store) Truncate(db, name string) (*CollectionInfo, error) {
+	info, err := s.Collection(db, name)
+	if err != nil {
+		return nil, err
+	}
+	p := documentPrefix(db, name)
+	if err := s.db.DeleteRange(p, prefixEnd(p), pebble.Sync); err != nil {
+		return nil, err
+	}
+	return info, nil
+}
+
+// Count returns how many documents a collection holds.
+func (s *Store) Count(db, name string) (int64, error) {
+	if _, err := s.Collection(db, name); err != nil {
+		return 0, err
+	}
+	p := documentPrefix(db, name)
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: p, UpperBound: prefixEnd(p)})
+	if err != nil {
+		return 0, err
+	}
+	defer it.Close()
+	var n int64
+	for it.First(); it.Valid(); it.Next() {
+		n++
+	}
+	return n, it.Error()
+}
