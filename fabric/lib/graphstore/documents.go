@@ -1,0 +1,225 @@
+package graphstore
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// Errors of documents, each a per-document error in a bulk write.
+var (
+	ErrDocumentNotFound = errors.New("document not found")
+	ErrUniqueConstraint = errors.New("unique constraint violated")
+	ErrIllegalKey       = errors.New("illegal document key")
+	ErrDocumentType     = errors.New("invalid document type")
+	ErrEdgeAttribute    = errors.New("edge attribute missing or invalid")
+	ErrUserKey          = errors.New("unexpected document key")
+)
+
+// OverwriteMode says what an insert does to a document whose key exists.
+type OverwriteMode string
+
+// The overwrite modes of ArangoDB.
+const (
+	OverwriteConflict OverwriteMode = "conflict"
+	OverwriteIgnore   OverwriteMode = "ignore"
+	OverwriteReplace  OverwriteMode = "replace"
+	OverwriteUpdate   OverwriteMode = "update"
+)
+
+// Doc is a document: its attributes, numbers kept as written.
+type Doc = map[string]any
+
+// Result is what a write did to one document: its meta, the previous
+// revision when it replaced one, the documents when asked, or its error.
+type Result struct {
+	Key, ID, Rev, OldRev string
+	New, Old             Doc
+	Err                  error
+}
+
+// ValidKey reports whether k is a valid document key.
+func ValidKey(k string) bool {
+	if k == "" || len(k) > 254 {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+			continue
+		}
+		if !strings.ContainsRune("_-.@()+,=;$!*'%:", rune(c)) {
+			return false
+		}
+	}
+	return true
+}
+
+// validHandle reports whether h is "collection/key".
+func validHandle(h any) bool {
+	s, ok := h.(string)
+	if !ok {
+		return false
+	}
+	coll, key, found := strings.Cut(s, "/")
+	return found && ValidCollectionName(coll) && ValidKey(key)
+}
+
+func docKey(db, coll, key string) []byte { return []byte("o/" + db + "/" + coll + "/" + key) }
+
+// DecodeDoc reads a JSON object as a document, numbers as written.
+func DecodeDoc(data []byte) (Doc, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var d Doc
+	if err := dec.Decode(&d); err != nil || d == nil {
+		return nil, ErrDocumentType
+	}
+	return d, nil
+}
+
+// Insert writes documents into a collection in one synced batch; an
+// existing key is handled by mode. Each document gets its result; the
+// error is the whole request's (a missing collection, the disk).
+func (s *Store) Insert(db, coll string, docs []any, mode OverwriteMode, keepNull, mergeObjects bool) ([]Result, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	info, ok := s.colls[db][coll]
+	if !ok {
+		return nil, ErrCollectionNotFound
+	}
+	b := s.db.NewIndexedBatch()
+	defer b.Close()
+	out := make([]Result, len(docs))
+	for i, x := range docs {
+		out[i] = s.insertOne(b, db, info, x, mode, keepNull, mergeObjects)
+	}
+	_ = b.Set([]byte(keyNextID), []byte(strconv.FormatUint(s.nextID, 10)), nil)
+	if err := b.Commit(pebble.Sync); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// insertOne writes one document into the batch.
+func (s *Store) insertOne(b *pebble.Batch, db string, info *CollectionInfo, x any, mode OverwriteMode, keepNull, mergeObjects bool) Result {
+	d, ok := x.(map[string]any)
+	if !ok {
+		return Result{Err: ErrDocumentType}
+	}
+	key, hasKey := d["_key"]
+	var k string
+	if hasKey {
+		if !info.KeyOptions.AllowUserKeys {
+			return Result{Err: ErrUserKey}
+		}
+		ks, ok := key.(string)
+		if !ok || !ValidKey(ks) {
+			return Result{Err: ErrIllegalKey}
+		}
+		k = ks
+	} else {
+		k = s.newID()
+	}
+	id := info.Name + "/" + k
+	old, err := getDoc(b, docKey(db, info.Name, k))
+	if err != nil && !errors.Is(err, ErrDocumentNotFound) {
+		return Result{Err: err}
+	}
+	doc := Doc{}
+	for name, v := range d {
+		if name != "_id" && name != "_rev" {
+			doc[name] = v
+		}
+	}
+	var res Result
+	if old != nil {
+		switch mode {
+		case OverwriteIgnore:
+			return Result{Key: k, ID: id, Rev: old["_rev"].(string)}
+		case OverwriteReplace:
+		case OverwriteUpdate:
+			doc = merge(old, doc, keepNull, mergeObjects)
+		default:
+			return Result{Err: ErrUniqueConstraint, Key: k}
+		}
+		res.OldRev, res.Old = old["_rev"].(string), old
+	}
+	if info.Type == EdgeCollection && !(validHandle(doc["_from"]) && validHandle(doc["_to"])) {
+		return Result{Err: ErrEdgeAttribute}
+	}
+	doc["_key"], doc["_id"], doc["_rev"] = k, id, "_"+strconv.FormatUint(s.nextRev(), 36)
+	data, err := json.Marshal(doc)
+	if err != nil {
+		return Result{Err: ErrDocumentType}
+	}
+	_ = b.Set(docKey(db, info.Name, k), data, nil)
+	res.Key, res.ID, res.Rev, res.New = k, id, doc["_rev"].(string), doc
+	return res
+}
+
+// nextRev returns a new revision number (callers hold mu).
+func (s *Store) nextRev() uint64 {
+	s.nextID++
+	return s.nextID
+}
+
+// merge applies a patch to a document as ArangoDB's update does.
+func merge(old, patch Doc, keepNull, mergeObjects bool) Doc {
+	out := Doc{}
+	for k, v := range old {
+		out[k] = v
+	}
+	for k, v := range patch {
+		if v == nil && !keepNull {
+			delete(out, k)
+			continue
+		}
+		if mergeObjects {
+			if po, ok := v.(map[string]any); ok {
+				if oo, ok := out[k].(map[string]any); ok {
+					out[k] = merge(oo, po, keepNull, true)
+					continue
+				}
+			}
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// getDoc reads a stored document through r (the store or a batch).
+func getDoc(r pebble.Reader, key []byte) (Doc, error) {
+	v, closer, err := r.Get(key)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, ErrDocumentNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer closer.Close()
+	return DecodeDoc(v)
+}
+
+// Document returns the stored document key of a collection, as JSON.
+func (s *Store) Document(db, coll, key string) ([]byte, error) {
+	if _, err := s.Collection(db, coll); err != nil {
+		return nil, err
+	}
+	if !ValidKey(key) {
+		return nil, ErrDocumentNotFound
+	}
+	v, closer, err := s.db.Get(docKey(db, coll, key))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, ErrDocumentNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer closer.Close()
+	return append([]byte(nil), v...), nil
+}

@@ -1,0 +1,157 @@
+package graphdb
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/fabricops/fabric/fabric/lib/graphstore"
+)
+
+// docError is a document error as ArangoDB numbers it.
+func docError(err error) *apiError {
+	switch {
+	case errors.Is(err, graphstore.ErrDocumentNotFound):
+		return newError(404, 1202, "document not found")
+	case errors.Is(err, graphstore.ErrUniqueConstraint):
+		return newError(409, 1210, "unique constraint violated - in index primary of type primary over '_key'")
+	case errors.Is(err, graphstore.ErrIllegalKey):
+		return newError(400, 1221, "illegal document key")
+	case errors.Is(err, graphstore.ErrDocumentType):
+		return newError(400, 1227, "invalid document type")
+	case errors.Is(err, graphstore.ErrEdgeAttribute):
+		return newError(400, 1233, "edge attribute missing or invalid")
+	case errors.Is(err, graphstore.ErrUserKey):
+		return newError(400, 1222, "unexpected document key")
+	}
+	return storeError(err)
+}
+
+// document serves /_api/document/{collection}[/{key}].
+func (s *Server) document(w http.ResponseWriter, r *request, rest []string) {
+	if len(rest) == 0 {
+		writeError(w, newError(400, 1203, "collection or view not found"))
+		return
+	}
+	coll := rest[0]
+	switch {
+	case len(rest) == 1 && r.Method == http.MethodPost:
+		s.insert(w, r, coll)
+	case len(rest) == 2 && (r.Method == http.MethodGet || r.Method == http.MethodHead):
+		data, err := s.store.Document(r.db, coll, rest[1])
+		if err != nil {
+			writeError(w, docError(err))
+			return
+		}
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.WriteHeader(200)
+		if r.Method == http.MethodGet {
+			w.Write(data)
+		}
+	default:
+		writeError(w, newError(405, 405, "method not supported"))
+	}
+}
+
+// insert serves POST /_api/document/{collection}: one document (an
+// object) or many (an array), with overwriteMode, returnNew, returnOld,
+// silent, keepNull and mergeObjects.
+func (s *Server) insert(w http.ResponseWriter, r *request, coll string) {
+	q := r.URL.Query()
+	data, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	if err != nil {
+		writeError(w, newError(400, 400, "cannot read the request body"))
+		return
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var body any
+	if err := dec.Decode(&body); err != nil {
+		writeError(w, newError(400, 600, "invalid JSON object"))
+		return
+	}
+	mode := graphstore.OverwriteMode(q.Get("overwriteMode"))
+	switch mode {
+	case "":
+		mode = graphstore.OverwriteConflict
+		if q.Get("overwrite") == "true" {
+			mode = graphstore.OverwriteReplace
+		}
+	case graphstore.OverwriteConflict, graphstore.OverwriteIgnore, graphstore.OverwriteReplace, graphstore.OverwriteUpdate:
+	default:
+		writeError(w, newError(400, 400, fmt.Sprintf("invalid overwriteMode %q", mode)))
+		return
+	}
+	docs, bulk := body.([]any)
+	if !bulk {
+		if _, isObject := body.(map[string]any); !isObject {
+			writeError(w, newError(400, 1227, "invalid document type"))
+			return
+		}
+		docs = []any{body}
+	}
+	results, err := s.store.Insert(r.db, coll, docs, mode, q.Get("keepNull") != "false", q.Get("mergeObjects") != "false")
+	if err != nil {
+		writeError(w, docError(err))
+		return
+	}
+	status := 202
+	if q.Get("waitForSync") == "true" {
+		status = 201
+	}
+	returnNew, returnOld, silent := q.Get("returnNew") == "true", q.Get("returnOld") == "true", q.Get("silent") == "true"
+	item := func(res graphstore.Result) map[string]any {
+		if res.Err != nil {
+			e := docError(res.Err)
+			return map[string]any{"error": true, "errorNum": e.num, "errorMessage": e.msg}
+		}
+		m := map[string]any{"_id": res.ID, "_key": res.Key, "_rev": res.Rev}
+		if res.OldRev != "" {
+			m["_oldRev"] = res.OldRev
+		}
+		if returnNew && res.New != nil {
+			m["new"] = res.New
+		}
+		if returnOld && res.Old != nil {
+			m["old"] = res.Old
+		}
+		return m
+	}
+	if !bulk {
+		res := results[0]
+		if res.Err != nil {
+			writeError(w, docError(res.Err))
+			return
+		}
+		if silent {
+			writeJSON(w, status, map[string]any{})
+			return
+		}
+		writeJSON(w, status, item(res))
+		return
+	}
+	out := []any{}
+	counts := map[int]int{}
+	for _, res := range results {
+		if res.Err != nil {
+			counts[docError(res.Err).num]++
+		} else if silent {
+			continue
+		}
+		out = append(out, item(res))
+	}
+	if len(counts) > 0 {
+		var parts []string
+		for num, n := range counts {
+			parts = append(parts, fmt.Sprintf("%d:%d", num, n))
+		}
+		sort.Strings(parts)
+		w.Header().Set("X-Arango-Error-Codes", strings.Join(parts, ","))
+	}
+	writeJSON(w, status, out)
+}
