@@ -223,3 +223,127 @@ func (s *Store) Document(db, coll, key string) ([]byte, error) {
 	defer closer.Close()
 	return append([]byte(nil), v...), nil
 }
+
+// itemKey returns the key of a bulk item: a key string or an object with
+// _key.
+func itemKey(x any) (string, Doc, bool) {
+	switch v := x.(type) {
+	case string:
+		return v, nil, ValidKey(v)
+	case map[string]any:
+		k, ok := v["_key"].(string)
+		return k, v, ok && ValidKey(k)
+	}
+	return "", nil, false
+}
+
+// ErrIdentifier is the error of a bulk item that names no document.
+var ErrIdentifier = errors.New("illegal document identifier")
+
+// Modify replaces (replace) or patches documents, each an object with its
+// _key, in one synced batch; edges keep needing _from and _to.
+func (s *Store) Modify(db, coll string, items []any, replace, keepNull, mergeObjects bool) ([]Result, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	info, ok := s.colls[db][coll]
+	if !ok {
+		return nil, ErrCollectionNotFound
+	}
+	b := s.db.NewIndexedBatch()
+	defer b.Close()
+	out := make([]Result, len(items))
+	for i, x := range items {
+		k, d, ok := itemKey(x)
+		if d == nil {
+			if _, isObj := x.(map[string]any); !isObj {
+				out[i] = Result{Err: ErrDocumentType}
+				continue
+			}
+		}
+		if !ok {
+			out[i] = Result{Err: ErrIllegalKey}
+			continue
+		}
+		old, err := getDoc(b, docKey(db, coll, k))
+		if err != nil {
+			out[i] = Result{Err: err, Key: k}
+			continue
+		}
+		doc := Doc{}
+		for name, v := range d {
+			if name != "_id" && name != "_rev" {
+				doc[name] = v
+			}
+		}
+		if !replace {
+			doc = merge(old, doc, keepNull, mergeObjects)
+		}
+		if info.Type == EdgeCollection && !(validHandle(doc["_from"]) && validHandle(doc["_to"])) {
+			out[i] = Result{Err: ErrEdgeAttribute}
+			continue
+		}
+		doc["_key"], doc["_id"], doc["_rev"] = k, coll+"/"+k, "_"+strconv.FormatUint(s.nextRev(), 36)
+		data, err := json.Marshal(doc)
+		if err != nil {
+			out[i] = Result{Err: ErrDocumentType}
+			continue
+		}
+		_ = b.Set(docKey(db, coll, k), data, nil)
+		out[i] = Result{Key: k, ID: coll + "/" + k, Rev: doc["_rev"].(string), OldRev: old["_rev"].(string), New: doc, Old: old}
+	}
+	_ = b.Set([]byte(keyNextID), []byte(strconv.FormatUint(s.nextID, 10)), nil)
+	if err := b.Commit(pebble.Sync); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Remove deletes documents by key (strings or objects with _key) in one
+// synced batch.
+func (s *Store) Remove(db, coll string, items []any) ([]Result, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.colls[db][coll]; !ok {
+		return nil, ErrCollectionNotFound
+	}
+	b := s.db.NewIndexedBatch()
+	defer b.Close()
+	out := make([]Result, len(items))
+	for i, x := range items {
+		k, _, ok := itemKey(x)
+		if !ok {
+			out[i] = Result{Err: ErrIdentifier}
+			continue
+		}
+		old, err := getDoc(b, docKey(db, coll, k))
+		if err != nil {
+			out[i] = Result{Err: err, Key: k}
+			continue
+		}
+		_ = b.Delete(docKey(db, coll, k), nil)
+		out[i] = Result{Key: k, ID: coll + "/" + k, Rev: old["_rev"].(string), Old: old}
+	}
+	if err := b.Commit(pebble.Sync); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Lookup reads documents by key (strings or objects with _key): each
+// its stored JSON, or its error.
+func (s *Store) Lookup(db, coll string, items []any) ([]json.RawMessage, []error, error) {
+	if _, err := s.Collection(db, coll); err != nil {
+		return nil, nil, err
+	}
+	docs := make([]json.RawMessage, len(items))
+	errs := make([]error, len(items))
+	for i, x := range items {
+		k, _, ok := itemKey(x)
+		if !ok {
+			errs[i] = ErrIdentifier
+			continue
+		}
+		docs[i], errs[i] = s.Document(db, coll, k)
+	}
+	return docs, errs, nil
+}

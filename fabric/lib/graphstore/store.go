@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log"
 	"sort"
 	"strconv"
 	"sync"
@@ -56,7 +57,7 @@ const (
 
 // Open opens (creating when missing) the store in dir.
 func Open(dir string) (*Store, error) {
-	db, err := pebble.Open(dir, &pebble.Options{})
+	db, err := pebble.Open(dir, &pebble.Options{Logger: quietLogger{}})
 	if err != nil {
 		return nil, fmt.Errorf("opening the graph store in %s: %v", dir, err)
 	}
@@ -119,6 +120,14 @@ func (s *Store) putDatabase(info *DatabaseInfo) error {
 	s.dbs[info.Name] = info
 	return nil
 }
+
+// quietLogger keeps Pebble's progress notes (recovery, compactions) out
+// of the pod's log and passes its errors on.
+type quietLogger struct{}
+
+func (quietLogger) Infof(string, ...any)              {}
+func (quietLogger) Errorf(format string, args ...any) { log.Printf("graph store: "+format, args...) }
+func (quietLogger) Fatalf(format string, args ...any) { log.Fatalf("graph store: "+format, args...) }
 
 // Close closes the store.
 func (s *Store) Close() error { return s.db.Close() }

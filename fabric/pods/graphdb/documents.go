@@ -28,6 +28,8 @@ func docError(err error) *apiError {
 		return newError(400, 1233, "edge attribute missing or invalid")
 	case errors.Is(err, graphstore.ErrUserKey):
 		return newError(400, 1222, "unexpected document key")
+	case errors.Is(err, graphstore.ErrIdentifier):
+		return newError(400, 1205, "illegal document identifier")
 	}
 	return storeError(err)
 }
@@ -42,6 +44,11 @@ func (s *Server) document(w http.ResponseWriter, r *request, rest []string) {
 	switch {
 	case len(rest) == 1 && r.Method == http.MethodPost:
 		s.insert(w, r, coll)
+	case len(rest) == 1 && r.Method == http.MethodPut && r.URL.Query().Get("onlyget") == "true":
+		s.lookup(w, r, coll)
+	case (r.Method == http.MethodPut || r.Method == http.MethodPatch) && len(rest) <= 2,
+		r.Method == http.MethodDelete && len(rest) <= 2:
+		s.modify(w, r, coll, rest[1:])
 	case len(rest) == 2 && (r.Method == http.MethodGet || r.Method == http.MethodHead):
 		data, err := s.store.Document(r.db, coll, rest[1])
 		if err != nil {
@@ -100,8 +107,15 @@ func (s *Server) insert(w http.ResponseWriter, r *request, coll string) {
 		writeError(w, docError(err))
 		return
 	}
-	status := 202
-	if q.Get("waitForSync") == "true" {
+	respond(w, r, results, bulk, 202)
+}
+
+// respond writes the results of a write: one document's meta (or its
+// error) for a single write, an array of metas and errors for a bulk.
+// status is the answer without waitForSync (201 with it).
+func respond(w http.ResponseWriter, r *request, results []graphstore.Result, bulk bool, status int) {
+	q := r.URL.Query()
+	if q.Get("waitForSync") == "true" && r.Method != http.MethodDelete {
 		status = 201
 	}
 	returnNew, returnOld, silent := q.Get("returnNew") == "true", q.Get("returnOld") == "true", q.Get("silent") == "true"
@@ -154,4 +168,97 @@ func (s *Server) insert(w http.ResponseWriter, r *request, coll string) {
 		w.Header().Set("X-Arango-Error-Codes", strings.Join(parts, ","))
 	}
 	writeJSON(w, status, out)
+}
+
+// readJSONBody reads a request body as JSON, numbers as written.
+func readJSONBody(r *http.Request) (any, *apiError) {
+	data, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	if err != nil {
+		return nil, newError(400, 400, "cannot read the request body")
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var body any
+	if err := dec.Decode(&body); err != nil {
+		return nil, newError(400, 600, "invalid JSON object")
+	}
+	return body, nil
+}
+
+// modify serves PUT (replace), PATCH (update) and DELETE of one document
+// (its key in the path) or many (an array body).
+func (s *Server) modify(w http.ResponseWriter, r *request, coll string, key []string) {
+	q := r.URL.Query()
+	var items []any
+	bulk := len(key) == 0
+	if bulk || r.Method != http.MethodDelete {
+		body, e := readJSONBody(r.Request)
+		if e != nil {
+			writeError(w, e)
+			return
+		}
+		if bulk {
+			list, ok := body.([]any)
+			if !ok {
+				writeError(w, newError(400, 1227, "invalid document type"))
+				return
+			}
+			items = list
+		} else {
+			d, ok := body.(map[string]any)
+			if !ok {
+				writeError(w, newError(400, 1227, "invalid document type"))
+				return
+			}
+			d["_key"] = key[0]
+			items = []any{d}
+		}
+	} else {
+		items = []any{key[0]}
+	}
+	var results []graphstore.Result
+	var err error
+	status := 202
+	if r.Method == http.MethodDelete {
+		results, err = s.store.Remove(r.db, coll, items)
+		if !bulk {
+			status = 200
+		}
+	} else {
+		results, err = s.store.Modify(r.db, coll, items, r.Method == http.MethodPut, q.Get("keepNull") != "false", q.Get("mergeObjects") != "false")
+	}
+	if err != nil {
+		writeError(w, docError(err))
+		return
+	}
+	respond(w, r, results, bulk, status)
+}
+
+// lookup serves PUT ?onlyget=true: the documents of a list of keys.
+func (s *Server) lookup(w http.ResponseWriter, r *request, coll string) {
+	body, e := readJSONBody(r.Request)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	items, ok := body.([]any)
+	if !ok {
+		writeError(w, newError(400, 1227, "invalid document type"))
+		return
+	}
+	docs, errs, err := s.store.Lookup(r.db, coll, items)
+	if err != nil {
+		writeError(w, docError(err))
+		return
+	}
+	out := make([]any, len(items))
+	for i := range items {
+		if errs[i] != nil {
+			e := docError(errs[i])
+			out[i] = map[string]any{"error": true, "errorNum": e.num, "errorMessage": e.msg}
+		} else {
+			out[i] = docs[i]
+		}
+	}
+	writeJSON(w, 200, out)
 }

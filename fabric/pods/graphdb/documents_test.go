@@ -126,3 +126,97 @@ func TestDocuments(t *testing.T) {
 		t.Errorf("a missing collection: %v", err)
 	}
 }
+
+// TestDocumentChanges: update (a patch), replace and delete of one
+// document, and the bulk read and delete of several with a missing one,
+// through the driver.
+func TestDocumentChanges(t *testing.T) {
+	url := serve(t, t.TempDir())
+	ctx := context.Background()
+	c := clients(t, url, "root", "secret")["h2c-jwt"]
+	if _, err := c.Version(ctx); err != nil {
+		t.Fatal(err)
+	}
+	db, err := c.CreateDatabase(ctx, "g", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	people, err := db.CreateCollectionV2(ctx, "people", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	createAll(t, people, []person{{Key: "a", Name: "Ann", Age: 1}, {Key: "b", Name: "Ben"}, {Key: "c", Name: "Cy"}}, arangodb.CollectionDocumentCreateOverwriteModeConflict)
+	up, err := people.UpdateDocument(ctx, "a", map[string]any{"team": "red"})
+	if err != nil || up.OldRev == "" || up.Rev == up.OldRev {
+		t.Fatalf("update: %+v %v", up, err)
+	}
+	var got person
+	if _, err := people.ReadDocument(ctx, "a", &got); got.Name != "Ann" || got.Team != "red" || got.Age != 1 {
+		t.Errorf("after update: %+v %v", got, err)
+	}
+	if _, err := people.ReplaceDocument(ctx, "a", map[string]any{"name": "Anna"}); err != nil {
+		t.Fatal(err)
+	}
+	got = person{}
+	if _, err := people.ReadDocument(ctx, "a", &got); got.Name != "Anna" || got.Team != "" {
+		t.Errorf("after replace: %+v %v", got, err)
+	}
+	if _, err := people.UpdateDocument(ctx, "nobody", map[string]any{"x": 1}); !shared.IsNotFound(err) {
+		t.Errorf("update of a missing document: %v", err)
+	}
+	r, err := people.ReadDocuments(ctx, []string{"a", "nobody", "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	var misses int
+	for {
+		var p person
+		_, err := r.Read(&p)
+		if errors.Is(err, io.EOF) || shared.IsNoMoreDocuments(err) {
+			break
+		}
+		if shared.IsNotFound(err) {
+			misses++
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, p.Name)
+	}
+	if len(names) != 2 || names[0] != "Anna" || names[1] != "Ben" || misses != 1 {
+		t.Errorf("bulk read: %v, %d missing", names, misses)
+	}
+	if _, err := people.DeleteDocument(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := people.DeleteDocument(ctx, "a"); !shared.IsNotFound(err) {
+		t.Errorf("a second delete: %v", err)
+	}
+	dr, err := people.DeleteDocuments(ctx, []string{"b", "nobody", "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var deleted, notFound int
+	for {
+		var old map[string]any
+		_, err := dr.Read(&old)
+		if errors.Is(err, io.EOF) || shared.IsNoMoreDocuments(err) {
+			break
+		}
+		if shared.IsNotFound(err) {
+			notFound++
+		} else if err == nil {
+			deleted++
+		} else {
+			t.Fatal(err)
+		}
+	}
+	if deleted != 2 || notFound != 1 {
+		t.Errorf("bulk delete: %d deleted, %d not found", deleted, notFound)
+	}
+	if n, _ := people.Count(ctx); n != 0 {
+		t.Errorf("count after deletes: %d", n)
+	}
+}
