@@ -175,40 +175,41 @@ func (s *Store) DropCollection(db, name string, system bool) (*CollectionInfo, e
 	_ = b.Delete(collectionKey(db, name), nil)
 	p := documentPrefix(db, name)
 	_ = b.DeleteRange(p, prefixEnd(p), nil)
+	dropIndexes(b, db, name)
 	if err := b.Commit(pebble.Sync); err != nil {
 		return nil, err
 	}
 	delete(s.colls[db], name)
+	delete(s.counts, db+"/"+name)
 	return info, nil
 }
 
 // Truncate deletes a collection's documents.
 func (s *Store) Truncate(db, name string) (*CollectionInfo, error) {
-	info, err := s.Collection(db, name)
-	if err != nil {
-		return nil, err
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	info, ok := s.colls[db][name]
+	if !ok {
+		return nil, ErrCollectionNotFound
 	}
+	b := s.db.NewBatch()
+	defer b.Close()
 	p := documentPrefix(db, name)
-	if err := s.db.DeleteRange(p, prefixEnd(p), pebble.Sync); err != nil {
+	_ = b.DeleteRange(p, prefixEnd(p), nil)
+	dropIndexes(b, db, name)
+	if err := b.Commit(pebble.Sync); err != nil {
 		return nil, err
 	}
+	delete(s.counts, db+"/"+name)
 	return info, nil
 }
 
 // Count returns how many documents a collection holds.
 func (s *Store) Count(db, name string) (int64, error) {
-	if _, err := s.Collection(db, name); err != nil {
-		return 0, err
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.colls[db][name]; !ok {
+		return 0, ErrCollectionNotFound
 	}
-	p := documentPrefix(db, name)
-	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: p, UpperBound: prefixEnd(p)})
-	if err != nil {
-		return 0, err
-	}
-	defer it.Close()
-	var n int64
-	for it.First(); it.Valid(); it.Next() {
-		n++
-	}
-	return n, it.Error()
+	return s.count(db, name), nil
 }

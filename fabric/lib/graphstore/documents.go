@@ -158,6 +158,15 @@ func (s *Store) insertOne(b *pebble.Batch, db string, info *CollectionInfo, x an
 		return Result{Err: ErrDocumentType}
 	}
 	_ = b.Set(docKey(db, info.Name, k), data, nil)
+	if info.Type == EdgeCollection {
+		if old != nil {
+			indexEdge(b, db, info.Name, old, true)
+		}
+		indexEdge(b, db, info.Name, doc, false)
+	}
+	if old == nil {
+		s.addCount(b, db, info.Name, 1)
+	}
 	res.Key, res.ID, res.Rev, res.New = k, id, doc["_rev"].(string), doc
 	return res
 }
@@ -289,6 +298,10 @@ func (s *Store) Modify(db, coll string, items []any, replace, keepNull, mergeObj
 			continue
 		}
 		_ = b.Set(docKey(db, coll, k), data, nil)
+		if info.Type == EdgeCollection {
+			indexEdge(b, db, coll, old, true)
+			indexEdge(b, db, coll, doc, false)
+		}
 		out[i] = Result{Key: k, ID: coll + "/" + k, Rev: doc["_rev"].(string), OldRev: old["_rev"].(string), New: doc, Old: old}
 	}
 	_ = b.Set([]byte(keyNextID), []byte(strconv.FormatUint(s.nextID, 10)), nil)
@@ -303,12 +316,14 @@ func (s *Store) Modify(db, coll string, items []any, replace, keepNull, mergeObj
 func (s *Store) Remove(db, coll string, items []any) ([]Result, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.colls[db][coll]; !ok {
+	info, ok := s.colls[db][coll]
+	if !ok {
 		return nil, ErrCollectionNotFound
 	}
 	b := s.db.NewIndexedBatch()
 	defer b.Close()
 	out := make([]Result, len(items))
+	removed := int64(0)
 	for i, x := range items {
 		k, _, ok := itemKey(x)
 		if !ok {
@@ -321,8 +336,13 @@ func (s *Store) Remove(db, coll string, items []any) ([]Result, error) {
 			continue
 		}
 		_ = b.Delete(docKey(db, coll, k), nil)
+		if info.Type == EdgeCollection {
+			indexEdge(b, db, coll, old, true)
+		}
+		removed++
 		out[i] = Result{Key: k, ID: coll + "/" + k, Rev: old["_rev"].(string), Old: old}
 	}
+	s.addCount(b, db, coll, -removed)
 	if err := b.Commit(pebble.Sync); err != nil {
 		return nil, err
 	}

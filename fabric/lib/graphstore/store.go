@@ -16,6 +16,7 @@ import (
 	"log"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -39,6 +40,7 @@ type Store struct {
 	mu     sync.RWMutex
 	dbs    map[string]*DatabaseInfo
 	colls  map[string]map[string]*CollectionInfo // by database, by name
+	counts map[string]int64                      // documents, by "db/collection", read on first use
 	nextID uint64
 }
 
@@ -61,7 +63,7 @@ func Open(dir string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening the graph store in %s: %v", dir, err)
 	}
-	s := &Store{db: db, dbs: map[string]*DatabaseInfo{}, colls: map[string]map[string]*CollectionInfo{}}
+	s := &Store{db: db, dbs: map[string]*DatabaseInfo{}, colls: map[string]map[string]*CollectionInfo{}, counts: map[string]int64{}}
 	if err := s.load(); err != nil {
 		db.Close()
 		return nil, err
@@ -204,11 +206,18 @@ func (s *Store) DropDatabase(name string) error {
 	// The database's collections and documents live under "c/NAME/" and
 	// "o/NAME/" (later); a range delete drops them with it.
 	_ = b.DeleteRange([]byte("c/"+name+"/"), []byte("c/"+name+"0"), nil)
-	_ = b.DeleteRange([]byte("o/"+name+"/"), []byte("o/"+name+"0"), nil)
+	for _, p := range []string{"o/", "f/", "t/", "n/"} {
+		_ = b.DeleteRange([]byte(p+name+"/"), []byte(p+name+"0"), nil)
+	}
 	if err := b.Commit(pebble.Sync); err != nil {
 		return err
 	}
 	delete(s.dbs, name)
 	delete(s.colls, name)
+	for k := range s.counts {
+		if strings.HasPrefix(k, name+"/") {
+			delete(s.counts, k)
+		}
+	}
 	return nil
 }

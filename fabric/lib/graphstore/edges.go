@@ -1,0 +1,109 @@
+package graphstore
+
+import (
+	"encoding/binary"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// An edge collection keeps two indexes beside its documents, written in
+// the same batch: f/DB/COLL/<_from>\x00<key> and t/DB/COLL/<_to>\x00<key>,
+// so that a traversal reads a vertex's edges without a scan. Each
+// collection also keeps its document count at n/DB/COLL.
+
+// Direction is the way a traversal follows edges.
+type Direction int
+
+// The directions of a traversal.
+const (
+	Outbound Direction = iota
+	Inbound
+)
+
+func edgeIndexKey(index byte, db, coll, vertex, key string) []byte {
+	return []byte(string(index) + "/" + db + "/" + coll + "/" + vertex + "\x00" + key)
+}
+
+func edgeIndexPrefix(index byte, db, coll, vertex string) []byte {
+	return []byte(string(index) + "/" + db + "/" + coll + "/" + vertex + "\x00")
+}
+
+func countKey(db, coll string) []byte { return []byte("n/" + db + "/" + coll) }
+
+// indexEdge adds (or, with del, removes) an edge document's index entries.
+func indexEdge(b *pebble.Batch, db, coll string, doc Doc, del bool) {
+	from, _ := doc["_from"].(string)
+	to, _ := doc["_to"].(string)
+	key, _ := doc["_key"].(string)
+	if from == "" || to == "" || key == "" {
+		return
+	}
+	for _, k := range [][]byte{edgeIndexKey('f', db, coll, from, key), edgeIndexKey('t', db, coll, to, key)} {
+		if del {
+			_ = b.Delete(k, nil)
+		} else {
+			_ = b.Set(k, nil, nil)
+		}
+	}
+}
+
+// addCount changes a collection's document count by delta in the batch.
+func (s *Store) addCount(b *pebble.Batch, db, coll string, delta int64) {
+	if delta == 0 {
+		return
+	}
+	n := s.count(db, coll) + delta
+	s.counts[db+"/"+coll] = n
+	var v [8]byte
+	binary.BigEndian.PutUint64(v[:], uint64(n))
+	_ = b.Set(countKey(db, coll), v[:], nil)
+}
+
+// count returns a collection's document count (callers hold mu), read
+// from the store the first time.
+func (s *Store) count(db, coll string) int64 {
+	if n, ok := s.counts[db+"/"+coll]; ok {
+		return n
+	}
+	var n int64
+	if v, closer, err := s.db.Get(countKey(db, coll)); err == nil {
+		if len(v) == 8 {
+			n = int64(binary.BigEndian.Uint64(v))
+		}
+		closer.Close()
+	}
+	s.counts[db+"/"+coll] = n
+	return n
+}
+
+// Edges returns the keys of a vertex's edges in an edge collection, in
+// the direction asked (outbound: the vertex is _from; inbound: _to).
+func (s *Store) Edges(db, coll, vertex string, dir Direction) ([]string, error) {
+	if _, err := s.Collection(db, coll); err != nil {
+		return nil, err
+	}
+	index := byte('f')
+	if dir == Inbound {
+		index = 't'
+	}
+	p := edgeIndexPrefix(index, db, coll, vertex)
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: p, UpperBound: prefixEnd(p)})
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	var keys []string
+	for it.First(); it.Valid(); it.Next() {
+		keys = append(keys, string(it.Key()[len(p):]))
+	}
+	return keys, it.Error()
+}
+
+// dropIndexes deletes a collection's edge indexes and count in the batch.
+func dropIndexes(b *pebble.Batch, db, coll string) {
+	for _, index := range []byte{'f', 't'} {
+		p := []byte(string(index) + "/" + db + "/" + coll + "/")
+		_ = b.DeleteRange(p, prefixEnd(p), nil)
+	}
+	_ = b.Delete(countKey(db, coll), nil)
+}
