@@ -86,6 +86,25 @@ func DecodeDoc(data []byte) (Doc, error) {
 // existing key is handled by mode. Each document gets its result; the
 // error is the whole request's (a missing collection, the disk).
 func (s *Store) Insert(db, coll string, docs []any, mode OverwriteMode, keepNull, mergeObjects bool) ([]Result, error) {
+	return s.insert(db, coll, docs, mode, keepNull, mergeObjects, false)
+}
+
+// InsertAll is Insert that stores nothing when any document fails (an
+// import with complete=true); committed reports whether it stored.
+func (s *Store) InsertAll(db, coll string, docs []any, mode OverwriteMode) (results []Result, committed bool, err error) {
+	results, err = s.insert(db, coll, docs, mode, true, true, true)
+	if err != nil {
+		return nil, false, err
+	}
+	for _, r := range results {
+		if r.Err != nil {
+			return results, false, nil
+		}
+	}
+	return results, true, nil
+}
+
+func (s *Store) insert(db, coll string, docs []any, mode OverwriteMode, keepNull, mergeObjects, allOrNothing bool) ([]Result, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	info, ok := s.colls[db][coll]
@@ -95,8 +114,13 @@ func (s *Store) Insert(db, coll string, docs []any, mode OverwriteMode, keepNull
 	b := s.db.NewIndexedBatch()
 	defer b.Close()
 	out := make([]Result, len(docs))
+	countBefore := s.count(db, coll)
 	for i, x := range docs {
 		out[i] = s.insertOne(b, db, info, x, mode, keepNull, mergeObjects)
+		if allOrNothing && out[i].Err != nil {
+			s.counts[db+"/"+coll] = countBefore // the batch is dropped
+			return out, nil
+		}
 	}
 	_ = b.Set([]byte(keyNextID), []byte(strconv.FormatUint(s.nextID, 10)), nil)
 	if err := b.Commit(pebble.Sync); err != nil {

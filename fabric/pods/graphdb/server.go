@@ -118,6 +118,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, storeError(err))
 		return
 	}
+	if len(parts) == 2 && parts[0] == "_api" && parts[1] == "import" && r.Method == http.MethodPost {
+		s.importDocs(w, req)
+		return
+	}
 	if len(parts) >= 2 && parts[0] == "_api" && parts[1] == "document" {
 		s.document(w, req, parts[2:])
 		return

@@ -1,0 +1,194 @@
+package graphdb
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/fabricops/fabric/fabric/lib/graphstore"
+)
+
+// importDocs serves POST /_api/import: JSON lines (type documents),
+// one JSON array (array, list), either (auto), or a header line of
+// attribute names followed by lines of values (no type), with
+// onDuplicate, complete, overwrite, details, fromPrefix and toPrefix.
+func (s *Server) importDocs(w http.ResponseWriter, r *request) {
+	q := r.URL.Query()
+	coll := q.Get("collection")
+	if coll == "" {
+		writeError(w, newError(400, 1204, "no collection given"))
+		return
+	}
+	info, err := s.store.Collection(r.db, coll)
+	if err != nil {
+		writeError(w, docError(err))
+		return
+	}
+	mode := graphstore.OverwriteConflict
+	switch q.Get("onDuplicate") {
+	case "", "error":
+	case "update":
+		mode = graphstore.OverwriteUpdate
+	case "replace":
+		mode = graphstore.OverwriteReplace
+	case "ignore":
+		mode = graphstore.OverwriteIgnore
+	default:
+		writeError(w, newError(400, 400, fmt.Sprintf("invalid onDuplicate %q", q.Get("onDuplicate"))))
+		return
+	}
+	data, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	if err != nil {
+		writeError(w, newError(400, 400, "cannot read the request body"))
+		return
+	}
+	typ := q.Get("type")
+	if typ == "auto" {
+		typ = "documents"
+		if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
+			typ = "array"
+		}
+	}
+	docs, empty, bad, err := parseImport(data, typ)
+	if err != nil {
+		writeError(w, newError(400, 400, err.Error()))
+		return
+	}
+	if info.Type == graphstore.EdgeCollection {
+		for _, d := range docs {
+			prefix(d, "_from", q.Get("fromPrefix"))
+			prefix(d, "_to", q.Get("toPrefix"))
+		}
+	}
+	if q.Get("overwrite") == "true" {
+		if _, err := s.store.Truncate(r.db, coll); err != nil {
+			writeError(w, docError(err))
+			return
+		}
+	}
+	var results []graphstore.Result
+	if q.Get("complete") == "true" {
+		if len(bad) > 0 {
+			writeError(w, newError(400, 600, "invalid JSON at position "+fmt.Sprint(bad[0])))
+			return
+		}
+		var committed bool
+		results, committed, err = s.store.InsertAll(r.db, coll, docs, mode)
+		if err == nil && !committed {
+			for _, res := range results {
+				if res.Err != nil {
+					writeError(w, docError(res.Err))
+					return
+				}
+			}
+		}
+	} else {
+		results, err = s.store.Insert(r.db, coll, docs, mode, true, true)
+	}
+	if err != nil {
+		writeError(w, docError(err))
+		return
+	}
+	var created, updated, ignored int
+	details := []string{}
+	for _, pos := range bad {
+		details = append(details, fmt.Sprintf("at position %d: invalid JSON type (expecting object, probably parse error)", pos))
+	}
+	for i, res := range results {
+		switch {
+		case res.Err != nil:
+			details = append(details, fmt.Sprintf("at position %d: creating document failed with error '%s'", i, docError(res.Err).msg))
+		case mode == graphstore.OverwriteIgnore && res.New == nil:
+			ignored++
+		case res.OldRev != "":
+			updated++
+		default:
+			created++
+		}
+	}
+	body := map[string]any{"error": false, "created": created, "errors": len(details), "empty": empty, "updated": updated, "ignored": ignored}
+	if q.Get("details") == "true" {
+		body["details"] = details
+	}
+	writeJSON(w, 201, body)
+}
+
+// prefix puts prefix+"/" before an edge end that is a bare key.
+func prefix(d any, field, p string) {
+	m, ok := d.(map[string]any)
+	if !ok || p == "" {
+		return
+	}
+	if v, ok := m[field].(string); ok && !strings.Contains(v, "/") {
+		m[field] = p + "/" + v
+	}
+}
+
+// parseImport reads an import body into documents; empty counts the empty
+// lines, bad the positions of lines that are not JSON objects.
+func parseImport(data []byte, typ string) (docs []any, empty int, bad []int, err error) {
+	decode := func(b []byte) (any, error) {
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.UseNumber()
+		var v any
+		err := dec.Decode(&v)
+		return v, err
+	}
+	switch typ {
+	case "array", "list":
+		v, err := decode(data)
+		list, ok := v.([]any)
+		if err != nil || !ok {
+			return nil, 0, nil, fmt.Errorf("expecting a JSON array in the body")
+		}
+		return list, 0, nil, nil
+	case "documents", "":
+		var header []string
+		sc := bufio.NewScanner(bytes.NewReader(data))
+		sc.Buffer(make([]byte, 1<<20), 64<<20)
+		for pos := 0; sc.Scan(); pos++ {
+			line := bytes.TrimSpace(sc.Bytes())
+			if len(line) == 0 {
+				empty++
+				continue
+			}
+			v, err := decode(line)
+			if typ == "documents" {
+				if _, ok := v.(map[string]any); err != nil || !ok {
+					bad = append(bad, pos)
+					continue
+				}
+				docs = append(docs, v)
+				continue
+			}
+			values, ok := v.([]any)
+			if err != nil || !ok {
+				bad = append(bad, pos)
+				continue
+			}
+			if header == nil {
+				for _, h := range values {
+					name, _ := h.(string)
+					header = append(header, name)
+				}
+				continue
+			}
+			doc := map[string]any{}
+			for i, val := range values {
+				if i < len(header) && header[i] != "" && val != nil {
+					doc[header[i]] = val
+				}
+			}
+			docs = append(docs, doc)
+		}
+		if err := sc.Err(); err != nil {
+			return nil, 0, nil, err
+		}
+		return docs, empty, bad, nil
+	}
+	return nil, 0, nil, fmt.Errorf("invalid type %q: documents, array, list or auto", typ)
+}
