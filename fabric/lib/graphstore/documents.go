@@ -391,3 +391,21 @@ func (s *Store) Lookup(db, coll string, items []any) ([]json.RawMessage, []error
 	}
 	return docs, errs, nil
 }
+
+// Keys returns the keys of a collection's documents, sorted.
+func (s *Store) Keys(db, coll string) ([]string, error) {
+	if _, err := s.Collection(db, coll); err != nil {
+		return nil, err
+	}
+	p := documentPrefix(db, coll)
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: p, UpperBound: prefixEnd(p)})
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	var keys []string
+	for it.First(); it.Valid(); it.Next() {
+		keys = append(keys, string(it.Key()[len(p):]))
+	}
+	return keys, it.Error()
+}

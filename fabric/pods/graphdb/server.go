@@ -147,6 +147,10 @@ func (s *Server) route(r *request) (any, int, error) {
 		return s.database(r, p[2:])
 	case "collection":
 		return s.collection(r, p[2:])
+	case "gharial":
+		return s.gharial(r, p[2:])
+	case "edges":
+		return s.edges(r, p[2:])
 	}
 	return nil, 0, newError(404, 404, "unknown path '/"+strings.Join(p, "/")+"'")
 }

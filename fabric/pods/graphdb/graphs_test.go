@@ -1,0 +1,106 @@
+package graphdb_test
+
+import (
+	"context"
+	"slices"
+	"sort"
+	"testing"
+
+	"github.com/arangodb/go-driver/v2/arangodb"
+	"github.com/arangodb/go-driver/v2/arangodb/shared"
+)
+
+// TestGraphs: a named graph through the driver creates its missing
+// collections (the edge one as edges), is listed and read, refuses a
+// second of its name and a document collection as its edges, and is
+// dropped with its collections; a vertex's edges are read by direction.
+func TestGraphs(t *testing.T) {
+	url := serve(t, t.TempDir())
+	ctx := context.Background()
+	c := clients(t, url, "root", "secret")["h2c-jwt"]
+	if _, err := c.Version(ctx); err != nil {
+		t.Fatal(err)
+	}
+	db, err := c.CreateDatabase(ctx, "g", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := &arangodb.GraphDefinition{EdgeDefinitions: []arangodb.EdgeDefinition{{Collection: "knows", From: []string{"people"}, To: []string{"people"}}},
+		OrphanCollections: []string{"places"}}
+	g, err := db.CreateGraph(ctx, "social", def, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Name() != "social" {
+		t.Errorf("graph %q", g.Name())
+	}
+	knows, err := db.GetCollection(ctx, "knows", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if props, _ := knows.Properties(ctx); props.Type != arangodb.CollectionTypeEdge {
+		t.Errorf("knows is type %d", props.Type)
+	}
+	if _, err := db.CreateGraph(ctx, "social", def, nil); !shared.IsArangoErrorWithErrorNum(err, 1925) {
+		t.Errorf("a second graph of the name: %v", err)
+	}
+	bad := &arangodb.GraphDefinition{EdgeDefinitions: []arangodb.EdgeDefinition{{Collection: "people", From: []string{"x"}, To: []string{"x"}}}}
+	if _, err := db.CreateGraph(ctx, "bad", bad, nil); !shared.IsArangoErrorWithErrorNum(err, 1944) {
+		t.Errorf("a document collection as edges: %v", err)
+	}
+	if ok, err := db.GraphExists(ctx, "nope"); ok || err != nil {
+		t.Errorf("a missing graph exists: %v %v", ok, err)
+	}
+	r, err := db.Graphs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for {
+		g, err := r.Read()
+		if shared.IsNoMoreDocuments(err) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, g.Name())
+	}
+	if !slices.Equal(names, []string{"social"}) {
+		t.Errorf("graphs %v", names)
+	}
+
+	createAll(t, knows, []any{
+		map[string]any{"_key": "ab", "_from": "people/a", "_to": "people/b"},
+		map[string]any{"_key": "ac", "_from": "people/a", "_to": "people/c"},
+		map[string]any{"_key": "ca", "_from": "people/c", "_to": "people/a"},
+	}, arangodb.CollectionDocumentCreateOverwriteModeConflict)
+	for dir, want := range map[arangodb.EdgeDirection][]string{
+		arangodb.EdgeDirectionOut: {"ab", "ac"}, arangodb.EdgeDirectionIn: {"ca"}, arangodb.EdgeDirectionAny: {"ab", "ac", "ca"},
+	} {
+		edges, err := db.GetEdges(ctx, "knows", "people/a", &arangodb.GetEdgesOptions{Direction: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		for _, e := range edges {
+			keys = append(keys, e.Key)
+		}
+		sort.Strings(keys)
+		if !slices.Equal(keys, want) {
+			t.Errorf("edges %s of people/a: %v, want %v", dir, keys, want)
+		}
+	}
+
+	if err := g.Remove(ctx, &arangodb.RemoveGraphOptions{DropCollections: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"knows", "people", "places"} {
+		if ok, _ := db.CollectionExists(ctx, name); ok {
+			t.Errorf("%s outlived its graph", name)
+		}
+	}
+	if _, err := db.Graph(ctx, "social", nil); !shared.IsArangoErrorWithErrorNum(err, 1924) {
+		t.Errorf("a dropped graph: %v", err)
+	}
+}
