@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/fabricops/fabric/fabric/lib/graphstore"
 )
@@ -84,8 +86,135 @@ func (s *Server) gharial(r *request, rest []string) (any, int, error) {
 			list = []string{}
 		}
 		return map[string]any{"error": false, "code": 200, "collections": list}, 200, nil
+	case len(rest) >= 3 && (rest[1] == "vertex" || rest[1] == "edge"):
+		return s.graphDocument(r, g, rest[1], rest[2], rest[3:])
 	}
 	return nil, 0, newError(405, 405, "method not supported")
+}
+
+// graphDocument serves a graph's vertex and edge documents:
+// POST .../vertex|edge/COLL, and GET, PATCH, PUT, DELETE .../COLL/KEY.
+// Edges must join collections of their edge definition (1947), and
+// vertices that exist (1202).
+func (s *Server) graphDocument(r *request, g *graphstore.Graph, kind, coll string, key []string) (any, int, error) {
+	vertex, edges := g.Collections()
+	member := vertex
+	if kind == "edge" {
+		member = edges
+	}
+	if !slices.Contains(member, coll) {
+		if kind == "edge" {
+			return nil, 0, newError(404, 1930, "edge collection not used in graph")
+		}
+		return nil, 0, newError(404, 1926, "vertex collection does not exist or is not part of the graph")
+	}
+	q := r.URL.Query()
+	status := 202
+	if q.Get("waitForSync") == "true" {
+		status = 201
+	}
+	if r.Method == http.MethodGet && len(key) == 1 {
+		data, err := s.store.Document(r.db, coll, key[0])
+		if err != nil {
+			return nil, 0, docError(err)
+		}
+		return map[string]any{"error": false, "code": 200, kind: json.RawMessage(data)}, 200, nil
+	}
+	var doc map[string]any
+	if r.Method != http.MethodDelete {
+		body, e := readJSONBody(r.Request)
+		if e != nil {
+			return nil, 0, e
+		}
+		d, ok := body.(map[string]any)
+		if !ok {
+			return nil, 0, newError(400, 1227, "invalid document type")
+		}
+		doc = d
+		if kind == "edge" {
+			if err := s.checkEdge(r.db, g, coll, doc, len(key) == 1 && r.Method == http.MethodPatch); err != nil {
+				return nil, 0, err
+			}
+		}
+	}
+	var results []graphstore.Result
+	var err error
+	switch {
+	case r.Method == http.MethodPost && len(key) == 0:
+		results, err = s.store.Insert(r.db, coll, []any{doc}, graphstore.OverwriteConflict, true, true)
+	case (r.Method == http.MethodPatch || r.Method == http.MethodPut) && len(key) == 1:
+		doc["_key"] = key[0]
+		results, err = s.store.Modify(r.db, coll, []any{doc}, r.Method == http.MethodPut, q.Get("keepNull") != "false", true)
+		if status == 201 {
+			status = 200 // gharial answers a synced change with 200
+		}
+	case r.Method == http.MethodDelete && len(key) == 1:
+		results, err = s.store.Remove(r.db, coll, []any{key[0]})
+		if status == 201 {
+			status = 200
+		}
+	default:
+		return nil, 0, newError(405, 405, "method not supported")
+	}
+	if err != nil {
+		return nil, 0, docError(err)
+	}
+	res := results[0]
+	if res.Err != nil {
+		return nil, 0, docError(res.Err)
+	}
+	body := map[string]any{"error": false, "code": status}
+	if r.Method == http.MethodDelete {
+		body["removed"] = true
+		if q.Get("returnOld") == "true" {
+			body["old"] = res.Old
+		}
+		return body, status, nil
+	}
+	meta := map[string]any{"_id": res.ID, "_key": res.Key, "_rev": res.Rev}
+	if res.OldRev != "" {
+		meta["_oldRev"] = res.OldRev
+	}
+	body[kind] = meta
+	if q.Get("returnNew") == "true" {
+		body["new"] = res.New
+	}
+	if q.Get("returnOld") == "true" && res.Old != nil {
+		body["old"] = res.Old
+	}
+	return body, status, nil
+}
+
+// checkEdge checks that an edge joins a from and a to collection of its
+// definition, and vertices that exist (a patch may leave either out).
+func (s *Server) checkEdge(db string, g *graphstore.Graph, coll string, doc map[string]any, patch bool) *apiError {
+	var def graphstore.EdgeDefinition
+	for _, d := range g.EdgeDefinitions {
+		if d.Collection == coll {
+			def = d
+		}
+	}
+	for _, end := range []struct {
+		field string
+		colls []string
+	}{{"_from", def.From}, {"_to", def.To}} {
+		v, present := doc[end.field]
+		if !present && patch {
+			continue
+		}
+		h, _ := v.(string)
+		c, k, ok := strings.Cut(h, "/")
+		if !ok {
+			return newError(400, 1233, "edge attribute missing or invalid")
+		}
+		if !slices.Contains(end.colls, c) {
+			return newError(400, 1947, "referenced _from/_to collection is not part of the graph")
+		}
+		if _, err := s.store.Document(db, c, k); err != nil {
+			return docError(err)
+		}
+	}
+	return nil
 }
 
 // edges serves GET /_api/edges/{collection}?vertex=ID&direction=in|out:

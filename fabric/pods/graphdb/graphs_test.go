@@ -104,3 +104,61 @@ func TestGraphs(t *testing.T) {
 		t.Errorf("a dropped graph: %v", err)
 	}
 }
+
+// TestGraphDocuments: vertices and edges through a graph: created, read,
+// updated and deleted; an edge into a collection outside its definition
+// (1947) or to a missing vertex (1202) is refused.
+func TestGraphDocuments(t *testing.T) {
+	url := serve(t, t.TempDir())
+	ctx := context.Background()
+	c := clients(t, url, "root", "secret")["http1-basic"]
+	db, err := c.CreateDatabase(ctx, "g", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := &arangodb.GraphDefinition{EdgeDefinitions: []arangodb.EdgeDefinition{{Collection: "knows", From: []string{"people"}, To: []string{"people"}}},
+		OrphanCollections: []string{"places"}}
+	g, err := db.CreateGraph(ctx, "social", def, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	people, err := g.VertexCollection(ctx, "people")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"a", "b"} {
+		if _, err := people.CreateVertex(ctx, map[string]any{"_key": k, "name": k}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var v map[string]any
+	if err := people.GetVertex(ctx, "a", &v, nil); err != nil || v["name"] != "a" {
+		t.Fatalf("get vertex: %v %v", v, err)
+	}
+	if _, err := people.UpdateVertex(ctx, "a", map[string]any{"age": 3}, nil); err != nil {
+		t.Fatal(err)
+	}
+	knows, err := g.EdgeDefinition(ctx, "knows")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := knows.CreateEdge(ctx, map[string]any{"_key": "ab", "_from": "people/a", "_to": "people/b"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := knows.CreateEdge(ctx, map[string]any{"_from": "people/a", "_to": "places/x"}, nil); !shared.IsArangoErrorWithErrorNum(err, 1947) {
+		t.Errorf("an edge outside its definition: %v", err)
+	}
+	if _, err := knows.CreateEdge(ctx, map[string]any{"_from": "people/a", "_to": "people/nobody"}, nil); !shared.IsNotFound(err) {
+		t.Errorf("an edge to a missing vertex: %v", err)
+	}
+	var e map[string]any
+	if err := knows.GetEdge(ctx, "ab", &e, nil); err != nil || e["_to"] != "people/b" {
+		t.Errorf("get edge: %v %v", e, err)
+	}
+	if _, err := people.DeleteVertex(ctx, "b", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := people.GetVertex(ctx, "b", &v, nil); !shared.IsNotFound(err) {
+		t.Errorf("a deleted vertex: %v", err)
+	}
+}
