@@ -24,7 +24,7 @@ const (
 	Number
 	BindParam // @name
 	BindColl  // @@name
-	Op        // operators and punctuation
+	Operator  // operators and punctuation
 )
 
 // Token is a token of a query, with where it starts (1-based line and
@@ -220,7 +220,7 @@ func (l *lexer) next() (Token, error) {
 	default:
 		for _, op := range operators {
 			if strings.HasPrefix(rest, op) {
-				t.Kind, t.Text = Op, op
+				t.Kind, t.Text = Operator, op
 				l.advance(len(op))
 				return t, nil
 			}

@@ -1,0 +1,676 @@
+package aql
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Parse parses a query. An error is a *SyntaxError with the position.
+func Parse(src string) (*Query, error) {
+	if strings.TrimSpace(src) == "" {
+		return nil, &SyntaxError{Msg: "query is empty", Line: 1, Col: 1}
+	}
+	toks, err := Lex(src)
+	if err != nil {
+		return nil, err
+	}
+	p := &parser{src: src, toks: toks}
+	q, err := p.query(false)
+	if err != nil {
+		return nil, err
+	}
+	if t := p.peek(); t.Kind != EOF {
+		return nil, p.unexpected(t)
+	}
+	return q, nil
+}
+
+type parser struct {
+	src  string
+	toks []Token
+	pos  int
+}
+
+func (p *parser) peek() Token { return p.toks[p.pos] }
+
+func (p *parser) next() Token {
+	t := p.toks[p.pos]
+	if t.Kind != EOF {
+		p.pos++
+	}
+	return t
+}
+
+// is reports whether the next token is the keyword or operator text.
+func (p *parser) is(text string) bool {
+	t := p.peek()
+	return (t.Kind == Keyword || t.Kind == Operator) && t.Text == text
+}
+
+func (p *parser) accept(text string) bool {
+	if p.is(text) {
+		p.pos++
+		return true
+	}
+	return false
+}
+
+func (p *parser) expect(text string) error {
+	if !p.accept(text) {
+		return p.unexpected(p.peek())
+	}
+	return nil
+}
+
+// unexpected is ArangoDB's error for a token the grammar does not allow
+// there.
+func (p *parser) unexpected(t Token) error {
+	var what string
+	switch t.Kind {
+	case EOF:
+		what = "unexpected end of query"
+	case Keyword:
+		what = "unexpected " + t.Text + " keyword"
+	case String:
+		what = "unexpected quoted string"
+	case Number:
+		what = "unexpected number"
+	case Ident:
+		what = "unexpected identifier"
+	case BindParam, BindColl:
+		what = "unexpected bind parameter"
+	default:
+		what = "unexpected " + t.Text
+	}
+	return &SyntaxError{Msg: what, Near: near(p.src[t.Offset:]), Line: t.Line, Col: t.Col}
+}
+
+// name reads a variable name.
+func (p *parser) name() (string, error) {
+	t := p.next()
+	if t.Kind != Ident {
+		return "", p.unexpected(t)
+	}
+	return t.Text, nil
+}
+
+// query reads operations up to a RETURN (sub: inside parentheses).
+func (p *parser) query(sub bool) (*Query, error) {
+	q := &Query{}
+	for {
+		t := p.peek()
+		if t.Kind != Keyword {
+			return nil, p.unexpected(t)
+		}
+		op, err := p.operation()
+		if err != nil {
+			return nil, err
+		}
+		q.Ops = append(q.Ops, op)
+		if _, ok := op.(*Return); ok {
+			return q, nil
+		}
+	}
+}
+
+func (p *parser) operation() (Op, error) {
+	t := p.next()
+	switch t.Text {
+	case "FOR":
+		return p.forOp()
+	case "FILTER":
+		cond, err := p.expr()
+		return &Filter{Cond: cond}, err
+	case "LET":
+		v, err := p.name()
+		if err != nil {
+			return nil, err
+		}
+		if err := p.expect("="); err != nil {
+			return nil, err
+		}
+		value, err := p.expr()
+		return &Let{Var: v, Value: value}, err
+	case "SORT":
+		s := &Sort{}
+		for {
+			e, err := p.expr()
+			if err != nil {
+				return nil, err
+			}
+			k := SortKey{Value: e}
+			if p.accept("DESC") {
+				k.Desc = true
+			} else {
+				p.accept("ASC")
+			}
+			s.Keys = append(s.Keys, k)
+			if !p.accept(",") {
+				return s, nil
+			}
+		}
+	case "LIMIT":
+		a, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		if p.accept(",") {
+			b, err := p.expr()
+			return &Limit{Offset: a, Count: b}, err
+		}
+		return &Limit{Count: a}, nil
+	case "COLLECT":
+		return p.collect()
+	case "RETURN":
+		r := &Return{Distinct: p.accept("DISTINCT")}
+		v, err := p.expr()
+		r.Value = v
+		return r, err
+	}
+	return nil, p.unexpected(t)
+}
+
+// forOp reads what follows FOR: a plain iteration, a traversal or a
+// shortest path.
+func (p *parser) forOp() (Op, error) {
+	var vars []string
+	for {
+		v, err := p.name()
+		if err != nil {
+			return nil, err
+		}
+		vars = append(vars, v)
+		if !p.accept(",") {
+			break
+		}
+	}
+	if err := p.expect("IN"); err != nil {
+		return nil, err
+	}
+	if p.isDirection() && p.toks[p.pos+1].Text == "SHORTEST_PATH" {
+		return p.shortestPath(vars)
+	}
+	if p.isDirection() {
+		return p.traversal(vars, &Literal{Value: int64(1)}) // no depth: 1..1
+	}
+	first, err := p.expr()
+	if err != nil {
+		return nil, err
+	}
+	if p.isDirection() {
+		return p.traversal(vars, first)
+	}
+	if len(vars) != 1 {
+		return nil, p.unexpected(p.peek())
+	}
+	f := &For{Var: vars[0], In: first}
+	if p.accept("OPTIONS") {
+		if _, err := p.expr(); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// isDirection reports whether the next token is OUTBOUND, INBOUND or ANY.
+func (p *parser) isDirection() bool {
+	t := p.peek()
+	return t.Kind == Keyword && (t.Text == "OUTBOUND" || t.Text == "INBOUND" || t.Text == "ANY")
+}
+
+// traversal reads [min..max] DIR start GRAPH g | collections [PRUNE] [OPTIONS].
+func (p *parser) traversal(vars []string, depth Expr) (Op, error) {
+	if len(vars) > 3 {
+		return nil, p.unexpected(p.peek())
+	}
+	tr := &Traversal{Vertex: vars[0], Min: &Literal{Value: int64(1)}, Max: &Literal{Value: int64(1)}}
+	if len(vars) > 1 {
+		tr.Edge = vars[1]
+	}
+	if len(vars) > 2 {
+		tr.Path = vars[2]
+	}
+	if r, ok := depth.(*Binary); ok && r.Op == ".." {
+		tr.Min, tr.Max = r.L, r.R
+	} else {
+		tr.Min, tr.Max = depth, depth
+	}
+	tr.Direction = p.next().Text
+	start, err := p.expr()
+	if err != nil {
+		return nil, err
+	}
+	tr.Start = start
+	if tr.Graph, tr.Edges, err = p.graphOrEdges(); err != nil {
+		return nil, err
+	}
+	if p.accept("PRUNE") {
+		if tr.Prune, err = p.expr(); err != nil {
+			return nil, err
+		}
+	}
+	if p.accept("OPTIONS") {
+		if tr.Options, err = p.expr(); err != nil {
+			return nil, err
+		}
+	}
+	return tr, nil
+}
+
+// shortestPath reads DIR SHORTEST_PATH start TO target GRAPH g | collections [OPTIONS].
+func (p *parser) shortestPath(vars []string) (Op, error) {
+	if len(vars) > 2 {
+		return nil, p.unexpected(p.peek())
+	}
+	sp := &ShortestPath{Vertex: vars[0], Direction: p.next().Text}
+	if len(vars) > 1 {
+		sp.Edge = vars[1]
+	}
+	p.next() // SHORTEST_PATH
+	var err error
+	if sp.Start, err = p.expr(); err != nil {
+		return nil, err
+	}
+	if err := p.expect("TO"); err != nil {
+		return nil, err
+	}
+	if sp.Target, err = p.expr(); err != nil {
+		return nil, err
+	}
+	if sp.Graph, sp.Edges, err = p.graphOrEdges(); err != nil {
+		return nil, err
+	}
+	if p.accept("OPTIONS") {
+		if sp.Options, err = p.expr(); err != nil {
+			return nil, err
+		}
+	}
+	return sp, nil
+}
+
+// graphOrEdges reads GRAPH name, or a list of edge collections each with
+// an optional direction.
+func (p *parser) graphOrEdges() (Expr, []EdgeCollection, error) {
+	if p.accept("GRAPH") {
+		g, err := p.primary()
+		return g, nil, err
+	}
+	var edges []EdgeCollection
+	for {
+		var e EdgeCollection
+		if p.isDirection() {
+			e.Direction = p.next().Text
+		}
+		name, err := p.primary()
+		if err != nil {
+			return nil, nil, err
+		}
+		e.Name = name
+		edges = append(edges, e)
+		if !p.accept(",") {
+			return nil, edges, nil
+		}
+	}
+}
+
+// collect reads what follows COLLECT.
+func (p *parser) collect() (Op, error) {
+	c := &Collect{}
+	assigns := func() ([]Assign, error) {
+		var out []Assign
+		for {
+			v, err := p.name()
+			if err != nil {
+				return nil, err
+			}
+			if err := p.expect("="); err != nil {
+				return nil, err
+			}
+			e, err := p.expr()
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, Assign{Var: v, Value: e})
+			if !p.accept(",") {
+				return out, nil
+			}
+		}
+	}
+	var err error
+	if t := p.peek(); t.Kind == Ident {
+		if c.Groups, err = assigns(); err != nil {
+			return nil, err
+		}
+	}
+	if p.accept("AGGREGATE") {
+		if c.Aggregates, err = assigns(); err != nil {
+			return nil, err
+		}
+	}
+	if p.accept("INTO") {
+		if c.Into, err = p.name(); err != nil {
+			return nil, err
+		}
+		if p.accept("=") {
+			if c.IntoValue, err = p.expr(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if p.accept("WITH") {
+		if err := p.expect("COUNT"); err != nil {
+			return nil, err
+		}
+		if err := p.expect("INTO"); err != nil {
+			return nil, err
+		}
+		if c.CountInto, err = p.name(); err != nil {
+			return nil, err
+		}
+	}
+	if p.accept("OPTIONS") {
+		if c.Options, err = p.expr(); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// Expressions, lowest precedence first.
+
+func (p *parser) expr() (Expr, error) { return p.ternary() }
+
+func (p *parser) ternary() (Expr, error) {
+	cond, err := p.or()
+	if err != nil || !p.accept("?") {
+		return cond, err
+	}
+	t := &Ternary{Cond: cond}
+	if !p.is(":") {
+		if t.Then, err = p.ternary(); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.expect(":"); err != nil {
+		return nil, err
+	}
+	t.Else, err = p.ternary()
+	return t, err
+}
+
+// binaryLevel reads left-associative operators of one precedence level.
+func (p *parser) binaryLevel(next func() (Expr, error), ops ...string) (Expr, error) {
+	l, err := next()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		op := ""
+		for _, o := range ops {
+			if p.is(o) {
+				op = o
+				break
+			}
+		}
+		if op == "" {
+			return l, nil
+		}
+		p.pos++
+		r, err := next()
+		if err != nil {
+			return nil, err
+		}
+		l = &Binary{Op: canonical(op), L: l, R: r}
+	}
+}
+
+// canonical names an operator one way (AND for &&, OR for ||).
+func canonical(op string) string {
+	switch op {
+	case "&&":
+		return "AND"
+	case "||":
+		return "OR"
+	}
+	return op
+}
+
+func (p *parser) or() (Expr, error)  { return p.binaryLevel(p.and, "||", "OR") }
+func (p *parser) and() (Expr, error) { return p.binaryLevel(p.equality, "&&", "AND") }
+
+// equality reads == != and the word operators IN, NOT IN, LIKE, NOT LIKE,
+// =~ and !~ (one level in AQL).
+func (p *parser) equality() (Expr, error) {
+	l, err := p.relational()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		var op string
+		switch {
+		case p.is("==") || p.is("!=") || p.is("=~") || p.is("!~") || p.is("IN") || p.is("LIKE"):
+			op = p.next().Text
+		case p.is("NOT") && (p.toks[p.pos+1].Text == "IN" || p.toks[p.pos+1].Text == "LIKE") && p.toks[p.pos+1].Kind == Keyword:
+			p.next()
+			op = "NOT " + p.next().Text
+		default:
+			return l, nil
+		}
+		r, err := p.relational()
+		if err != nil {
+			return nil, err
+		}
+		l = &Binary{Op: op, L: l, R: r}
+	}
+}
+
+func (p *parser) relational() (Expr, error) {
+	return p.binaryLevel(p.rangeExpr, "<=", ">=", "<", ">")
+}
+
+func (p *parser) rangeExpr() (Expr, error) { return p.binaryLevel(p.additive, "..") }
+func (p *parser) additive() (Expr, error)  { return p.binaryLevel(p.multiplicative, "+", "-") }
+func (p *parser) multiplicative() (Expr, error) {
+	return p.binaryLevel(p.unary, "*", "/", "%")
+}
+
+func (p *parser) unary() (Expr, error) {
+	switch {
+	case p.is("!") || p.is("NOT"):
+		p.next()
+		x, err := p.unary()
+		return &Unary{Op: "NOT", X: x}, err
+	case p.is("-") || p.is("+"):
+		op := p.next().Text
+		x, err := p.unary()
+		return &Unary{Op: op, X: x}, err
+	}
+	return p.postfix()
+}
+
+// postfix reads a primary and its accesses: .name, [index], [*], (args).
+func (p *parser) postfix() (Expr, error) {
+	x, err := p.primary()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		switch {
+		case p.accept("."):
+			t := p.next()
+			if t.Kind != Ident && t.Kind != Keyword && t.Kind != String {
+				return nil, p.unexpected(t)
+			}
+			x = &Attr{Obj: x, Name: t.Text}
+		case p.is("[") && p.pos+2 < len(p.toks) && p.toks[p.pos+1].Text == "*" && p.toks[p.pos+2].Text == "]":
+			p.pos += 3
+			e := &Expand{Obj: x}
+			// An attribute path after [*] applies to each element.
+			var then Expr = &Current{}
+			for p.is(".") {
+				p.next()
+				t := p.next()
+				if t.Kind != Ident && t.Kind != Keyword {
+					return nil, p.unexpected(t)
+				}
+				then = &Attr{Obj: then, Name: t.Text}
+			}
+			if _, isCurrent := then.(*Current); !isCurrent {
+				e.Then = then
+			}
+			x = e
+		case p.accept("["):
+			i, err := p.expr()
+			if err != nil {
+				return nil, err
+			}
+			if err := p.expect("]"); err != nil {
+				return nil, err
+			}
+			x = &Index{Obj: x, Index: i}
+		default:
+			return x, nil
+		}
+	}
+}
+
+func (p *parser) primary() (Expr, error) {
+	t := p.next()
+	switch t.Kind {
+	case Number:
+		if i, err := strconv.ParseInt(t.Text, 10, 64); err == nil {
+			return &Literal{Value: i}, nil
+		}
+		f, err := strconv.ParseFloat(t.Text, 64)
+		if err != nil {
+			return nil, p.unexpected(t)
+		}
+		return &Literal{Value: f}, nil
+	case String:
+		return &Literal{Value: t.Text}, nil
+	case BindParam:
+		return &Bind{Name: t.Text}, nil
+	case BindColl:
+		return &Bind{Name: t.Text, Collection: true}, nil
+	case Keyword:
+		switch t.Text {
+		case "NULL":
+			return &Literal{}, nil
+		case "TRUE":
+			return &Literal{Value: true}, nil
+		case "FALSE":
+			return &Literal{Value: false}, nil
+		}
+		return nil, p.unexpected(t)
+	case Ident:
+		if p.is("(") {
+			return p.call(t.Text)
+		}
+		if p.is("::") { // a namespaced function: NS::NAME(...)
+			name := t.Text
+			for p.accept("::") {
+				n, err := p.name()
+				if err != nil {
+					return nil, err
+				}
+				name += "::" + n
+			}
+			return p.call(name)
+		}
+		return &Var{Name: t.Text}, nil
+	case Operator:
+		switch t.Text {
+		case "(":
+			if k := p.peek(); k.Kind == Keyword && (k.Text == "FOR" || k.Text == "LET" || k.Text == "RETURN") {
+				q, err := p.query(true)
+				if err != nil {
+					return nil, err
+				}
+				if err := p.expect(")"); err != nil {
+					return nil, err
+				}
+				return &Subquery{Query: q}, nil
+			}
+			e, err := p.expr()
+			if err != nil {
+				return nil, err
+			}
+			return e, p.expect(")")
+		case "[":
+			a := &Array{}
+			for !p.is("]") {
+				e, err := p.expr()
+				if err != nil {
+					return nil, err
+				}
+				a.Elems = append(a.Elems, e)
+				if !p.accept(",") {
+					break
+				}
+			}
+			return a, p.expect("]")
+		case "{":
+			return p.object()
+		}
+	}
+	return nil, p.unexpected(t)
+}
+
+// call reads a function's arguments.
+func (p *parser) call(name string) (Expr, error) {
+	if err := p.expect("("); err != nil {
+		return nil, err
+	}
+	c := &Call{Name: strings.ToUpper(name)}
+	for !p.is(")") {
+		e, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		c.Args = append(c.Args, e)
+		if !p.accept(",") {
+			break
+		}
+	}
+	return c, p.expect(")")
+}
+
+// object reads {name: value, "name": value, [expr]: value, name}.
+func (p *parser) object() (Expr, error) {
+	o := &Object{}
+	for !p.is("}") {
+		var f ObjectField
+		t := p.next()
+		switch {
+		case t.Kind == Ident || t.Kind == String || t.Kind == Keyword:
+			f.Name = t.Text
+		case t.Kind == Operator && t.Text == "[":
+			e, err := p.expr()
+			if err != nil {
+				return nil, err
+			}
+			if err := p.expect("]"); err != nil {
+				return nil, err
+			}
+			f.Computed = e
+		default:
+			return nil, p.unexpected(t)
+		}
+		if p.accept(":") {
+			v, err := p.expr()
+			if err != nil {
+				return nil, err
+			}
+			f.Value = v
+		} else if t.Kind == Ident {
+			f.Value = &Var{Name: t.Text} // {x} is {x: x}
+		} else {
+			return nil, p.unexpected(p.peek())
+		}
+		o.Fields = append(o.Fields, f)
+		if !p.accept(",") {
+			break
+		}
+	}
+	return o, p.expect("}")
+}
