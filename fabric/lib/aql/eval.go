@@ -1,0 +1,464 @@
+package aql
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+)
+
+// Values are plain: nil, bool, float64, string, []any, map[string]any
+// (json.Number from the store becomes float64).
+
+// Source is what a query reads: the documents of a collection.
+type Source interface {
+	// Scan calls fn with each document of a collection, in key order,
+	// until fn returns false; a missing collection is an error.
+	Scan(collection string, fn func(doc map[string]any) bool) error
+}
+
+// QueryError is an error of running a query, with ArangoDB's number.
+type QueryError struct {
+	Num int
+	Msg string
+}
+
+func (e *QueryError) Error() string { return e.Msg }
+
+// Run evaluates a parsed query against src with the bind parameters and
+// returns its values.
+func Run(q *Query, src Source, binds map[string]any) ([]any, error) {
+	declared := map[string]bool{}
+	collectBinds(q, declared)
+	for name := range declared {
+		if _, ok := binds[name]; !ok {
+			return nil, &QueryError{1551, fmt.Sprintf("no value specified for declared bind parameter '%s'", name)}
+		}
+	}
+	for name := range binds {
+		if !declared[name] {
+			return nil, &QueryError{1552, fmt.Sprintf("bind parameter '%s' was not declared in the query", name)}
+		}
+	}
+	e := &evaluator{src: src, binds: binds}
+	return e.query(q, scope{})
+}
+
+// collectBinds finds the bind parameters a query uses.
+func collectBinds(x any, out map[string]bool) {
+	switch v := x.(type) {
+	case *Bind:
+		out[v.Name] = true
+		return
+	case *Query:
+		for _, op := range v.Ops {
+			collectBinds(op, out)
+		}
+		return
+	}
+	walk(x, func(child any) { collectBinds(child, out) })
+}
+
+// walk calls fn with each child of a node.
+func walk(x any, fn func(any)) {
+	call := func(es ...Expr) {
+		for _, e := range es {
+			if e != nil {
+				fn(e)
+			}
+		}
+	}
+	switch v := x.(type) {
+	case *For:
+		call(v.In)
+	case *Traversal:
+		call(v.Min, v.Max, v.Start, v.Graph, v.Prune, v.Options)
+		for _, e := range v.Edges {
+			call(e.Name)
+		}
+	case *ShortestPath:
+		call(v.Start, v.Target, v.Graph, v.Options)
+		for _, e := range v.Edges {
+			call(e.Name)
+		}
+	case *Filter:
+		call(v.Cond)
+	case *Let:
+		call(v.Value)
+	case *Sort:
+		for _, k := range v.Keys {
+			call(k.Value)
+		}
+	case *Limit:
+		call(v.Offset, v.Count)
+	case *Collect:
+		for _, a := range append(append([]Assign{}, v.Groups...), v.Aggregates...) {
+			call(a.Value)
+		}
+		call(v.IntoValue, v.Options)
+	case *Return:
+		call(v.Value)
+	case *Attr:
+		call(v.Obj)
+	case *Index:
+		call(v.Obj, v.Index)
+	case *Expand:
+		call(v.Obj, v.Then)
+	case *Call:
+		call(v.Args...)
+	case *Unary:
+		call(v.X)
+	case *Binary:
+		call(v.L, v.R)
+	case *Ternary:
+		call(v.Cond, v.Then, v.Else)
+	case *Array:
+		call(v.Elems...)
+	case *Object:
+		for _, f := range v.Fields {
+			call(f.Computed, f.Value)
+		}
+	case *Subquery:
+		fn(v.Query)
+	}
+}
+
+// scope holds the variables of a row.
+type scope map[string]any
+
+func (s scope) with(name string, v any) scope {
+	out := make(scope, len(s)+1)
+	for k, x := range s {
+		out[k] = x
+	}
+	out[name] = v
+	return out
+}
+
+type evaluator struct {
+	src   Source
+	binds map[string]any
+}
+
+// query runs the operations over rows, starting from one row.
+func (e *evaluator) query(q *Query, outer scope) ([]any, error) {
+	rows := []scope{outer}
+	for _, op := range q.Ops {
+		var err error
+		switch o := op.(type) {
+		case *For:
+			rows, err = e.forOp(o, rows)
+		case *Filter:
+			var kept []scope
+			for _, r := range rows {
+				v, err := e.eval(o.Cond, r)
+				if err != nil {
+					return nil, err
+				}
+				if truthy(v) {
+					kept = append(kept, r)
+				}
+			}
+			rows = kept
+		case *Let:
+			for i, r := range rows {
+				v, err := e.eval(o.Value, r)
+				if err != nil {
+					return nil, err
+				}
+				rows[i] = r.with(o.Var, v)
+			}
+		case *Sort:
+			rows, err = e.sortOp(o, rows)
+		case *Limit:
+			rows, err = e.limitOp(o, rows)
+		case *Return:
+			return e.returnOp(o, rows)
+		default:
+			return nil, &QueryError{1540, fmt.Sprintf("%T is not supported yet", op)}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return nil, &QueryError{1501, "a query ends with RETURN"}
+}
+
+// forOp iterates each row over a collection, an array or a range.
+func (e *evaluator) forOp(o *For, rows []scope) ([]scope, error) {
+	var out []scope
+	for _, r := range rows {
+		if v, ok := o.In.(*Var); ok {
+			if _, bound := r[v.Name]; !bound {
+				err := e.src.Scan(v.Name, func(doc map[string]any) bool {
+					out = append(out, r.with(o.Var, normalize(doc)))
+					return true
+				})
+				if err != nil {
+					return nil, err
+				}
+				continue
+			}
+		}
+		if b, ok := o.In.(*Bind); ok && b.Collection {
+			name, _ := e.binds[b.Name].(string)
+			err := e.src.Scan(name, func(doc map[string]any) bool {
+				out = append(out, r.with(o.Var, normalize(doc)))
+				return true
+			})
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		v, err := e.eval(o.In, r)
+		if err != nil {
+			return nil, err
+		}
+		list, ok := v.([]any)
+		if !ok {
+			if v == nil {
+				continue
+			}
+			return nil, &QueryError{1563, "invalid argument type in call to FOR: an array or a collection is needed"}
+		}
+		for _, x := range list {
+			out = append(out, r.with(o.Var, x))
+		}
+	}
+	return out, nil
+}
+
+func (e *evaluator) sortOp(o *Sort, rows []scope) ([]scope, error) {
+	keys := make([][]any, len(rows))
+	for i, r := range rows {
+		for _, k := range o.Keys {
+			v, err := e.eval(k.Value, r)
+			if err != nil {
+				return nil, err
+			}
+			keys[i] = append(keys[i], v)
+		}
+	}
+	idx := make([]int, len(rows))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		for j, k := range o.Keys {
+			c := compare(keys[idx[a]][j], keys[idx[b]][j])
+			if c != 0 {
+				return (c < 0) != k.Desc
+			}
+		}
+		return false
+	})
+	out := make([]scope, len(rows))
+	for i, j := range idx {
+		out[i] = rows[j]
+	}
+	return out, nil
+}
+
+func (e *evaluator) limitOp(o *Limit, rows []scope) ([]scope, error) {
+	num := func(x Expr) (int, error) {
+		if x == nil {
+			return 0, nil
+		}
+		v, err := e.eval(x, scope{})
+		if err != nil {
+			return 0, err
+		}
+		f, ok := v.(float64)
+		if !ok || f < 0 {
+			return 0, &QueryError{1520, "LIMIT needs a number that is not negative"}
+		}
+		return int(f), nil
+	}
+	off, err := num(o.Offset)
+	if err != nil {
+		return nil, err
+	}
+	n, err := num(o.Count)
+	if err != nil {
+		return nil, err
+	}
+	if off >= len(rows) {
+		return nil, nil
+	}
+	return rows[off:min(len(rows), off+n)], nil
+}
+
+func (e *evaluator) returnOp(o *Return, rows []scope) ([]any, error) {
+	out := make([]any, 0, len(rows))
+	seen := map[string]bool{}
+	for _, r := range rows {
+		v, err := e.eval(o.Value, r)
+		if err != nil {
+			return nil, err
+		}
+		if o.Distinct {
+			k := canonicalKey(v)
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// normalize turns the store's json.Numbers into float64, deeply.
+func normalize(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		f, _ := x.Float64()
+		return f
+	case int64:
+		return float64(x)
+	case int:
+		return float64(x)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = normalize(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = normalize(e)
+		}
+		return out
+	}
+	return v
+}
+
+func canonicalKey(v any) string {
+	data, _ := json.Marshal(v) // maps marshal with sorted keys
+	return string(data)
+}
+
+// truthy is AQL's truth: false, null, 0, "" and nothing else are false
+// (empty arrays and objects are true).
+func truthy(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case float64:
+		return x != 0
+	case string:
+		return x != ""
+	}
+	return true
+}
+
+// typeRank orders the types as AQL compares them.
+func typeRank(v any) int {
+	switch v.(type) {
+	case nil:
+		return 0
+	case bool:
+		return 1
+	case float64:
+		return 2
+	case string:
+		return 3
+	case []any:
+		return 4
+	}
+	return 5
+}
+
+// compare orders two values as AQL does.
+func compare(a, b any) int {
+	ra, rb := typeRank(a), typeRank(b)
+	if ra != rb {
+		return ra - rb
+	}
+	switch x := a.(type) {
+	case bool:
+		y := b.(bool)
+		switch {
+		case x == y:
+			return 0
+		case !x:
+			return -1
+		}
+		return 1
+	case float64:
+		y := b.(float64)
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+		return 0
+	case string:
+		return strings.Compare(x, b.(string))
+	case []any:
+		y := b.([]any)
+		for i := 0; i < len(x) && i < len(y); i++ {
+			if c := compare(x[i], y[i]); c != 0 {
+				return c
+			}
+		}
+		return len(x) - len(y)
+	case map[string]any:
+		y := b.(map[string]any)
+		keys := map[string]bool{}
+		for k := range x {
+			keys[k] = true
+		}
+		for k := range y {
+			keys[k] = true
+		}
+		var names []string
+		for k := range keys {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			if c := compare(x[k], y[k]); c != 0 {
+				return c
+			}
+		}
+	}
+	return 0
+}
+
+// number converts a value for arithmetic as AQL does (null, false: 0;
+// true: 1; a numeric string: its number; anything else: 0).
+func number(v any) float64 {
+	switch x := v.(type) {
+	case float64:
+		return x
+	case bool:
+		if x {
+			return 1
+		}
+	case string:
+		var f float64
+		if _, err := fmt.Sscan(strings.TrimSpace(x), &f); err == nil {
+			return f
+		}
+	case []any:
+		if len(x) == 1 {
+			return number(x[0])
+		}
+	}
+	return 0
+}
+
+// arith is an arithmetic result: a value that is not finite is null.
+func arith(f float64) any {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil
+	}
+	return f
+}

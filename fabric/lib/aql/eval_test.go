@@ -1,0 +1,97 @@
+package aql
+
+import (
+	"encoding/json"
+	"errors"
+
+	"testing"
+)
+
+// memSource is collections held in memory, for the tests.
+type memSource map[string][]map[string]any
+
+func (m memSource) Scan(coll string, fn func(map[string]any) bool) error {
+	docs, ok := m[coll]
+	if !ok {
+		return &QueryError{1203, "collection or view not found: " + coll}
+	}
+	for _, d := range docs {
+		if !fn(d) {
+			break
+		}
+	}
+	return nil
+}
+
+var people = memSource{"people": {
+	{"_key": "a", "name": "Ann", "age": json.Number("31"), "city": "Oslo", "tags": []any{"x", "y"}},
+	{"_key": "b", "name": "Ben", "age": json.Number("25"), "city": "Rome", "tags": []any{"y"}},
+	{"_key": "c", "name": "Cy", "age": json.Number("42"), "city": "Oslo", "tags": []any{}},
+	{"_key": "d", "name": "Dee", "age": nil, "city": "Lima"},
+}}
+
+// TestRun: queries over a small known collection, results written by
+// hand.
+func TestRun(t *testing.T) {
+	for _, c := range []struct {
+		src   string
+		binds map[string]any
+		want  string
+	}{
+		{"FOR p IN people FILTER p.age > 30 SORT p.name RETURN p.name", nil, `["Ann","Cy"]`},
+		{"FOR p IN people SORT p.age DESC LIMIT 1, 2 RETURN p._key", nil, `["a","b"]`},
+		{"FOR p IN @@c FILTER p.city == @city RETURN {n: p.name, next: p.age + 1}", map[string]any{"c": "people", "city": "Oslo"},
+			`[{"n":"Ann","next":32},{"n":"Cy","next":43}]`},
+		{"FOR p IN people RETURN DISTINCT p.city", nil, `["Oslo","Rome","Lima"]`},
+		{"LET old = (FOR p IN people FILTER p.age >= 30 RETURN p.name) RETURN LENGTH(old)", nil, `[2]`},
+		{"FOR p IN people FILTER p.name LIKE '_e%' && 'y' IN p.tags RETURN p.name", nil, `["Ben"]`},
+		{"FOR p IN people FILTER p.age == null RETURN p.name", nil, `["Dee"]`},
+		{"FOR x IN 1..4 FILTER x % 2 == 0 RETURN x * 10", nil, `[20,40]`},
+		{"RETURN [{a: 1}, {a: 2}][*].a", nil, `[[1,2]]`},
+		{"RETURN CONCAT(UPPER('a'), LOWER('B'), 1, null)", nil, `["Ab1"]`},
+		{"RETURN SUM((FOR p IN people RETURN p.age))", nil, `[98]`},
+		{"RETURN 0 ?: 'zero'", nil, `["zero"]`},
+		{"RETURN null < false && false < 0 && 0 < '' && '' < [] && [] < {}", nil, `[true]`},
+	} {
+		q, err := Parse(c.src)
+		if err != nil {
+			t.Errorf("%s: %v", c.src, err)
+			continue
+		}
+		got, err := Run(q, people, c.binds)
+		if err != nil {
+			t.Errorf("%s: %v", c.src, err)
+			continue
+		}
+		data, _ := json.Marshal(got)
+		if string(data) != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.src, data, c.want)
+		}
+	}
+}
+
+// TestRunErrors: bind parameters missing or not declared, an unknown
+// collection, variable and function fail with ArangoDB's numbers.
+func TestRunErrors(t *testing.T) {
+	for _, c := range []struct {
+		src   string
+		binds map[string]any
+		num   int
+	}{
+		{"FOR p IN people FILTER p.age > @min RETURN p", nil, 1551},
+		{"FOR p IN people RETURN p", map[string]any{"x": 1}, 1552},
+		{"FOR p IN nobody RETURN p", nil, 1203},
+		{"RETURN y", nil, 1512},
+		{"RETURN NO_SUCH_FN(1)", nil, 1540},
+	} {
+		q, err := Parse(c.src)
+		if err != nil {
+			t.Fatalf("%s: %v", c.src, err)
+		}
+		_, err = Run(q, people, c.binds)
+		var qe *QueryError
+		if !errors.As(err, &qe) || qe.Num != c.num {
+			t.Errorf("%s: %v, want errorNum %d", c.src, err, c.num)
+		}
+	}
+}
