@@ -103,8 +103,8 @@ func (l *lexer) fail(msg string) error {
 // near is the text ArangoDB quotes after "near": the rest of the query,
 // cut short.
 func near(rest string) string {
-	if len(rest) > 30 {
-		return rest[:30] + "..."
+	if len(rest) > 32 {
+		return rest[:32] + "..."
 	}
 	return rest
 }

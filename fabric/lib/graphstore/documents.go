@@ -409,3 +409,27 @@ func (s *Store) Keys(db, coll string) ([]string, error) {
 	}
 	return keys, it.Error()
 }
+
+// Scan calls fn with each document of a collection, in key order, until
+// fn returns false.
+func (s *Store) Scan(db, coll string, fn func(Doc) bool) error {
+	if _, err := s.Collection(db, coll); err != nil {
+		return err
+	}
+	p := documentPrefix(db, coll)
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: p, UpperBound: prefixEnd(p)})
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for it.First(); it.Valid(); it.Next() {
+		d, err := DecodeDoc(it.Value())
+		if err != nil {
+			return err
+		}
+		if !fn(d) {
+			break
+		}
+	}
+	return it.Error()
+}

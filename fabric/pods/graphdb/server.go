@@ -31,8 +31,9 @@ type Options struct {
 
 // Server serves a graph store over ArangoDB's HTTP API.
 type Server struct {
-	store *graphstore.Store
-	auth  *auth
+	store   *graphstore.Store
+	auth    *auth
+	cursors cursors
 }
 
 // New returns a server of store.
@@ -151,6 +152,8 @@ func (s *Server) route(r *request) (any, int, error) {
 		return s.gharial(r, p[2:])
 	case "edges":
 		return s.edges(r, p[2:])
+	case "cursor":
+		return s.cursor(r, p[2:])
 	}
 	return nil, 0, newError(404, 404, "unknown path '/"+strings.Join(p, "/")+"'")
 }

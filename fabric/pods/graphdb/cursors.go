@@ -1,0 +1,187 @@
+package graphdb
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fabricops/fabric/fabric/lib/aql"
+	"github.com/fabricops/fabric/fabric/lib/graphstore"
+)
+
+// DefaultBatchSize is a cursor's batch size when the query gives none.
+const DefaultBatchSize = 1000
+
+// cursorTTL is how long an unused cursor is kept (unless the query
+// gives a ttl).
+const cursorTTL = 30 * time.Second
+
+// cursor is a query's results being handed out in batches.
+type cursor struct {
+	db      string
+	results []any
+	pos     int // results handed out so far
+	size    int
+	batch   int // the id of the last batch handed out
+	last    []any
+	count   bool
+	ttl     time.Duration
+	expires time.Time
+}
+
+// cursors are a server's open cursors.
+type cursors struct {
+	mu   sync.Mutex
+	next int
+	open map[string]*cursor
+}
+
+// storeSource reads a database's collections for a query.
+type storeSource struct {
+	store *graphstore.Store
+	db    string
+}
+
+func (s storeSource) Scan(coll string, fn func(map[string]any) bool) error {
+	err := s.store.Scan(s.db, coll, func(d graphstore.Doc) bool { return fn(d) })
+	if errors.Is(err, graphstore.ErrCollectionNotFound) {
+		return &aql.QueryError{Num: 1203, Msg: "AQL: collection or view not found: " + coll + " (while parsing)"}
+	}
+	return err
+}
+
+// queryError maps a query's error to ArangoDB's answer.
+func queryError(err error) *apiError {
+	var se *aql.SyntaxError
+	var qe *aql.QueryError
+	switch {
+	case errors.As(err, &se):
+		if strings.HasPrefix(se.Msg, "query is empty") {
+			return newError(400, 1502, "query is empty")
+		}
+		return newError(400, 1501, "AQL: "+se.Error()+" (while parsing)")
+	case errors.As(err, &qe):
+		status := 400
+		if qe.Num == 1203 {
+			status = 404
+		}
+		return newError(status, qe.Num, qe.Msg)
+	}
+	return storeError(err)
+}
+
+// cursor serves /_api/cursor: POST runs a query and answers its first
+// batch; POST /{id}[/{batch}] the next; DELETE /{id} closes it.
+func (s *Server) cursor(r *request, rest []string) (any, int, error) {
+	switch {
+	case len(rest) == 0 && r.Method == http.MethodPost:
+		var body struct {
+			Query     string         `json:"query"`
+			BindVars  map[string]any `json:"bindVars"`
+			Count     bool           `json:"count"`
+			BatchSize int            `json:"batchSize"`
+			TTL       float64        `json:"ttl"`
+		}
+		if err := readBody(r.Request, &body); err != nil {
+			return nil, 0, err
+		}
+		q, err := aql.Parse(body.Query)
+		if err != nil {
+			return nil, 0, queryError(err)
+		}
+		binds := map[string]any{}
+		for k, v := range body.BindVars {
+			binds[strings.TrimPrefix(k, "@")] = v
+		}
+		results, err := aql.Run(q, storeSource{s.store, r.db}, binds)
+		if err != nil {
+			return nil, 0, queryError(err)
+		}
+		c := &cursor{db: r.db, results: results, size: body.BatchSize, count: body.Count, ttl: cursorTTL}
+		if c.size <= 0 {
+			c.size = DefaultBatchSize
+		}
+		if body.TTL > 0 {
+			c.ttl = time.Duration(body.TTL * float64(time.Second))
+		}
+		return s.batch(c, "", 201), 201, nil
+	case len(rest) >= 1 && len(rest) <= 2 && r.Method == http.MethodPost:
+		s.cursors.mu.Lock()
+		c, ok := s.cursors.open[rest[0]]
+		s.cursors.mu.Unlock()
+		if !ok || c.db != r.db || time.Now().After(c.expires) {
+			return nil, 0, newError(404, 1600, "cursor not found")
+		}
+		if len(rest) == 2 && rest[1] == strconv.Itoa(c.batch) {
+			return s.resend(c, rest[0]), 200, nil // a retry of the last batch
+		}
+		return s.batch(c, rest[0], 200), 200, nil
+	case len(rest) == 1 && r.Method == http.MethodDelete:
+		s.cursors.mu.Lock()
+		_, ok := s.cursors.open[rest[0]]
+		delete(s.cursors.open, rest[0])
+		s.cursors.mu.Unlock()
+		if !ok {
+			return nil, 0, newError(404, 1600, "cursor not found")
+		}
+		return map[string]any{"error": false, "code": 202, "id": rest[0]}, 202, nil
+	}
+	return nil, 0, newError(405, 405, "method not supported")
+}
+
+// batch hands out a cursor's next batch, registering the cursor while it
+// has more and dropping it after its last.
+func (s *Server) batch(c *cursor, id string, code int) map[string]any {
+	end := min(len(c.results), c.pos+c.size)
+	c.last = c.results[c.pos:end]
+	c.pos = end
+	c.batch++
+	c.expires = time.Now().Add(c.ttl)
+	hasMore := c.pos < len(c.results)
+	s.cursors.mu.Lock()
+	if s.cursors.open == nil {
+		s.cursors.open = map[string]*cursor{}
+	}
+	for k, old := range s.cursors.open { // sweep the expired
+		if time.Now().After(old.expires) {
+			delete(s.cursors.open, k)
+		}
+	}
+	if hasMore && id == "" {
+		s.cursors.next++
+		id = strconv.Itoa(s.cursors.next)
+	}
+	if hasMore {
+		s.cursors.open[id] = c
+	} else if id != "" {
+		delete(s.cursors.open, id)
+	}
+	s.cursors.mu.Unlock()
+	return s.batchBody(c, id, code, hasMore)
+}
+
+// resend answers the last batch again.
+func (s *Server) resend(c *cursor, id string) map[string]any {
+	return s.batchBody(c, id, 200, c.pos < len(c.results))
+}
+
+func (s *Server) batchBody(c *cursor, id string, code int, hasMore bool) map[string]any {
+	result := c.last
+	if result == nil {
+		result = []any{}
+	}
+	body := map[string]any{"error": false, "code": code, "result": result, "hasMore": hasMore, "cached": false,
+		"extra": map[string]any{"warnings": []any{}, "stats": map[string]any{"writesExecuted": 0, "writesIgnored": 0,
+			"scannedFull": 0, "scannedIndex": 0, "filtered": 0, "httpRequests": 0, "executionTime": 0.0, "peakMemoryUsage": 0}}}
+	if hasMore {
+		body["id"] = id
+		body["nextBatchId"] = strconv.Itoa(c.batch + 1)
+	}
+	if c.count {
+		body["count"] = len(c.results)
+	}
+	return body
+}
