@@ -149,6 +149,10 @@ func (e *evaluator) query(q *Query, outer scope) ([]any, error) {
 		switch o := op.(type) {
 		case *For:
 			rows, err = e.forOp(o, rows)
+		case *Traversal:
+			rows, err = e.traverse(o, rows)
+		case *ShortestPath:
+			rows, err = e.shortestPath(o, rows)
 		case *Filter:
 			var kept []scope
 			for _, r := range rows {

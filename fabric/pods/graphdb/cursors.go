@@ -53,6 +53,70 @@ func (s storeSource) Scan(coll string, fn func(map[string]any) bool) error {
 	return err
 }
 
+// Edges reads a vertex's edges through the edge indexes.
+func (s storeSource) Edges(coll, vertex, direction string) ([]map[string]any, error) {
+	dirs := []graphstore.Direction{graphstore.Outbound}
+	switch direction {
+	case "INBOUND":
+		dirs = []graphstore.Direction{graphstore.Inbound}
+	case "ANY":
+		dirs = append(dirs, graphstore.Inbound)
+	}
+	var out []map[string]any
+	seen := map[string]bool{}
+	for _, d := range dirs {
+		keys, err := s.store.Edges(s.db, coll, vertex, d)
+		if errors.Is(err, graphstore.ErrCollectionNotFound) {
+			return nil, &aql.QueryError{Num: 1203, Msg: "collection or view not found: " + coll}
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range keys {
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			data, err := s.store.Document(s.db, coll, k)
+			if err != nil {
+				return nil, err
+			}
+			doc, err := graphstore.DecodeDoc(data)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, doc)
+		}
+	}
+	return out, nil
+}
+
+// Vertex reads a document by _id; nil when there is none.
+func (s storeSource) Vertex(id string) (map[string]any, error) {
+	coll, key, ok := strings.Cut(id, "/")
+	if !ok {
+		return nil, nil
+	}
+	data, err := s.store.Document(s.db, coll, key)
+	if errors.Is(err, graphstore.ErrDocumentNotFound) || errors.Is(err, graphstore.ErrCollectionNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return graphstore.DecodeDoc(data)
+}
+
+// GraphEdges returns a named graph's edge collections.
+func (s storeSource) GraphEdges(name string) ([]string, error) {
+	g, err := s.store.Graph(s.db, name)
+	if err != nil {
+		return nil, &aql.QueryError{Num: 1924, Msg: "graph '" + name + "' not found"}
+	}
+	_, edges := g.Collections()
+	return edges, nil
+}
+
 // queryError maps a query's error to ArangoDB's answer.
 func queryError(err error) *apiError {
 	var se *aql.SyntaxError
@@ -65,7 +129,7 @@ func queryError(err error) *apiError {
 		return newError(400, 1501, "AQL: "+se.Error()+" (while parsing)")
 	case errors.As(err, &qe):
 		status := 400
-		if qe.Num == 1203 {
+		if qe.Num == 1203 || qe.Num == 1924 {
 			status = 404
 		}
 		return newError(status, qe.Num, qe.Msg)

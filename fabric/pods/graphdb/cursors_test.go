@@ -2,6 +2,7 @@ package graphdb_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -82,5 +83,70 @@ func TestCursors(t *testing.T) {
 				t.Errorf("a missing bind parameter: %v", err)
 			}
 		})
+	}
+}
+
+// TestTraversals: traversals over a small known graph through the driver,
+// results written by hand: a named graph and an edge collection, depth
+// ranges, INBOUND, the path variable, PRUNE and a shortest path.
+//
+//	a -> b -> c -> d, and a -> c
+func TestTraversals(t *testing.T) {
+	url := serve(t, t.TempDir())
+	ctx := context.Background()
+	c := clients(t, url, "root", "secret")["http1-basic"]
+	db, err := c.CreateDatabase(ctx, "g", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := &arangodb.GraphDefinition{EdgeDefinitions: []arangodb.EdgeDefinition{{Collection: "knows", From: []string{"people"}, To: []string{"people"}}}}
+	if _, err := db.CreateGraph(ctx, "social", def, nil); err != nil {
+		t.Fatal(err)
+	}
+	people, _ := db.GetCollection(ctx, "people", nil)
+	knows, _ := db.GetCollection(ctx, "knows", nil)
+	var vs []any
+	for _, k := range []string{"a", "b", "c", "d"} {
+		vs = append(vs, map[string]any{"_key": k})
+	}
+	createAll(t, people, vs, arangodb.CollectionDocumentCreateOverwriteModeConflict)
+	createAll(t, knows, []any{
+		map[string]any{"_key": "ab", "_from": "people/a", "_to": "people/b"},
+		map[string]any{"_key": "ac", "_from": "people/a", "_to": "people/c"},
+		map[string]any{"_key": "bc", "_from": "people/b", "_to": "people/c"},
+		map[string]any{"_key": "cd", "_from": "people/c", "_to": "people/d"},
+	}, arangodb.CollectionDocumentCreateOverwriteModeConflict)
+	for _, q := range []struct{ query, want string }{
+		{"FOR v IN 1..1 OUTBOUND 'people/a' GRAPH 'social' SORT v._key RETURN v._key", `["b","c"]`},
+		{"FOR v, e, p IN 1..3 OUTBOUND 'people/a' knows RETURN p.vertices[*]._key",
+			`[["a","b"],["a","b","c"],["a","b","c","d"],["a","c"],["a","c","d"]]`},
+		{"FOR v IN 1..2 INBOUND 'people/d' knows RETURN v._key", `["c","a","b"]`},
+		{"FOR v, e IN 1..1 OUTBOUND 'people/b' knows RETURN e._key", `["bc"]`},
+		{"FOR v IN 1..3 OUTBOUND 'people/a' knows PRUNE v._key == 'b' RETURN v._key", `["b","c","d"]`},
+		{"FOR v IN 0..1 OUTBOUND 'people/c' knows RETURN v._key", `["c","d"]`},
+		{"FOR v IN OUTBOUND SHORTEST_PATH 'people/a' TO 'people/d' knows RETURN v._key", `["a","c","d"]`},
+		{"FOR v, e IN ANY SHORTEST_PATH 'people/d' TO 'people/b' GRAPH 'social' RETURN [v._key, e._key]", `[["d",null],["c","cd"],["b","bc"]]`},
+	} {
+		cur, err := db.Query(ctx, q.query, nil)
+		if err != nil {
+			t.Errorf("%s: %v", q.query, err)
+			continue
+		}
+		var got []any
+		for cur.HasMore() {
+			var x any
+			if _, err := cur.ReadDocument(ctx, &x); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, x)
+		}
+		cur.Close()
+		data, _ := json.Marshal(got)
+		if string(data) != q.want {
+			t.Errorf("%s:\n got %s\nwant %s", q.query, data, q.want)
+		}
+	}
+	if _, err := db.Query(ctx, "FOR v IN 1..2 OUTBOUND 'people/a' GRAPH 'nope' RETURN v", nil); !shared.IsArangoErrorWithErrorNum(err, 1924) {
+		t.Errorf("an unknown graph: %v", err)
 	}
 }

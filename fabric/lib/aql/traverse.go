@@ -1,0 +1,318 @@
+package aql
+
+import (
+	"strings"
+)
+
+// GraphSource is a Source that can also follow edges: what traversals
+// and shortest paths read.
+type GraphSource interface {
+	Source
+	// Edges returns the edges of a vertex (its _id) in an edge
+	// collection: out of it (OUTBOUND), into it (INBOUND) or both (ANY).
+	Edges(collection, vertex, direction string) ([]map[string]any, error)
+	// Vertex returns the document of an _id, or nil when there is none.
+	Vertex(id string) (map[string]any, error)
+	// GraphEdges returns the edge collections of a named graph.
+	GraphEdges(graph string) ([]string, error)
+}
+
+// step is an edge collection and the direction to follow it.
+type step struct{ coll, dir string }
+
+// steps resolves a traversal's edge collections.
+func (e *evaluator) steps(gs GraphSource, graph Expr, edges []EdgeCollection, dir string, s scope) ([]step, error) {
+	if graph != nil {
+		g, err := e.eval(graph, s)
+		if err != nil {
+			return nil, err
+		}
+		colls, err := gs.GraphEdges(toString(g))
+		if err != nil {
+			return nil, err
+		}
+		var out []step
+		for _, c := range colls {
+			out = append(out, step{c, dir})
+		}
+		return out, nil
+	}
+	var out []step
+	for _, ec := range edges {
+		var name string
+		if v, ok := ec.Name.(*Var); ok {
+			name = v.Name
+		} else {
+			n, err := e.eval(ec.Name, s)
+			if err != nil {
+				return nil, err
+			}
+			name = toString(n)
+		}
+		d := ec.Direction
+		if d == "" {
+			d = dir
+		}
+		out = append(out, step{name, d})
+	}
+	return out, nil
+}
+
+// startID reads a traversal's start: an _id, or a document with one.
+func startID(v any) string {
+	if m, ok := v.(map[string]any); ok {
+		id, _ := m["_id"].(string)
+		return id
+	}
+	s, _ := v.(string)
+	return s
+}
+
+// traverse runs a traversal for each row: depth-first, edges unique on a
+// path (ArangoDB's defaults), vertices unique on a path or globally when
+// OPTIONS say so; PRUNE stops going deeper from a vertex it holds for.
+func (e *evaluator) traverse(o *Traversal, rows []scope) ([]scope, error) {
+	gs, ok := e.src.(GraphSource)
+	if !ok {
+		return nil, &QueryError{1540, "this store cannot traverse"}
+	}
+	var out []scope
+	for _, r := range rows {
+		lo, err := e.eval(o.Min, r)
+		if err != nil {
+			return nil, err
+		}
+		hi, err := e.eval(o.Max, r)
+		if err != nil {
+			return nil, err
+		}
+		minDepth, maxDepth := int(number(lo)), int(number(hi))
+		steps, err := e.steps(gs, o.Graph, o.Edges, o.Direction, r)
+		if err != nil {
+			return nil, err
+		}
+		sv, err := e.eval(o.Start, r)
+		if err != nil {
+			return nil, err
+		}
+		start, err := vertex(gs, startID(sv))
+		if err != nil || start == nil {
+			if err != nil {
+				return nil, err
+			}
+			continue // ArangoDB: a missing start vertex yields nothing
+		}
+		uniqueVertices := "none"
+		if o.Options != nil {
+			opts, err := e.eval(o.Options, r)
+			if err != nil {
+				return nil, err
+			}
+			if m, ok := opts.(map[string]any); ok {
+				if u, ok := m["uniqueVertices"].(string); ok {
+					uniqueVertices = u
+				}
+			}
+		}
+		visited := map[string]bool{}
+		var dfs func(vs, es []any, depth int) error
+		dfs = func(vs, es []any, depth int) error {
+			v := vs[len(vs)-1].(map[string]any)
+			path := map[string]any{"vertices": append([]any(nil), vs...), "edges": append([]any(nil), es...)}
+			row := r.with(o.Vertex, v)
+			if o.Edge != "" {
+				var last any
+				if len(es) > 0 {
+					last = es[len(es)-1]
+				}
+				row = row.with(o.Edge, last)
+			}
+			if o.Path != "" {
+				row = row.with(o.Path, path)
+			}
+			if depth >= minDepth {
+				out = append(out, row)
+			}
+			if depth >= maxDepth {
+				return nil
+			}
+			if o.Prune != nil {
+				p, err := e.eval(o.Prune, row)
+				if err != nil {
+					return err
+				}
+				if truthy(p) {
+					return nil
+				}
+			}
+			id, _ := v["_id"].(string)
+			for _, st := range steps {
+				edges, err := edgesOf(gs, st, id)
+				if err != nil {
+					return err
+				}
+				for _, edge := range edges {
+					if onPath(es, edge) {
+						continue
+					}
+					next := other(edge, id)
+					if uniqueVertices == "path" && onPathVertex(vs, next) || uniqueVertices == "global" && visited[next] {
+						continue
+					}
+					nv, err := vertex(gs, next)
+					if err != nil {
+						return err
+					}
+					if nv == nil {
+						continue
+					}
+					visited[next] = true
+					if err := dfs(append(vs, nv), append(es, edge), depth+1); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		}
+		visited[startID(start)] = true
+		if err := dfs([]any{start}, nil, 0); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// vertex reads a vertex as plain values (nil when missing).
+func vertex(gs GraphSource, id string) (map[string]any, error) {
+	v, err := gs.Vertex(id)
+	if err != nil || v == nil {
+		return nil, err
+	}
+	return normalize(v).(map[string]any), nil
+}
+
+// edgesOf reads a vertex's edges of a step as plain values.
+func edgesOf(gs GraphSource, st step, id string) ([]map[string]any, error) {
+	edges, err := gs.Edges(st.coll, id, st.dir)
+	if err != nil {
+		return nil, err
+	}
+	for i, e := range edges {
+		edges[i] = normalize(e).(map[string]any)
+	}
+	return edges, nil
+}
+
+// other is the end of an edge that is not id (for ANY and INBOUND).
+func other(edge map[string]any, id string) string {
+	from, _ := edge["_from"].(string)
+	to, _ := edge["_to"].(string)
+	if from == id {
+		return to
+	}
+	return from
+}
+
+func onPath(es []any, edge map[string]any) bool {
+	for _, x := range es {
+		if x.(map[string]any)["_id"] == edge["_id"] {
+			return true
+		}
+	}
+	return false
+}
+
+func onPathVertex(vs []any, id string) bool {
+	for _, x := range vs {
+		if x.(map[string]any)["_id"] == id {
+			return true
+		}
+	}
+	return false
+}
+
+// shortestPath finds one shortest path (fewest edges) breadth-first and
+// yields its vertices, each with the edge that led to it.
+func (e *evaluator) shortestPath(o *ShortestPath, rows []scope) ([]scope, error) {
+	gs, ok := e.src.(GraphSource)
+	if !ok {
+		return nil, &QueryError{1540, "this store cannot traverse"}
+	}
+	var out []scope
+	for _, r := range rows {
+		steps, err := e.steps(gs, o.Graph, o.Edges, o.Direction, r)
+		if err != nil {
+			return nil, err
+		}
+		sv, err := e.eval(o.Start, r)
+		if err != nil {
+			return nil, err
+		}
+		tv, err := e.eval(o.Target, r)
+		if err != nil {
+			return nil, err
+		}
+		from, to := startID(sv), startID(tv)
+		if from == "" || to == "" || !strings.Contains(from, "/") {
+			continue
+		}
+		prev := map[string]map[string]any{from: nil} // vertex -> the edge that reached it
+		queue := []string{from}
+		found := from == to
+		for len(queue) > 0 && !found {
+			id := queue[0]
+			queue = queue[1:]
+			for _, st := range steps {
+				edges, err := edgesOf(gs, st, id)
+				if err != nil {
+					return nil, err
+				}
+				for _, edge := range edges {
+					next := other(edge, id)
+					if _, seen := prev[next]; seen {
+						continue
+					}
+					prev[next] = edge
+					if next == to {
+						found = true
+						break
+					}
+					queue = append(queue, next)
+				}
+				if found {
+					break
+				}
+			}
+		}
+		if !found {
+			continue
+		}
+		var ids []string
+		var edges []map[string]any
+		for id := to; ; {
+			ids = append([]string{id}, ids...)
+			edge := prev[id]
+			edges = append([]map[string]any{edge}, edges...)
+			if edge == nil {
+				break
+			}
+			id = other(edge, id)
+		}
+		for i, id := range ids {
+			v, err := vertex(gs, id)
+			if err != nil {
+				return nil, err
+			}
+			row := r.with(o.Vertex, v)
+			if o.Edge != "" {
+				var edge any
+				if edges[i] != nil {
+					edge = edges[i]
+				}
+				row = row.with(o.Edge, edge)
+			}
+			out = append(out, row)
+		}
+	}
+	return out, nil
+}
