@@ -52,6 +52,13 @@ func TestRun(t *testing.T) {
 		{"RETURN SUM((FOR p IN people RETURN p.age))", nil, `[98]`},
 		{"RETURN 0 ?: 'zero'", nil, `["zero"]`},
 		{"RETURN null < false && false < 0 && 0 < '' && '' < [] && [] < {}", nil, `[true]`},
+		{"FOR p IN people COLLECT city = p.city WITH COUNT INTO n RETURN {city, n}", nil,
+			`[{"city":"Lima","n":1},{"city":"Oslo","n":2},{"city":"Rome","n":1}]`},
+		{"FOR p IN people COLLECT city = p.city INTO g = p.name RETURN {city, names: g}", nil,
+			`[{"city":"Lima","names":["Dee"]},{"city":"Oslo","names":["Ann","Cy"]},{"city":"Rome","names":["Ben"]}]`},
+		{"FOR p IN people COLLECT city = p.city INTO g RETURN LENGTH(g[*].p)", nil, `[1,2,1]`},
+		{"FOR p IN people COLLECT AGGREGATE oldest = MAX(p.age), total = SUM(p.age) RETURN [oldest, total]", nil, `[[42,98]]`},
+		{"FOR p IN people FILTER p.age > 100 COLLECT WITH COUNT INTO n RETURN n", nil, `[0]`},
 	} {
 		q, err := Parse(c.src)
 		if err != nil {
