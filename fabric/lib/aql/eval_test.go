@@ -102,3 +102,36 @@ func TestRunErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestFunctions: the string, array, document, numeric and type functions,
+// each on a value written by hand.
+func TestFunctions(t *testing.T) {
+	for src, want := range map[string]string{
+		"RETURN CONCAT_SEPARATOR('-', 'a', ['b', null], 1)":                                                                               `["a-b-1"]`,
+		"RETURN [SUBSTRING('hello', 1, 3), SUBSTRING('hello', -2)]":                                                                       `[["ell","lo"]]`,
+		"RETURN [CONTAINS('abc', 'b'), STARTS_WITH('abc', 'b'), LIKE('abc', 'a%'), REGEX_TEST('abc', '^a.c$')]":                           `[[true,false,true,true]]`,
+		"RETURN [SPLIT('a,b', ','), TRIM('  x ')]":                                                                                        `[[["a","b"],"x"]]`,
+		"RETURN [FIRST([1,2]), LAST([1,2]), NTH([1,2], 1), NTH([1], 5)]":                                                                  `[[1,2,2,null]]`,
+		"RETURN [PUSH([1], 2), APPEND([1], [2, 3]), UNIQUE([1, 1, 2]), SORTED([3, 1, 2]), REVERSE([1, 2])]":                               `[[[1,2],[1,2,3],[1,2],[1,2,3],[2,1]]]`,
+		"RETURN [FLATTEN([1, [2, [3]]]), FLATTEN([1, [2, [3]]], 2), UNION([1], [2]), POSITION([1, 2], 2, true)]":                          `[[[1,2,[3]],[1,2,3],[1,2],1]]`,
+		"RETURN [HAS({a: 1}, 'a'), ATTRIBUTES({b: 1, a: 2}), MERGE({a: 1}, {b: 2}), KEEP({a: 1, b: 2}, 'a'), UNSET({a: 1, b: 2}, ['a'])]": `[[true,["a","b"],{"a":1,"b":2},{"a":1},{"b":2}]]`,
+		"RETURN PARSE_IDENTIFIER('people/a')":                                                                                             `[{"collection":"people","key":"a"}]`,
+		"RETURN [ABS(-2), FLOOR(1.5), CEIL(1.2), ROUND(2.5), SQRT(9), POW(2, 3), SQRT(-1)]":                                               `[[2,1,2,3,3,8,null]]`,
+		"RETURN [IS_NULL(null), IS_STRING('a'), IS_NUMBER(1), IS_ARRAY([]), IS_OBJECT({}), TO_BOOL(''), TO_ARRAY(1), NOT_NULL(null, 2)]":  `[[true,true,true,true,true,false,[1],2]]`,
+	} {
+		q, err := Parse(src)
+		if err != nil {
+			t.Errorf("%s: %v", src, err)
+			continue
+		}
+		got, err := Run(q, people, nil)
+		if err != nil {
+			t.Errorf("%s: %v", src, err)
+			continue
+		}
+		data, _ := json.Marshal(got)
+		if string(data) != want {
+			t.Errorf("%s:\n got %s\nwant %s", src, data, want)
+		}
+	}
+}

@@ -344,5 +344,8 @@ func call(name string, args []any) (any, error) {
 		}
 		return acc, nil
 	}
+	if fn, ok := functions[name]; ok {
+		return fn(args)
+	}
 	return nil, &QueryError{1540, fmt.Sprintf("usage of unknown function '%s()'", name)}
 }

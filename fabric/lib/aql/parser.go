@@ -553,6 +553,9 @@ func (p *parser) primary() (Expr, error) {
 	case BindColl:
 		return &Bind{Name: t.Text, Collection: true}, nil
 	case Keyword:
+		if p.is("(") { // a function whose name is a keyword: LIKE(), KEEP(), COUNT()
+			return p.call(t.Text)
+		}
 		switch t.Text {
 		case "NULL":
 			return &Literal{}, nil
