@@ -3,6 +3,7 @@ package aql
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 
 	"testing"
 )
@@ -134,4 +135,29 @@ func TestFunctions(t *testing.T) {
 			t.Errorf("%s:\n got %s\nwant %s", src, data, want)
 		}
 	}
+}
+
+// FuzzRun: any query that parses runs to values or an error, never a
+// panic (a hostile query must not take the graph pod down).
+func FuzzRun(f *testing.F) {
+	for _, s := range []string{
+		"FOR p IN people FILTER p.age > 30 SORT p.name RETURN p.name",
+		"FOR p IN people COLLECT c = p.city INTO g WITH COUNT INTO n RETURN {c, n, g}",
+		"RETURN [1, 'a', null, {a: [1]}][*].a",
+		"FOR x IN 1..3 LET y = (FOR z IN 1..x RETURN z) RETURN SUM(y)",
+		"RETURN KEEP({a: 1}, 'a', ['b']) ?: FLATTEN([[1]], 3)",
+		"FOR p IN people LIMIT 1, 2 RETURN DISTINCT p.tags[-1]",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		q, err := Parse(src)
+		if err != nil {
+			return
+		}
+		if strings.Count(src, "..") > 2 {
+			return // ranges multiply: 1..1e9 is a query's own business
+		}
+		_, _ = Run(q, people, nil)
+	})
 }

@@ -219,6 +219,9 @@ func (e *evaluator) binary(v *Binary, s scope) (any, error) {
 		return arith(a - b*float64(int64(a/b))), nil
 	case "..":
 		from, to := int64(number(l)), int64(number(r))
+		if to-from > maxRange || from-to > maxRange {
+			return nil, &QueryError{32, fmt.Sprintf("resource limit exceeded: a range of more than %d values", maxRange)}
+		}
 		var out []any
 		if from <= to {
 			for i := from; i <= to; i++ {
@@ -233,6 +236,9 @@ func (e *evaluator) binary(v *Binary, s scope) (any, error) {
 	}
 	return nil, &QueryError{1540, "operator " + v.Op + " is not supported yet"}
 }
+
+// maxRange bounds the values a range (a..b) makes.
+const maxRange = 10_000_000
 
 // like matches AQL's LIKE: % any run, _ one character, \ escapes.
 func like(s, pattern string) (bool, error) {
