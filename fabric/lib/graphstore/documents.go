@@ -397,17 +397,28 @@ func (s *Store) Keys(db, coll string) ([]string, error) {
 	if _, err := s.Collection(db, coll); err != nil {
 		return nil, err
 	}
-	p := documentPrefix(db, coll)
-	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: p, UpperBound: prefixEnd(p)})
+	var keys []string
+	err := s.each(documentPrefix(db, coll), func(k, _ []byte) bool {
+		keys = append(keys, string(k))
+		return true
+	})
+	return keys, err
+}
+
+// each calls fn with the key (less the prefix) and value of each record
+// under prefix, in key order, until fn returns false.
+func (s *Store) each(prefix []byte, fn func(key, value []byte) bool) error {
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix)})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer it.Close()
-	var keys []string
 	for it.First(); it.Valid(); it.Next() {
-		keys = append(keys, string(it.Key()[len(p):]))
+		if !fn(it.Key()[len(prefix):], it.Value()) {
+			break
+		}
 	}
-	return keys, it.Error()
+	return it.Error()
 }
 
 // Scan calls fn with each document of a collection, in key order, until
@@ -416,20 +427,17 @@ func (s *Store) Scan(db, coll string, fn func(Doc) bool) error {
 	if _, err := s.Collection(db, coll); err != nil {
 		return err
 	}
-	p := documentPrefix(db, coll)
-	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: p, UpperBound: prefixEnd(p)})
-	if err != nil {
-		return err
-	}
-	defer it.Close()
-	for it.First(); it.Valid(); it.Next() {
-		d, err := DecodeDoc(it.Value())
+	var derr error
+	err := s.each(documentPrefix(db, coll), func(_, v []byte) bool {
+		d, err := DecodeDoc(v)
 		if err != nil {
-			return err
+			derr = err
+			return false
 		}
-		if !fn(d) {
-			break
-		}
+		return fn(d)
+	})
+	if derr != nil {
+		return derr
 	}
-	return it.Error()
+	return err
 }

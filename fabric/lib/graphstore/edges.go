@@ -86,17 +86,12 @@ func (s *Store) Edges(db, coll, vertex string, dir Direction) ([]string, error) 
 	if dir == Inbound {
 		index = 't'
 	}
-	p := edgeIndexPrefix(index, db, coll, vertex)
-	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: p, UpperBound: prefixEnd(p)})
-	if err != nil {
-		return nil, err
-	}
-	defer it.Close()
 	var keys []string
-	for it.First(); it.Valid(); it.Next() {
-		keys = append(keys, string(it.Key()[len(p):]))
-	}
-	return keys, it.Error()
+	err := s.each(edgeIndexPrefix(index, db, coll, vertex), func(k, _ []byte) bool {
+		keys = append(keys, string(k))
+		return true
+	})
+	return keys, err
 }
 
 // dropIndexes deletes a collection's edge indexes and count in the batch.

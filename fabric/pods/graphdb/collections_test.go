@@ -15,13 +15,8 @@ import (
 // ArangoDB's errors for a duplicate, a bad name, a missing collection and
 // a system collection dropped without isSystem.
 func TestCollections(t *testing.T) {
-	url := serve(t, t.TempDir())
 	ctx := context.Background()
-	c := clients(t, url, "root", "secret")["http1-basic"]
-	db, err := c.CreateDatabase(ctx, "g", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openDB(t, "http1-basic", "g")
 	if _, err := db.CreateCollectionV2(ctx, "people", nil); err != nil {
 		t.Fatal(err)
 	}

@@ -41,13 +41,8 @@ func createAll(t *testing.T, col arangodb.Collection, docs any, mode arangodb.Co
 // key, a duplicate, not an object), edges that need _from and _to, and
 // the errors of a missing document and collection.
 func TestDocuments(t *testing.T) {
-	url := serve(t, t.TempDir())
 	ctx := context.Background()
-	c := clients(t, url, "root", "secret")["http1-basic"]
-	db, err := c.CreateDatabase(ctx, "g", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openDB(t, "http1-basic", "g")
 	people, err := db.CreateCollectionV2(ctx, "people", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -131,16 +126,8 @@ func TestDocuments(t *testing.T) {
 // document, and the bulk read and delete of several with a missing one,
 // through the driver.
 func TestDocumentChanges(t *testing.T) {
-	url := serve(t, t.TempDir())
 	ctx := context.Background()
-	c := clients(t, url, "root", "secret")["h2c-jwt"]
-	if _, err := c.Version(ctx); err != nil {
-		t.Fatal(err)
-	}
-	db, err := c.CreateDatabase(ctx, "g", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openDB(t, "h2c-jwt", "g")
 	people, err := db.CreateCollectionV2(ctx, "people", nil)
 	if err != nil {
 		t.Fatal(err)

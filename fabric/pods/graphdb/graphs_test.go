@@ -15,16 +15,8 @@ import (
 // second of its name and a document collection as its edges, and is
 // dropped with its collections; a vertex's edges are read by direction.
 func TestGraphs(t *testing.T) {
-	url := serve(t, t.TempDir())
 	ctx := context.Background()
-	c := clients(t, url, "root", "secret")["h2c-jwt"]
-	if _, err := c.Version(ctx); err != nil {
-		t.Fatal(err)
-	}
-	db, err := c.CreateDatabase(ctx, "g", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openDB(t, "h2c-jwt", "g")
 	def := &arangodb.GraphDefinition{EdgeDefinitions: []arangodb.EdgeDefinition{{Collection: "knows", From: []string{"people"}, To: []string{"people"}}},
 		OrphanCollections: []string{"places"}}
 	g, err := db.CreateGraph(ctx, "social", def, nil)
@@ -109,13 +101,8 @@ func TestGraphs(t *testing.T) {
 // updated and deleted; an edge into a collection outside its definition
 // (1947) or to a missing vertex (1202) is refused.
 func TestGraphDocuments(t *testing.T) {
-	url := serve(t, t.TempDir())
 	ctx := context.Background()
-	c := clients(t, url, "root", "secret")["http1-basic"]
-	db, err := c.CreateDatabase(ctx, "g", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openDB(t, "http1-basic", "g")
 	def := &arangodb.GraphDefinition{EdgeDefinitions: []arangodb.EdgeDefinition{{Collection: "knows", From: []string{"people"}, To: []string{"people"}}},
 		OrphanCollections: []string{"places"}}
 	g, err := db.CreateGraph(ctx, "social", def, nil)

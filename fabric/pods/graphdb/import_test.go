@@ -12,13 +12,8 @@ import (
 // bad line and a duplicate counted as errors, onDuplicate modes, edges
 // with prefixes, and complete=true storing nothing when a line fails.
 func TestImport(t *testing.T) {
-	url := serve(t, t.TempDir())
 	ctx := context.Background()
-	c := clients(t, url, "root", "secret")["http1-basic"]
-	db, err := c.CreateDatabase(ctx, "g", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openDB(t, "http1-basic", "g")
 	people, _ := db.CreateCollectionV2(ctx, "people", nil)
 	stats, err := people.ImportDocuments(ctx, "{\"_key\":\"a\",\"n\":1}\n\n{\"_key\":\"b\"}\nnot json\n{\"_key\":\"a\"}\n", arangodb.ImportDocumentTypeDocuments)
 	if err != nil {

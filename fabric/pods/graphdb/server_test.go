@@ -48,6 +48,22 @@ func clients(t *testing.T, url string, user, password string) map[string]arangod
 	}
 }
 
+// openDB starts a server and returns a database named name on it, through
+// the client of the given transport ("http1-basic" or "h2c-jwt").
+func openDB(t *testing.T, transport, name string) arangodb.Database {
+	t.Helper()
+	c := clients(t, serve(t, t.TempDir()), "root", "secret")[transport]
+	ctx := context.Background()
+	if _, err := c.Version(ctx); err != nil { // the JWT login happens here
+		t.Fatal(err)
+	}
+	db, err := c.CreateDatabase(ctx, name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
 // TestDatabases: through the official driver, over HTTP/1.1 with basic
 // auth and over h2c with a JWT: the version, creating, listing, finding
 // and dropping databases, and ArangoDB's errors for a duplicate, a bad
