@@ -450,18 +450,8 @@ func (r *Repo) SetEnabled(ctx context.Context, k *Kind, name string, enabled boo
 	}
 	rec.Doc.SetValue("enabled", enabled)
 	rec.Doc.SetValue("saved_time", api.Timestamp(r.now()))
-	kv, err := r.kv(ctx, k)
-	if err != nil {
+	if err := r.Replace(ctx, k, name, rec); err != nil {
 		return false, err
-	}
-	value, err := rec.MarshalJSON()
-	if err != nil {
-		return false, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, store.Timeout)
-	defer cancel()
-	if _, err := kv.Update(ctx, store.Key(name), value, rec.Revision); err != nil {
-		return false, fmt.Errorf("%s %q was changed by someone else meanwhile; try again", k.Name, name)
 	}
 	return true, nil
 }

@@ -105,6 +105,15 @@ func (s *Store) InsertAll(db, coll string, docs []any, mode OverwriteMode) (resu
 }
 
 func (s *Store) insert(db, coll string, docs []any, mode OverwriteMode, keepNull, mergeObjects, allOrNothing bool) ([]Result, error) {
+	return s.writeDocs(db, coll, len(docs), allOrNothing, func(b *pebble.Batch, info *CollectionInfo, i int) Result {
+		return s.insertOne(b, db, info, docs[i], mode, keepNull, mergeObjects)
+	})
+}
+
+// writeDocs makes one write per item (one) in one indexed batch, under
+// the store's lock, and commits it synced with the id counter. With stop,
+// a failed item drops the whole batch (its results so far are returned).
+func (s *Store) writeDocs(db, coll string, n int, stop bool, one func(b *pebble.Batch, info *CollectionInfo, i int) Result) ([]Result, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	info, ok := s.colls[db][coll]
@@ -113,11 +122,11 @@ func (s *Store) insert(db, coll string, docs []any, mode OverwriteMode, keepNull
 	}
 	b := s.db.NewIndexedBatch()
 	defer b.Close()
-	out := make([]Result, len(docs))
+	out := make([]Result, n)
 	countBefore := s.count(db, coll)
-	for i, x := range docs {
-		out[i] = s.insertOne(b, db, info, x, mode, keepNull, mergeObjects)
-		if allOrNothing && out[i].Err != nil {
+	for i := range out {
+		out[i] = one(b, info, i)
+		if stop && out[i].Err != nil {
 			s.counts[db+"/"+coll] = countBefore // the batch is dropped
 			return out, nil
 		}
@@ -276,31 +285,20 @@ var ErrIdentifier = errors.New("illegal document identifier")
 // Modify replaces (replace) or patches documents, each an object with its
 // _key, in one synced batch; edges keep needing _from and _to.
 func (s *Store) Modify(db, coll string, items []any, replace, keepNull, mergeObjects bool) ([]Result, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	info, ok := s.colls[db][coll]
-	if !ok {
-		return nil, ErrCollectionNotFound
-	}
-	b := s.db.NewIndexedBatch()
-	defer b.Close()
-	out := make([]Result, len(items))
-	for i, x := range items {
+	return s.writeDocs(db, coll, len(items), false, func(b *pebble.Batch, info *CollectionInfo, i int) Result {
+		x := items[i]
 		k, d, ok := itemKey(x)
 		if d == nil {
 			if _, isObj := x.(map[string]any); !isObj {
-				out[i] = Result{Err: ErrDocumentType}
-				continue
+				return Result{Err: ErrDocumentType}
 			}
 		}
 		if !ok {
-			out[i] = Result{Err: ErrIllegalKey}
-			continue
+			return Result{Err: ErrIllegalKey}
 		}
 		old, err := getDoc(b, docKey(db, coll, k))
 		if err != nil {
-			out[i] = Result{Err: err, Key: k}
-			continue
+			return Result{Err: err, Key: k}
 		}
 		doc := Doc{}
 		for name, v := range d {
@@ -312,65 +310,41 @@ func (s *Store) Modify(db, coll string, items []any, replace, keepNull, mergeObj
 			doc = merge(old, doc, keepNull, mergeObjects)
 		}
 		if info.Type == EdgeCollection && !(validHandle(doc["_from"]) && validHandle(doc["_to"])) {
-			out[i] = Result{Err: ErrEdgeAttribute}
-			continue
+			return Result{Err: ErrEdgeAttribute}
 		}
 		doc["_key"], doc["_id"], doc["_rev"] = k, coll+"/"+k, "_"+strconv.FormatUint(s.nextRev(), 36)
 		data, err := json.Marshal(doc)
 		if err != nil {
-			out[i] = Result{Err: ErrDocumentType}
-			continue
+			return Result{Err: ErrDocumentType}
 		}
 		_ = b.Set(docKey(db, coll, k), data, nil)
 		if info.Type == EdgeCollection {
 			indexEdge(b, db, coll, old, true)
 			indexEdge(b, db, coll, doc, false)
 		}
-		out[i] = Result{Key: k, ID: coll + "/" + k, Rev: doc["_rev"].(string), OldRev: old["_rev"].(string), New: doc, Old: old}
-	}
-	_ = b.Set([]byte(keyNextID), []byte(strconv.FormatUint(s.nextID, 10)), nil)
-	if err := b.Commit(pebble.Sync); err != nil {
-		return nil, err
-	}
-	return out, nil
+		return Result{Key: k, ID: coll + "/" + k, Rev: doc["_rev"].(string), OldRev: old["_rev"].(string), New: doc, Old: old}
+	})
 }
 
 // Remove deletes documents by key (strings or objects with _key) in one
 // synced batch.
 func (s *Store) Remove(db, coll string, items []any) ([]Result, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	info, ok := s.colls[db][coll]
-	if !ok {
-		return nil, ErrCollectionNotFound
-	}
-	b := s.db.NewIndexedBatch()
-	defer b.Close()
-	out := make([]Result, len(items))
-	removed := int64(0)
-	for i, x := range items {
-		k, _, ok := itemKey(x)
+	return s.writeDocs(db, coll, len(items), false, func(b *pebble.Batch, info *CollectionInfo, i int) Result {
+		k, _, ok := itemKey(items[i])
 		if !ok {
-			out[i] = Result{Err: ErrIdentifier}
-			continue
+			return Result{Err: ErrIdentifier}
 		}
 		old, err := getDoc(b, docKey(db, coll, k))
 		if err != nil {
-			out[i] = Result{Err: err, Key: k}
-			continue
+			return Result{Err: err, Key: k}
 		}
 		_ = b.Delete(docKey(db, coll, k), nil)
 		if info.Type == EdgeCollection {
 			indexEdge(b, db, coll, old, true)
 		}
-		removed++
-		out[i] = Result{Key: k, ID: coll + "/" + k, Rev: old["_rev"].(string), Old: old}
-	}
-	s.addCount(b, db, coll, -removed)
-	if err := b.Commit(pebble.Sync); err != nil {
-		return nil, err
-	}
-	return out, nil
+		s.addCount(b, db, coll, -1)
+		return Result{Key: k, ID: coll + "/" + k, Rev: old["_rev"].(string), Old: old}
+	})
 }
 
 // Lookup reads documents by key (strings or objects with _key): each
