@@ -18,12 +18,14 @@ import (
 // configuration.
 func (e *Env) fabricModule() starlark.Value {
 	return doc.Module("fabric", "The local fabric (the embedded default) and the network configuration.", starlark.StringDict{
-		"up": doc.Builtin("fabric.up", `up(tenants=None, workers=0)
+		"up": doc.Builtin("fabric.up", `up(tenants=None, workers=0, graphdb_url="", graphdb_user="root")
 
 Starts the local fabric in the background (an embedded NATS server and
 each tenant's pods) and waits until it is ready. Without tenants or
 workers it starts as it ran last time (first time: tenant "default", 2
-workers). Writes one network
+workers). Each tenant gets an embedded graph database unless graphdb_url
+names a real ArangoDB (password in FABRIC_GRAPHDB_PASSWORD); "embedded"
+goes back to the embedded one; empty keeps the last choice. Writes one network
 configuration per tenant under FABRIC_HOME/tenants/, and the first
 tenant's as the default one. When it runs already it is left alone.
 Returns its state: pid, url, tenants, workers, started_at, started
@@ -57,7 +59,8 @@ and its path under "path".`, e.fabricConfig),
 func (e *Env) fabricUp(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var tenants starlark.Value = starlark.None
 	workers := 0
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "tenants?", &tenants, "workers?", &workers); err != nil {
+	var graphURL, graphUser string
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "tenants?", &tenants, "workers?", &workers, "graphdb_url?", &graphURL, "graphdb_user?", &graphUser); err != nil {
 		return nil, err
 	}
 	list, ok := tenants.(*starlark.List)
@@ -78,7 +81,7 @@ func (e *Env) fabricUp(thread *starlark.Thread, b *starlark.Builtin, args starla
 	if workers < 0 {
 		return nil, fmt.Errorf("%s: workers must be 1 or more", b.Name())
 	}
-	st, started, err := local.Up(e.Home, local.UpOptions{Tenants: names, Workers: workers, Daemon: e.Daemon})
+	st, started, err := local.Up(e.Home, local.UpOptions{Tenants: names, Workers: workers, Daemon: e.Daemon, GraphDBURL: graphURL, GraphDBUser: graphUser})
 	if err != nil {
 		return nil, fail(b.Name(), err)
 	}

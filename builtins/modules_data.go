@@ -17,6 +17,7 @@ func (e *Env) dataModules() starlark.StringDict {
 		"file_ops": fileOpsModule(),
 		"frame":    frameModule(),
 		"cfxql":    cfxqlModule(),
+		"graphdb":  e.graphdbModule(),
 	}
 	for k, v := range e.jobBuiltins() {
 		m[k] = v

@@ -6,17 +6,25 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net/url"
+	"os"
+
+	"github.com/fabricops/fabric/fabric/infra/bus"
 
 	"github.com/fabricops/fabric/fabric/infra/local"
 	"github.com/fabricops/fabric/fabric/pods/embedded"
 )
 
-const localUsage = `usage: fabricd local [--home DIR] [--tenants a,b] [--workers N]
+const localUsage = `usage: fabricd local [--home DIR] [--tenants a,b] [--workers N] [--graphdb-url URL --graphdb-user NAME]
 
 Runs the local fabric in the foreground until SIGTERM or SIGINT: an
 embedded NATS server on 127.0.0.1 with its data under DIR/local, and each
 tenant's pods. 'client fabric up' starts it in the background; use that
 instead. DIR defaults to $FABRIC_HOME, then ~/.fabric.
+
+Each tenant gets an embedded graph database unless --graphdb-url names a
+real ArangoDB (its password in FABRIC_GRAPHDB_PASSWORD); the choice is
+kept for later runs, and --graphdb-url embedded goes back.
 
 Flags:
 `
@@ -32,6 +40,8 @@ func runLocal(args []string, stderr io.Writer) int {
 	home := fs.String("home", local.Home(), "the fabric's home directory")
 	tenants := fs.String("tenants", local.DefaultTenant, "comma-separated tenant names")
 	workers := fs.Int("workers", local.DefaultWorkers, "workers per tenant")
+	graphURL := fs.String("graphdb-url", "", "a real ArangoDB for every tenant (embedded: the local store; default: as last time)")
+	graphUser := fs.String("graphdb-user", "root", "the ArangoDB user, with --graphdb-url")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -44,7 +54,19 @@ func runLocal(args []string, stderr io.Writer) int {
 	}
 	names := split(*tenants)
 	logger := log.New(stderr, "", log.LstdFlags)
-	err := embedded.Serve(*home, embedded.ServeOptions{Tenants: names, Workers: *workers, Version: Version, Logger: logger})
+	so := embedded.ServeOptions{Tenants: names, Workers: *workers, Version: Version, Logger: logger}
+	switch *graphURL {
+	case "":
+	case "embedded":
+		so.GraphDB = &bus.GraphDBConfig{}
+	default:
+		if u, err := url.Parse(*graphURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			fmt.Fprintf(stderr, "fabricd local: --graphdb-url %q: want http(s)://host:port or embedded\n", *graphURL)
+			return 2
+		}
+		so.GraphDB = &bus.GraphDBConfig{URL: *graphURL, User: *graphUser, Password: os.Getenv("FABRIC_GRAPHDB_PASSWORD")}
+	}
+	err := embedded.Serve(*home, so)
 	if err != nil {
 		logger.Printf("error: %v", err)
 		return 1

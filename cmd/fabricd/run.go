@@ -8,11 +8,14 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/bus"
+	"github.com/fabricops/fabric/fabric/pods/graphdb"
 	"github.com/fabricops/fabric/fabric/pods/runner"
 	"github.com/fabricops/fabric/fabric/pods/worker"
 	"gopkg.in/yaml.v3"
@@ -34,6 +37,8 @@ type Settings struct {
 	Site          string   `yaml:"site"`
 	LicenseExpiry string   `yaml:"license_expires"`
 	DataDir       string   `yaml:"data_dir"`
+	GraphDBDir    string   `yaml:"graphdb_dir"`
+	GraphDBListen string   `yaml:"graphdb_listen"`
 }
 
 const usage = `usage: fabricd [flags]
@@ -50,7 +55,13 @@ local" runs the local fabric (what 'client fabric up' starts).
 The password is best given in FABRIC_PASSWORD (a flag shows in ps).
 The YAML file takes the same keys: network_config, nats, tenant, user,
 password, creds_file, pods (a list), site, license_expires (YYYY-MM-DD),
-data_dir.
+data_dir, graphdb_dir, graphdb_listen.
+
+A graphdb pod serves ArangoDB's HTTP API from a store in --graphdb-dir on
+--graphdb-listen (default :8529). Its credentials are the graphdb user and
+password of the network configuration (FABRIC_GRAPHDB_USER and
+FABRIC_GRAPHDB_PASSWORD with --nats); clients reach it through the graphdb
+url of theirs.
 
 Flags:
 `
@@ -121,6 +132,8 @@ func (s *Settings) flags() []settingFlag {
 		{"site", &s.Site, "site of the workers and agents"},
 		{"license-expires", &s.LicenseExpiry, "license expiry date (YYYY-MM-DD)"},
 		{"data-dir", &s.DataDir, "the tenant's directory of files that pipelines' @files:loadfile reads (none when empty)"},
+		{"graphdb-dir", &s.GraphDBDir, "where a graphdb pod keeps its store (required with one)"},
+		{"graphdb-listen", &s.GraphDBListen, "the address a graphdb pod listens on (default :8529)"},
 	}
 }
 
@@ -168,7 +181,23 @@ func (s *Settings) options() (runner.Options, error) {
 		return o, fmt.Errorf("--pods: %v", err)
 	}
 	o = runner.Options{Config: cfg, Pods: pods, Site: s.Site, BuildTag: Version, PlatformVersion: Version,
-		Worker: worker.Options{DataDir: s.DataDir}}
+		Worker: worker.Options{DataDir: s.DataDir}, GraphDB: graphdb.PodOptions{Dir: s.GraphDBDir, Listen: s.GraphDBListen}}
+	if slices.Contains(pods, api.GraphDB) {
+		if s.NATS != "" && cfg.GraphDB.User == "" {
+			cfg.GraphDB.User, cfg.GraphDB.Password = os.Getenv("FABRIC_GRAPHDB_USER"), os.Getenv("FABRIC_GRAPHDB_PASSWORD")
+		}
+		switch {
+		case s.GraphDBDir == "":
+			return o, errors.New("a graphdb pod needs --graphdb-dir")
+		case cfg.GraphDB.User == "" || cfg.GraphDB.Password == "":
+			return o, errors.New("a graphdb pod needs the graphdb user and password of the network configuration (or FABRIC_GRAPHDB_USER and FABRIC_GRAPHDB_PASSWORD)")
+		case countOf(pods, api.GraphDB) > 1:
+			return o, errors.New("--pods: one graphdb pod per fabricd (each needs a store and a port of its own)")
+		}
+		if o.GraphDB.Listen == "" {
+			o.GraphDB.Listen = ":8529"
+		}
+	}
 	if s.LicenseExpiry != "" {
 		t, err := time.Parse("2006-01-02", s.LicenseExpiry)
 		if err != nil {
@@ -220,4 +249,15 @@ func run(args []string, stderr io.Writer, stop stopper) int {
 	r.Stop()
 	logger.Printf("stopped")
 	return 0
+}
+
+// countOf counts the times s is in list.
+func countOf(list []string, s string) int {
+	n := 0
+	for _, x := range list {
+		if x == s {
+			n++
+		}
+	}
+	return n
 }

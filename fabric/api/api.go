@@ -20,6 +20,9 @@ const (
 	Scheduler    = "scheduler"
 	Worker       = "worker"
 	EventGateway = "event-gateway"
+	// GraphDB is the embedded graph database: ArangoDB's HTTP API over
+	// a store of its own.
+	GraphDB = "graphdb"
 )
 
 // Pod categories.
@@ -28,11 +31,11 @@ const (
 	CategoryApp   = "app"
 )
 
-// Category returns the category of a pod type: infra for the api-server and
-// schedulers, app for the others.
+// Category returns the category of a pod type: infra for the api-server,
+// the schedulers and the graph database, app for the others.
 func Category(podType string) string {
 	switch podType {
-	case APIServer, Scheduler:
+	case APIServer, Scheduler, GraphDB:
 		return CategoryInfra
 	}
 	return CategoryApp
@@ -42,7 +45,7 @@ func Category(podType string) string {
 func IsAgent(podType string) bool { return podType == EventGateway }
 
 // PodTypes lists the known pod types.
-var PodTypes = []string{APIServer, Scheduler, Worker, EventGateway}
+var PodTypes = []string{APIServer, Scheduler, Worker, EventGateway, GraphDB}
 
 // LoadPerCPU is the one-minute load average per CPU above which a pod
 // takes no more work by default: the figure 7.0 of the reference

@@ -53,11 +53,21 @@ func NewTenant(name string) (Tenant, error) {
 	if err := ValidTenantName(name); err != nil {
 		return Tenant{}, err
 	}
-	buf := make([]byte, 24)
-	if _, err := rand.Read(buf); err != nil {
+	pw, err := NewPassword()
+	if err != nil {
 		return Tenant{}, err
 	}
-	return Tenant{Name: name, User: name, Password: base64.RawURLEncoding.EncodeToString(buf)}, nil
+	return Tenant{Name: name, User: name, Password: pw}, nil
+}
+
+// NewPassword returns a new random password: 24 random bytes in URL-safe
+// base64.
+func NewPassword() (string, error) {
+	buf := make([]byte, 24)
+	if _, err := rand.Read(buf); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(buf), nil
 }
 
 // ValidTenantName checks a tenant name: 1 to 63 lower-case letters, digits,

@@ -186,6 +186,9 @@ type Settings struct {
 	LicenseExpires string   `json:"license_expires"`
 	Tenants        []string `json:"tenants"`
 	Workers        int      `json:"workers"`
+	// GraphDB, when its URL is set, is a graph database of the user's
+	// (a real ArangoDB) that the tenants use instead of the embedded one.
+	GraphDB bus.GraphDBConfig `json:"graphdb,omitempty"`
 }
 
 // LoadSettings reads the settings of the last run (zero when none).

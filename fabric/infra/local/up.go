@@ -23,6 +23,10 @@ type UpOptions struct {
 	// Daemon is the fabricd binary to run as "fabricd local" (default:
 	// FindDaemon's).
 	Daemon string
+	// GraphDBURL names a real ArangoDB the tenants use ("embedded": the
+	// embedded store; empty: as last time), GraphDBUser its user; the
+	// password goes in FABRIC_GRAPHDB_PASSWORD.
+	GraphDBURL, GraphDBUser string
 }
 
 // StartTimeout bounds how long Up waits for the fabric to be ready.
@@ -103,7 +107,14 @@ func Up(home string, o UpOptions) (st *State, started bool, err error) {
 		return nil, false, err
 	}
 	defer logf.Close()
-	cmd := exec.Command(o.Daemon, "local", "--home", home, "--tenants", strings.Join(o.Tenants, ","), "--workers", strconv.Itoa(o.Workers))
+	args := []string{"local", "--home", home, "--tenants", strings.Join(o.Tenants, ","), "--workers", strconv.Itoa(o.Workers)}
+	if o.GraphDBURL != "" {
+		args = append(args, "--graphdb-url", o.GraphDBURL)
+		if o.GraphDBUser != "" {
+			args = append(args, "--graphdb-user", o.GraphDBUser)
+		}
+	}
+	cmd := exec.Command(o.Daemon, args...)
 	cmd.Env = append(os.Environ(), "FABRIC_HOME="+home)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // outlives the client and its terminal

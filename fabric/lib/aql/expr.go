@@ -144,6 +144,9 @@ func (e *evaluator) eval(x Expr, s scope) (any, error) {
 			}
 			args[i] = r
 		}
+		if v.Name == "DOCUMENT" {
+			return e.document(args)
+		}
 		return call(v.Name, args)
 	}
 	return nil, &QueryError{1540, fmt.Sprintf("%T is not supported yet", x)}
@@ -354,4 +357,64 @@ func call(name string, args []any) (any, error) {
 		return fn(args)
 	}
 	return nil, &QueryError{1540, fmt.Sprintf("usage of unknown function '%s()'", name)}
+}
+
+// document is DOCUMENT(id), DOCUMENT([ids]) and DOCUMENT(collection, key
+// or keys): the documents by _id or key, null (or left out of a list)
+// when missing. Lookups go through the graph source's vertex index.
+func (e *evaluator) document(args []any) (any, error) {
+	gs, ok := e.src.(GraphSource)
+	if !ok {
+		return nil, &QueryError{1540, "this store cannot look documents up"}
+	}
+	one := func(id string) (any, error) {
+		if !strings.Contains(id, "/") {
+			return nil, nil
+		}
+		d, err := vertex(gs, id)
+		if d == nil || err != nil {
+			return nil, err
+		}
+		return d, nil
+	}
+	many := func(prefix string, ids []any) (any, error) {
+		out := []any{}
+		for _, x := range ids {
+			s, ok := x.(string)
+			if !ok {
+				continue
+			}
+			d, err := one(prefix + s)
+			if err != nil {
+				return nil, err
+			}
+			if d != nil {
+				out = append(out, d)
+			}
+		}
+		return out, nil
+	}
+	switch len(args) {
+	case 1:
+		switch x := args[0].(type) {
+		case string:
+			return one(x)
+		case []any:
+			return many("", x)
+		}
+		return nil, nil
+	case 2:
+		coll := toString(args[0])
+		switch x := args[1].(type) {
+		case string:
+			if strings.Contains(x, "/") {
+				return one(x)
+			}
+			return one(coll + "/" + x)
+		case []any:
+			return many(coll+"/", x)
+		}
+		return nil, nil
+	}
+	return nil, &QueryError{1541, "invalid number of arguments for function 'DOCUMENT()'"}
 }

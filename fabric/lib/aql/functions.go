@@ -270,7 +270,7 @@ func pick(a []any, keep bool) map[string]any {
 
 // FunctionNames are the functions the evaluator knows, sorted.
 func FunctionNames() []string {
-	names := []string{"AVERAGE", "AVG", "CONCAT", "COUNT", "LENGTH", "LOWER", "MAX", "MIN", "SUM", "TO_NUMBER", "TO_STRING", "UPPER"}
+	names := []string{"AVERAGE", "AVG", "CONCAT", "COUNT", "DOCUMENT", "LENGTH", "LOWER", "MAX", "MIN", "SUM", "TO_NUMBER", "TO_STRING", "UPPER"}
 	for n := range functions {
 		names = append(names, n)
 	}

@@ -102,7 +102,7 @@ func (e *evaluator) traverse(o *Traversal, rows []scope) ([]scope, error) {
 			}
 			continue // ArangoDB: a missing start vertex yields nothing
 		}
-		uniqueVertices := "none"
+		uniqueVertices, bfs := "none", false
 		if o.Options != nil {
 			opts, err := e.eval(o.Options, r)
 			if err != nil {
@@ -112,13 +112,15 @@ func (e *evaluator) traverse(o *Traversal, rows []scope) ([]scope, error) {
 				if u, ok := m["uniqueVertices"].(string); ok {
 					uniqueVertices = u
 				}
+				bfs = m["order"] == "bfs" || m["bfs"] == true
 			}
 		}
-		visited := map[string]bool{}
-		var dfs func(vs, es []any, depth int) error
-		dfs = func(vs, es []any, depth int) error {
+		visited := map[string]bool{startID(start): true}
+		// emit adds the row of a path's last vertex and says whether to go
+		// deeper from it.
+		emit := func(vs, es []any) (bool, error) {
+			depth := len(es)
 			v := vs[len(vs)-1].(map[string]any)
-			path := map[string]any{"vertices": append([]any(nil), vs...), "edges": append([]any(nil), es...)}
 			row := r.with(o.Vertex, v)
 			if o.Edge != "" {
 				var last any
@@ -128,24 +130,26 @@ func (e *evaluator) traverse(o *Traversal, rows []scope) ([]scope, error) {
 				row = row.with(o.Edge, last)
 			}
 			if o.Path != "" {
-				row = row.with(o.Path, path)
+				row = row.with(o.Path, map[string]any{"vertices": append([]any(nil), vs...), "edges": append([]any(nil), es...)})
 			}
 			if depth >= minDepth {
 				out = append(out, row)
 			}
 			if depth >= maxDepth {
-				return nil
+				return false, nil
 			}
 			if o.Prune != nil {
 				p, err := e.eval(o.Prune, row)
-				if err != nil {
-					return err
-				}
-				if truthy(p) {
-					return nil
+				if err != nil || truthy(p) {
+					return false, err
 				}
 			}
-			id, _ := v["_id"].(string)
+			return true, nil
+		}
+		// next calls fn with each step out of a path's last vertex that
+		// the uniqueness rules allow, at the time of the call.
+		next := func(vs, es []any, fn func(nv map[string]any, edge any) error) error {
+			id, _ := vs[len(vs)-1].(map[string]any)["_id"].(string)
 			for _, st := range steps {
 				edges, err := edgesOf(gs, st, id)
 				if err != nil {
@@ -155,27 +159,61 @@ func (e *evaluator) traverse(o *Traversal, rows []scope) ([]scope, error) {
 					if onPath(es, edge) {
 						continue
 					}
-					next := other(edge, id)
-					if uniqueVertices == "path" && onPathVertex(vs, next) || uniqueVertices == "global" && visited[next] {
+					to := other(edge, id)
+					if uniqueVertices == "path" && onPathVertex(vs, to) || uniqueVertices == "global" && visited[to] {
 						continue
 					}
-					nv, err := vertex(gs, next)
+					nv, err := vertex(gs, to)
 					if err != nil {
 						return err
 					}
 					if nv == nil {
 						continue
 					}
-					visited[next] = true
-					if err := dfs(append(vs, nv), append(es, edge), depth+1); err != nil {
+					visited[to] = true
+					if err := fn(nv, edge); err != nil {
 						return err
 					}
 				}
 			}
 			return nil
 		}
-		visited[startID(start)] = true
-		if err := dfs([]any{start}, nil, 0); err != nil {
+		if bfs {
+			type item struct{ vs, es []any }
+			queue := []item{{vs: []any{start}}}
+			for len(queue) > 0 {
+				it := queue[0]
+				queue = queue[1:]
+				deeper, err := emit(it.vs, it.es)
+				if err != nil {
+					return nil, err
+				}
+				if !deeper {
+					continue
+				}
+				err = next(it.vs, it.es, func(nv map[string]any, edge any) error {
+					vs := append(append(make([]any, 0, len(it.vs)+1), it.vs...), nv)
+					es := append(append(make([]any, 0, len(it.es)+1), it.es...), edge)
+					queue = append(queue, item{vs, es})
+					return nil
+				})
+				if err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
+		var dfs func(vs, es []any) error
+		dfs = func(vs, es []any) error {
+			deeper, err := emit(vs, es)
+			if err != nil || !deeper {
+				return err
+			}
+			return next(vs, es, func(nv map[string]any, edge any) error {
+				return dfs(append(vs, nv), append(es, edge))
+			})
+		}
+		if err := dfs([]any{start}, nil); err != nil {
 			return nil, err
 		}
 	}

@@ -9,9 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -19,6 +21,7 @@ import (
 	"github.com/fabricops/fabric/fabric/infra/bus"
 	"github.com/fabricops/fabric/fabric/infra/local"
 	"github.com/fabricops/fabric/fabric/infra/natsserver"
+	"github.com/fabricops/fabric/fabric/pods/graphdb"
 	"github.com/fabricops/fabric/fabric/pods/runner"
 	"github.com/fabricops/fabric/fabric/pods/worker"
 )
@@ -31,6 +34,10 @@ type ServeOptions struct {
 	Version string
 	// Logger receives the fabric's log lines.
 	Logger *log.Logger
+	// GraphDB, when not nil, replaces the graph database of the last run:
+	// one with a URL is the user's (a real ArangoDB), one without is the
+	// embedded store.
+	GraphDB *bus.GraphDBConfig
 }
 
 // Serve runs the local fabric in the foreground until SIGTERM or SIGINT,
@@ -75,6 +82,9 @@ func Serve(home string, o ServeOptions) error {
 		return err
 	}
 	set.Port, set.Tenants, set.Workers = srv.Port(), o.Tenants, o.Workers
+	if o.GraphDB != nil {
+		set.GraphDB = *o.GraphDB
+	}
 	expires, err := time.Parse("2006-01-02", set.LicenseExpires)
 	if err != nil {
 		expires = time.Now().AddDate(1, 0, 0)
@@ -99,6 +109,17 @@ func Serve(home string, o ServeOptions) error {
 	pods = append(pods, api.EventGateway)
 	for i, t := range tenants {
 		cfg := &bus.Config{Tenant: t.Name, Local: true, NATS: bus.NATSConfig{URLs: []string{srv.URL()}, User: t.User, Password: t.Password}}
+		tenantPods := pods
+		graph := runner.Options{}.GraphDB
+		if set.GraphDB.URL != "" {
+			cfg.GraphDB = set.GraphDB // a graph database of the user's: no pod
+		} else {
+			if graph, cfg.GraphDB, err = embeddedGraphDB(home, t); err != nil {
+				stopAll()
+				return err
+			}
+			tenantPods = append(append([]string(nil), pods...), api.GraphDB)
+		}
 		if err := cfg.Save(local.TenantConfigPath(home, t.Name)); err != nil {
 			stopAll()
 			return err
@@ -113,9 +134,9 @@ func Serve(home string, o ServeOptions) error {
 			stopAll()
 			return err
 		}
-		r, err := runner.Start(runner.Options{Config: cfg, Pods: pods, Site: local.Site, BuildTag: o.Version,
+		r, err := runner.Start(runner.Options{Config: cfg, Pods: tenantPods, Site: local.Site, BuildTag: o.Version,
 			PlatformVersion: o.Version, LicenseExpires: expires, Logger: logger,
-			Worker: worker.Options{DataDir: dataDir}})
+			Worker: worker.Options{DataDir: dataDir}, GraphDB: graph})
 		if err != nil {
 			stopAll()
 			return err
@@ -142,6 +163,43 @@ func Serve(home string, o ServeOptions) error {
 	stopAll()
 	logger.Printf("local fabric stopped")
 	return nil
+}
+
+// embeddedGraphDB returns where a tenant's graph database pod keeps its
+// store and listens, and the graphdb section of the tenant's network
+// configuration: the port and credentials of the last run when the port
+// is free, else a free port and, the first time, new credentials. Each
+// tenant has a server, a store and credentials of its own, so one tenant
+// cannot open another's databases.
+func embeddedGraphDB(home string, t bus.Tenant) (graphdb.PodOptions, bus.GraphDBConfig, error) {
+	o := graphdb.PodOptions{Dir: filepath.Join(local.Dir(home), "graphdb", t.Name)}
+	var c bus.GraphDBConfig
+	if old, err := bus.LoadConfig(local.TenantConfigPath(home, t.Name)); err == nil && old.GraphDB.Password != "" {
+		c = old.GraphDB
+	}
+	port := 0
+	if u, err := url.Parse(c.URL); err == nil && u.Hostname() == "127.0.0.1" {
+		if p, err := strconv.Atoi(u.Port()); err == nil && portFree(p) {
+			port = p
+		}
+	}
+	if port == 0 {
+		p, err := natsserver.FreePortAt("127.0.0.1", 0)
+		if err != nil {
+			return o, c, fmt.Errorf("no free port for the graph database: %w", err)
+		}
+		port = p
+	}
+	if c.User == "" || c.Password == "" {
+		pw, err := bus.NewPassword()
+		if err != nil {
+			return o, c, err
+		}
+		c.User, c.Password = "root", pw
+	}
+	c.URL = "http://127.0.0.1:" + strconv.Itoa(port)
+	o.Listen = "127.0.0.1:" + strconv.Itoa(port)
+	return o, c, nil
 }
 
 // loadTenants returns the tenants with the credentials they had before, or

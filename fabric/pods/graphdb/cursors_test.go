@@ -124,6 +124,13 @@ func TestTraversals(t *testing.T) {
 		{"FOR v, e IN 1..1 OUTBOUND 'people/b' knows RETURN e._key", `["bc"]`},
 		{"FOR v IN 1..3 OUTBOUND 'people/a' knows PRUNE v._key == 'b' RETURN v._key", `["b","c","d"]`},
 		{"FOR v IN 0..1 OUTBOUND 'people/c' knows RETURN v._key", `["c","d"]`},
+		{"FOR v IN 1..3 OUTBOUND 'people/a' knows OPTIONS {order: 'bfs'} RETURN v._key", `["b","c","c","d","d"]`},
+		{"RETURN [DOCUMENT('people/b')._key, DOCUMENT('people', 'c')._key, DOCUMENT('people', ['a', 'zz', 'd'])[*]._key, DOCUMENT('people/zz')]",
+			`[["b","c",["a","d"],null]]`},
+		{"FOR v, e, p IN 1..2 OUTBOUND 'people/a' knows OPTIONS {bfs: true, uniqueVertices: 'global'} RETURN p.vertices[*]._key",
+			`[["a","b"],["a","c"],["a","c","d"]]`},
+		{"FOR v, e, p IN 1..2 OUTBOUND 'people/a' knows OPTIONS {uniqueVertices: 'global'} RETURN p.vertices[*]._key",
+			`[["a","b"],["a","b","c"]]`},
 		{"FOR v IN OUTBOUND SHORTEST_PATH 'people/a' TO 'people/d' knows RETURN v._key", `["a","c","d"]`},
 		{"FOR v, e IN ANY SHORTEST_PATH 'people/d' TO 'people/b' GRAPH 'social' RETURN [v._key, e._key]", `[["d",null],["c","cd"],["b","bc"]]`},
 	} {

@@ -17,6 +17,7 @@ import (
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/bus"
 	"github.com/fabricops/fabric/fabric/pods/apiserver"
+	"github.com/fabricops/fabric/fabric/pods/graphdb"
 	"github.com/fabricops/fabric/fabric/pods/pod"
 	"github.com/fabricops/fabric/fabric/pods/scheduler"
 	"github.com/fabricops/fabric/fabric/pods/worker"
@@ -47,6 +48,10 @@ type Options struct {
 	// Worker configures the workers: job limits, and the tenant's data
 	// directory that @files:loadfile reads.
 	Worker worker.Options
+	// GraphDB configures the graph database pods: their store directory
+	// and listen address; the credentials come from Config's graphdb
+	// section.
+	GraphDB graphdb.PodOptions
 }
 
 // dependencies are the pod types each type needs live to be healthy.
@@ -140,6 +145,10 @@ func (r *Runner) startSlot(s *slot) error {
 			err = apiserver.Serve(p)
 		case api.Worker:
 			err = worker.Serve(p, r.opts.Worker)
+		case api.GraphDB:
+			o := r.opts.GraphDB
+			o.User, o.Password = r.opts.Config.GraphDB.User, r.opts.Config.GraphDB.Password
+			err = graphdb.Serve(p, o)
 		}
 		if err != nil {
 			p.Stop()

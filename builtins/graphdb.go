@@ -1,0 +1,393 @@
+//go:build !lean
+
+package builtins
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/fabricops/fabric/fabric/client/graph"
+	"github.com/fabricops/fabric/fabric/lib/frame"
+	"github.com/fabricops/fabric/runtime/doc"
+	"github.com/fabricops/fabric/runtime/host"
+	"github.com/fabricops/fabric/runtime/value"
+	"go.starlark.net/starlark"
+)
+
+// graphdbModule is the graphdb module: the tenant's graph database
+// (SPEC 2.14), the embedded one or a real ArangoDB, as the network
+// configuration's graphdb section says.
+func (e *Env) graphdbModule() starlark.Value {
+	return doc.Module("graphdb", "The graph database: databases, collections, graphs, AQL queries and bulk loads of nodes and edges.", starlark.StringDict{
+		"create": doc.Builtin("graphdb.create", `create(name)
+
+Creates a database.`, e.graphNameCall(func(ctx context.Context, g *graph.Conn, name string) (any, error) {
+			return nil, g.CreateDatabase(ctx, name)
+		})),
+		"delete": doc.Builtin("graphdb.delete", `delete(name)
+
+Deletes a database with its collections, graphs and data, for good.`, e.graphNameCall(func(ctx context.Context, g *graph.Conn, name string) (any, error) {
+			return nil, g.DeleteDatabase(ctx, name)
+		})),
+		"list": doc.Builtin("graphdb.list", `list()
+
+Returns the names of the databases.`, e.graphList),
+		"create_collection": doc.Builtin("graphdb.create_collection", `create_collection(name, database="_system", edge=False)
+
+Creates a document collection, or an edge collection with edge=True.`, e.graphCreateCollection),
+		"delete_collection": doc.Builtin("graphdb.delete_collection", `delete_collection(name, database="_system")
+
+Deletes a collection and its documents.`, e.graphDeleteCollection),
+		"list_collections": doc.Builtin("graphdb.list_collections", `list_collections(database="_system", system=False)
+
+Returns the collections (name, type document|edge, system), the system
+ones only with system=True.`, e.graphListCollections),
+		"create_graph": doc.Builtin("graphdb.create_graph", `create_graph(name, edge_collection, from_collections, to_collections, database="_system")
+
+Creates a graph whose edges (of edge_collection) go from vertices of
+from_collections to vertices of to_collections (lists of names);
+missing collections are created.`, e.graphCreateGraph),
+		"delete_graph": doc.Builtin("graphdb.delete_graph", `delete_graph(name, database="_system", drop_collections=False)
+
+Deletes a graph; with drop_collections=True its collections and their
+data too (those no other graph uses).`, e.graphDeleteGraph),
+		"list_graphs": doc.Builtin("graphdb.list_graphs", `list_graphs(database="_system")
+
+Returns the graphs (name, edge_definitions: edge_collection,
+from_vertex_collections, to_vertex_collections).`, e.graphListGraphs),
+		"query": doc.Builtin("graphdb.query", `query(collection, database="_system", query="*", max_rows=100, sortby=None, order="desc", as_frame=False)
+
+Returns up to max_rows documents of a collection that match a filter
+expression (CFXQL; its GET columns project), ordered by the sortby
+columns: a list of dicts, or a frame with as_frame=True.`, e.graphQuery),
+		"aql": doc.Builtin("graphdb.aql", `aql(query, bind_vars=None, database="_system", limit=0)
+
+Runs an AQL query with bind variables (a dict; "@coll" binds a
+collection) and returns its results as a list (the first limit only,
+when limit > 0).`, e.graphAQL),
+		"insert_nodes": doc.Builtin("graphdb.insert_nodes", `insert_nodes(collection, source, database="_system", key_column="node_id", batch_size=100, on_duplicate="update", halt_on_error=False)
+
+Writes rows as documents of a collection (created when missing): source
+is a CSV or JSON file's path, a frame, or a list of dicts. The key column
+becomes _key; every column is an attribute. on_duplicate (update, replace
+or ignore) says what a row whose key exists does. Failed rows are counted
+and the load goes on, unless halt_on_error=True (it then stops after the
+first failed batch). Returns collection, rows, written, errors, halted,
+seconds and row_errors (row, key, error; the first 100).`, e.graphInsertNodes),
+		"insert_edges": doc.Builtin("graphdb.insert_edges", `insert_edges(nodes, edges, source, database="_system", left_id_column="left_id", right_id_column="right_id", batch_size=100, edge_key_attrs=None, sort_on_key=False, on_duplicate="update", halt_on_error=False)
+
+Writes rows as edges of the edge collection edges (created when missing):
+_from is nodes/<left id>, _to nodes/<right id>, _key a stable hash of the
+edge_key_attrs columns (default: the left and right id columns; with
+sort_on_key=True their values are sorted first, so that an edge and its
+reverse are one). Otherwise as insert_nodes.`, e.graphInsertEdges),
+	})
+}
+
+// graphConn returns the graph database connection, made on first use from
+// the network configuration (starting the local fabric if need be).
+func (e *Env) graphConn(b *starlark.Builtin) (*graph.Conn, error) {
+	c, err := e.connect(b)
+	if err != nil {
+		return nil, err
+	}
+	cfg := c.Config.GraphDB
+	key := cfg.URL + "\x00" + cfg.User + "\x00" + cfg.Password
+	if g, ok := graphConns.Load(key); ok {
+		return g.(*graph.Conn), nil
+	}
+	g, err := graph.Open(cfg)
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	actual, _ := graphConns.LoadOrStore(key, g)
+	return actual.(*graph.Conn), nil
+}
+
+// graphConns are the graph database connections made, by configuration,
+// so that a workflow's calls share their HTTP connections.
+var graphConns sync.Map
+
+// graphCall runs fn with the graph database; errors are named after b.
+func (e *Env) graphCall(thread *starlark.Thread, b *starlark.Builtin, fn func(ctx context.Context, g *graph.Conn) (any, error)) (starlark.Value, error) {
+	g, err := e.graphConn(b)
+	if err != nil {
+		return nil, err
+	}
+	res, err := fn(host.Context(thread), g)
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	switch v := res.(type) {
+	case nil:
+		return starlark.None, nil
+	case starlark.Value:
+		return v, nil
+	}
+	return value.ToStarlark(res)
+}
+
+func (e *Env) graphNameCall(do func(ctx context.Context, g *graph.Conn, name string) (any, error)) builtinFunc {
+	return func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+		var name string
+		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name); err != nil {
+			return nil, err
+		}
+		return e.graphCall(thread, b, func(ctx context.Context, g *graph.Conn) (any, error) { return do(ctx, g, name) })
+	}
+}
+
+func (e *Env) graphList(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
+		return nil, err
+	}
+	return e.graphCall(thread, b, func(ctx context.Context, g *graph.Conn) (any, error) { return g.Databases(ctx) })
+}
+
+func (e *Env) graphCreateCollection(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var name string
+	database, edge := "_system", false
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "database?", &database, "edge?", &edge); err != nil {
+		return nil, err
+	}
+	return e.graphCall(thread, b, func(ctx context.Context, g *graph.Conn) (any, error) {
+		return nil, g.CreateCollection(ctx, database, name, edge)
+	})
+}
+
+func (e *Env) graphDeleteCollection(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var name string
+	database := "_system"
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "database?", &database); err != nil {
+		return nil, err
+	}
+	return e.graphCall(thread, b, func(ctx context.Context, g *graph.Conn) (any, error) {
+		return nil, g.DeleteCollection(ctx, database, name)
+	})
+}
+
+func (e *Env) graphListCollections(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	database, system := "_system", false
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "database?", &database, "system?", &system); err != nil {
+		return nil, err
+	}
+	return e.graphCall(thread, b, func(ctx context.Context, g *graph.Conn) (any, error) {
+		cols, err := g.Collections(ctx, database, system)
+		if cols == nil {
+			cols = []graph.Collection{}
+		}
+		return cols, err
+	})
+}
+
+func (e *Env) graphCreateGraph(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var name, edges string
+	var from, to starlark.Value
+	database := "_system"
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "edge_collection", &edges, "from_collections", &from, "to_collections", &to, "database?", &database); err != nil {
+		return nil, err
+	}
+	fromNames, err := columnNames(from)
+	if err != nil {
+		return nil, fmt.Errorf("%s: from_collections: %v", b.Name(), err)
+	}
+	toNames, err := columnNames(to)
+	if err != nil {
+		return nil, fmt.Errorf("%s: to_collections: %v", b.Name(), err)
+	}
+	return e.graphCall(thread, b, func(ctx context.Context, g *graph.Conn) (any, error) {
+		return nil, g.CreateGraph(ctx, database, name, edges, fromNames, toNames)
+	})
+}
+
+func (e *Env) graphDeleteGraph(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var name string
+	database, drop := "_system", false
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "database?", &database, "drop_collections?", &drop); err != nil {
+		return nil, err
+	}
+	return e.graphCall(thread, b, func(ctx context.Context, g *graph.Conn) (any, error) {
+		return nil, g.DeleteGraph(ctx, database, name, drop)
+	})
+}
+
+func (e *Env) graphListGraphs(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	database := "_system"
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "database?", &database); err != nil {
+		return nil, err
+	}
+	return e.graphCall(thread, b, func(ctx context.Context, g *graph.Conn) (any, error) {
+		gs, err := g.Graphs(ctx, database)
+		if gs == nil {
+			gs = []graph.Graph{}
+		}
+		return gs, err
+	})
+}
+
+func (e *Env) graphQuery(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	o := graph.FindOptions{Database: "_system", Query: "*", MaxRows: 100}
+	var sortby starlark.Value = starlark.None
+	order, asFrame := "desc", false
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "collection", &o.Collection, "database?", &o.Database, "query?", &o.Query,
+		"max_rows?", &o.MaxRows, "sortby?", &sortby, "order?", &order, "as_frame?", &asFrame); err != nil {
+		return nil, err
+	}
+	if sortby != starlark.None {
+		cols, err := columnNames(sortby)
+		if err != nil {
+			return nil, fmt.Errorf("%s: sortby: %v", b.Name(), err)
+		}
+		o.SortBy = cols
+	}
+	switch order {
+	case "desc":
+		o.Desc = true
+	case "asc":
+	default:
+		return nil, fmt.Errorf("%s: order %q: want asc or desc", b.Name(), order)
+	}
+	if o.MaxRows <= 0 {
+		return nil, fmt.Errorf("%s: max_rows must be 1 or more", b.Name())
+	}
+	return e.graphCall(thread, b, func(ctx context.Context, g *graph.Conn) (any, error) {
+		rows, err := g.Find(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		list := make([]any, len(rows))
+		for i, r := range rows {
+			list[i] = r
+		}
+		v, err := value.ToStarlark(list)
+		if err != nil || !asFrame {
+			return v, err
+		}
+		return frameFromRows(thread, b, starlark.Tuple{v}, nil)
+	})
+}
+
+func (e *Env) graphAQL(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var query string
+	var binds starlark.Value = starlark.None
+	database, limit := "_system", 0
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "query", &query, "bind_vars?", &binds, "database?", &database, "limit?", &limit); err != nil {
+		return nil, err
+	}
+	var vars map[string]any
+	if binds != starlark.None {
+		d, ok := binds.(*starlark.Dict)
+		if !ok {
+			return nil, fmt.Errorf("%s: bind_vars must be a dict, not %s", b.Name(), binds.Type())
+		}
+		x, err := value.FromStarlark(d)
+		if err != nil {
+			return nil, fmt.Errorf("%s: bind_vars: %v", b.Name(), err)
+		}
+		vars, _ = x.(map[string]any)
+	}
+	return e.graphCall(thread, b, func(ctx context.Context, g *graph.Conn) (any, error) {
+		out := []any{}
+		_, err := g.AQL(ctx, database, query, vars, func(v any) bool {
+			out = append(out, v)
+			return limit <= 0 || len(out) < limit
+		})
+		return out, err
+	})
+}
+
+// loadSource opens what insert_nodes and insert_edges read: a file (CSV
+// or JSON, told by its extension), a frame, or a list of dicts.
+func loadSource(thread *starlark.Thread, b *starlark.Builtin, v starlark.Value) (frame.Source, error) {
+	if path, ok := starlark.AsString(v); ok {
+		return frame.Open(path, frame.Format("auto"))
+	}
+	if _, ok := v.(*starlark.List); ok {
+		fv, err := frameFromRows(thread, b, starlark.Tuple{v}, nil)
+		if err != nil {
+			return nil, err
+		}
+		v = fv
+	}
+	src, ok, err := sourceOf(host.Context(thread), v)
+	if !ok {
+		return nil, fmt.Errorf("source must be a file path, a frame or a list of dicts, not %s", v.Type())
+	}
+	return src, err
+}
+
+func (e *Env) graphInsertNodes(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	o := graph.NodeOptions{LoadOptions: graph.LoadOptions{Database: "_system", BatchSize: graph.DefaultBatchSize, OnDuplicate: graph.DefaultOnDuplicate},
+		KeyColumn: graph.DefaultKeyColumn}
+	var source starlark.Value
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "collection", &o.Collection, "source", &source, "database?", &o.Database,
+		"key_column?", &o.KeyColumn, "batch_size?", &o.BatchSize, "on_duplicate?", &o.OnDuplicate, "halt_on_error?", &o.HaltOnError); err != nil {
+		return nil, err
+	}
+	if err := checkLoad(o.LoadOptions); err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	return e.graphCall(thread, b, func(ctx context.Context, g *graph.Conn) (any, error) {
+		src, err := loadSource(thread, b, source)
+		if err != nil {
+			return nil, err
+		}
+		defer src.Close()
+		return loadResult(g.LoadNodes(ctx, src, o))
+	})
+}
+
+func (e *Env) graphInsertEdges(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	o := graph.EdgeOptions{LoadOptions: graph.LoadOptions{Database: "_system", BatchSize: graph.DefaultBatchSize, OnDuplicate: graph.DefaultOnDuplicate},
+		LeftColumn: graph.DefaultLeftColumn, RightColumn: graph.DefaultRightColumn}
+	var source starlark.Value
+	var keyAttrs starlark.Value = starlark.None
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "nodes", &o.Nodes, "edges", &o.Edges, "source", &source, "database?", &o.Database,
+		"left_id_column?", &o.LeftColumn, "right_id_column?", &o.RightColumn, "batch_size?", &o.BatchSize, "edge_key_attrs?", &keyAttrs,
+		"sort_on_key?", &o.SortOnKey, "on_duplicate?", &o.OnDuplicate, "halt_on_error?", &o.HaltOnError); err != nil {
+		return nil, err
+	}
+	if keyAttrs != starlark.None {
+		names, err := columnNames(keyAttrs)
+		if err != nil {
+			return nil, fmt.Errorf("%s: edge_key_attrs: %v", b.Name(), err)
+		}
+		o.KeyAttrs = names
+	}
+	if err := checkLoad(o.LoadOptions); err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	return e.graphCall(thread, b, func(ctx context.Context, g *graph.Conn) (any, error) {
+		src, err := loadSource(thread, b, source)
+		if err != nil {
+			return nil, err
+		}
+		defer src.Close()
+		return loadResult(g.LoadEdges(ctx, src, o))
+	})
+}
+
+// checkLoad refuses options no load can run with, before any reading.
+func checkLoad(o graph.LoadOptions) error {
+	if o.BatchSize <= 0 {
+		return fmt.Errorf("batch_size must be 1 or more")
+	}
+	switch o.OnDuplicate {
+	case "update", "replace", "ignore":
+		return nil
+	}
+	return fmt.Errorf("on_duplicate %q: want update, replace or ignore", o.OnDuplicate)
+}
+
+// loadResult returns a load's result; a load that failed as a whole
+// fails, one with failed rows returns them.
+func loadResult(res *graph.LoadResult, err error) (any, error) {
+	if err != nil {
+		if res != nil && res.Written > 0 {
+			return nil, fmt.Errorf("%v (after %d rows written)", err, res.Written)
+		}
+		return nil, err
+	}
+	return res, nil
+}

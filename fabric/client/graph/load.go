@@ -1,0 +1,426 @@
+package graph
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/arangodb/go-driver/v2/arangodb"
+	"github.com/arangodb/go-driver/v2/arangodb/shared"
+	"github.com/fabricops/fabric/fabric/lib/frame"
+)
+
+// Defaults of the loads (SPEC 4.12, 8).
+const (
+	DefaultBatchSize   = 100
+	DefaultKeyColumn   = "node_id"
+	DefaultLeftColumn  = "left_id"
+	DefaultRightColumn = "right_id"
+	DefaultOnDuplicate = "update"
+	// inFlight is how many batches a load that continues after errors
+	// has in flight at once: the store groups their commits.
+	inFlight = 4
+	// maxRowErrors is how many row errors a load keeps to report.
+	maxRowErrors = 100
+)
+
+// LoadOptions says how rows become documents and how they are written.
+type LoadOptions struct {
+	// Database is the database to write into.
+	Database string
+	// BatchSize is the number of documents per request (default 100).
+	BatchSize int
+	// OnDuplicate is update, replace or ignore: what a document whose key
+	// exists does (default update).
+	OnDuplicate string
+	// HaltOnError stops the load at the first batch with an error;
+	// otherwise failed rows are counted and the load goes on.
+	HaltOnError bool
+}
+
+// NodeOptions are the options of a node load.
+type NodeOptions struct {
+	LoadOptions
+	// Collection receives the nodes (a document collection, created when
+	// missing).
+	Collection string
+	// KeyColumn holds each node's key (default node_id).
+	KeyColumn string
+}
+
+// EdgeOptions are the options of an edge load.
+type EdgeOptions struct {
+	LoadOptions
+	// Nodes is the collection the edges' ends are in; Edges receives the
+	// edges (an edge collection, created when missing).
+	Nodes, Edges string
+	// LeftColumn and RightColumn hold the keys of each edge's ends
+	// (default left_id and right_id).
+	LeftColumn, RightColumn string
+	// KeyAttrs are the attributes whose values make an edge's key (default:
+	// the left and right columns); SortOnKey sorts the values before
+	// hashing, so that an edge and its reverse share a key.
+	KeyAttrs  []string
+	SortOnKey bool
+}
+
+// LoadResult says what a load did.
+type LoadResult struct {
+	Collection string     `json:"collection"`
+	Rows       int        `json:"rows"`
+	Written    int        `json:"written"`
+	Errors     int        `json:"errors"`
+	Halted     bool       `json:"halted"`
+	Seconds    float64    `json:"seconds"`
+	RowErrors  []RowError `json:"row_errors"`
+}
+
+// RowError is the error of one row (rows count from 1, after the header).
+type RowError struct {
+	Row int    `json:"row"`
+	Key string `json:"key"`
+	Msg string `json:"error"`
+}
+
+// LoadNodes writes the rows of src as documents of a collection: the key
+// column becomes _key, every column an attribute.
+func (g *Conn) LoadNodes(ctx context.Context, src frame.Source, o NodeOptions) (*LoadResult, error) {
+	if o.KeyColumn == "" {
+		o.KeyColumn = DefaultKeyColumn
+	}
+	schema := src.Schema()
+	if schema.FieldIndices(o.KeyColumn) == nil {
+		return nil, fmt.Errorf("no key column %q (columns: %s)", o.KeyColumn, columnList(schema))
+	}
+	db, err := g.Database(ctx, o.Database)
+	if err != nil {
+		return nil, err
+	}
+	col, err := g.ensureCollection(ctx, db, o.Collection, false)
+	if err != nil {
+		return nil, err
+	}
+	keyCol := schema.FieldIndices(o.KeyColumn)[0]
+	return load(ctx, col, src, o.LoadOptions, func(rec arrow.Record, i int, doc map[string]any) error {
+		key, err := keyOf(rec.Column(keyCol), i, o.KeyColumn)
+		if err != nil {
+			return err
+		}
+		doc["_key"] = key
+		return nil
+	})
+}
+
+// LoadEdges writes the rows of src as edges: _from and _to are the nodes
+// collection's documents named by the left and right columns, _key a
+// stable hash of the key attributes (a row loaded again updates its edge).
+func (g *Conn) LoadEdges(ctx context.Context, src frame.Source, o EdgeOptions) (*LoadResult, error) {
+	if o.LeftColumn == "" {
+		o.LeftColumn = DefaultLeftColumn
+	}
+	if o.RightColumn == "" {
+		o.RightColumn = DefaultRightColumn
+	}
+	keyAttrs := o.KeyAttrs
+	if len(keyAttrs) == 0 {
+		keyAttrs = []string{o.LeftColumn, o.RightColumn}
+	}
+	schema := src.Schema()
+	idx := map[string]int{}
+	for _, name := range append([]string{o.LeftColumn, o.RightColumn}, keyAttrs...) {
+		f := schema.FieldIndices(name)
+		if f == nil {
+			return nil, fmt.Errorf("no column %q (columns: %s)", name, columnList(schema))
+		}
+		idx[name] = f[0]
+	}
+	db, err := g.Database(ctx, o.Database)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := g.ensureCollection(ctx, db, o.Nodes, false); err != nil {
+		return nil, err
+	}
+	col, err := g.ensureCollection(ctx, db, o.Edges, true)
+	if err != nil {
+		return nil, err
+	}
+	return load(ctx, col, src, o.LoadOptions, func(rec arrow.Record, i int, doc map[string]any) error {
+		left, err := keyOf(rec.Column(idx[o.LeftColumn]), i, o.LeftColumn)
+		if err != nil {
+			return err
+		}
+		right, err := keyOf(rec.Column(idx[o.RightColumn]), i, o.RightColumn)
+		if err != nil {
+			return err
+		}
+		parts := make([]string, len(keyAttrs))
+		for j, a := range keyAttrs {
+			parts[j] = text(frame.ValueAt(rec.Column(idx[a]), i))
+		}
+		doc["_from"] = o.Nodes + "/" + left
+		doc["_to"] = o.Nodes + "/" + right
+		doc["_key"] = EdgeKey(parts, o.SortOnKey)
+		return nil
+	})
+}
+
+// EdgeKey is the key of an edge made of the values of its key attributes:
+// the first 20 bytes of their SHA-256 (values joined by a unit separator),
+// in hex. With sorted the values are sorted first.
+func EdgeKey(values []string, sorted bool) string {
+	if sorted {
+		values = slices.Clone(values)
+		slices.Sort(values)
+	}
+	sum := sha256.Sum256([]byte(strings.Join(values, "\x1f")))
+	return hex.EncodeToString(sum[:20])
+}
+
+// keyOf returns value i of a key column as a key.
+func keyOf(arr arrow.Array, i int, column string) (string, error) {
+	v := frame.ValueAt(arr, i)
+	if v == nil {
+		return "", fmt.Errorf("empty %s", column)
+	}
+	return text(v), nil
+}
+
+// text renders a value as a key or a key part: numbers without exponent
+// or trailing zeros, times in RFC 3339.
+func text(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+			return strconv.FormatInt(int64(x), 10)
+		}
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case time.Time:
+		return x.UTC().Format(time.RFC3339Nano)
+	}
+	return fmt.Sprint(v)
+}
+
+func columnList(s *arrow.Schema) string {
+	names := make([]string, s.NumFields())
+	for i, f := range s.Fields() {
+		names[i] = f.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// batch is a batch of documents with the source rows they came from.
+type batch struct {
+	seq   int
+	first int // row number of docs[0]
+	docs  []map[string]any
+	rows  []int
+}
+
+// batchResult is what writing a batch gave.
+type batchResult struct {
+	seq     int
+	written int
+	errs    []RowError
+	err     error // the request failed as a whole
+}
+
+// load streams src into col in batches: rows become documents (every
+// column an attribute, nulls left out), shape adds the system attributes
+// and may refuse a row. Batches are written in order, several at once
+// unless the load halts on errors (then one at a time, so that it stops
+// right after the first failed batch).
+func load(ctx context.Context, col docWriter, src frame.Source, o LoadOptions, shape func(rec arrow.Record, i int, doc map[string]any) error) (*LoadResult, error) {
+	start := time.Now()
+	if o.BatchSize <= 0 {
+		o.BatchSize = DefaultBatchSize
+	}
+	mode, err := overwriteMode(o.OnDuplicate)
+	if err != nil {
+		return nil, err
+	}
+	res := &LoadResult{Collection: col.Name(), RowErrors: []RowError{}}
+	addErr := func(e RowError) {
+		res.Errors++
+		if len(res.RowErrors) < maxRowErrors {
+			res.RowErrors = append(res.RowErrors, e)
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	workers := inFlight
+	if o.HaltOnError {
+		workers = 1
+	}
+	todo := make(chan *batch, workers)
+	done := make(chan batchResult, workers)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range todo {
+				done <- writeBatch(ctx, col, b, mode)
+			}
+		}()
+	}
+	// The reader: rows to batches, in order. Rows refused by shape are
+	// counted here.
+	var readErr error
+	var shapeErrs []RowError
+	var mu sync.Mutex
+	stop := make(chan struct{})
+	go func() {
+		defer close(todo)
+		names := src.Schema().Fields()
+		row := 0
+		cur := &batch{}
+		flush := func() bool {
+			if len(cur.docs) == 0 {
+				return true
+			}
+			select {
+			case todo <- cur:
+			case <-stop:
+				return false
+			case <-ctx.Done():
+				return false
+			}
+			cur = &batch{seq: cur.seq + 1}
+			return true
+		}
+		for {
+			rec, err := src.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				mu.Lock()
+				readErr = err
+				mu.Unlock()
+				return
+			}
+			for i := 0; i < int(rec.NumRows()); i++ {
+				row++
+				doc := make(map[string]any, len(names)+3)
+				for c, f := range names {
+					if v := frame.ValueAt(rec.Column(c), i); v != nil {
+						doc[f.Name] = v
+					}
+				}
+				if err := shape(rec, i, doc); err != nil {
+					mu.Lock()
+					shapeErrs = append(shapeErrs, RowError{Row: row, Msg: err.Error()})
+					halt := o.HaltOnError
+					mu.Unlock()
+					if halt {
+						rec.Release()
+						flush()
+						return
+					}
+					continue
+				}
+				cur.docs = append(cur.docs, doc)
+				cur.rows = append(cur.rows, row)
+				if len(cur.docs) >= o.BatchSize && !flush() {
+					rec.Release()
+					return
+				}
+			}
+			rec.Release()
+		}
+		flush()
+	}()
+	go func() { wg.Wait(); close(done) }()
+
+	var failed error
+	for r := range done {
+		res.Written += r.written
+		for _, e := range r.errs {
+			addErr(e)
+		}
+		if r.err != nil && failed == nil {
+			failed = r.err
+		}
+		if (o.HaltOnError && len(r.errs) > 0 || failed != nil) && !res.Halted {
+			res.Halted = true
+			close(stop)
+		}
+	}
+	mu.Lock()
+	for _, e := range shapeErrs {
+		addErr(e)
+	}
+	if len(shapeErrs) > 0 && o.HaltOnError {
+		res.Halted = true
+	}
+	rerr := readErr
+	mu.Unlock()
+	slices.SortFunc(res.RowErrors, func(a, b RowError) int { return a.Row - b.Row })
+	res.Rows = res.Written + res.Errors
+	res.Seconds = time.Since(start).Seconds()
+	if failed != nil {
+		return res, failed
+	}
+	if rerr != nil {
+		return res, rerr
+	}
+	return res, ctx.Err()
+}
+
+// docWriter is the part of a driver's collection a load uses.
+type docWriter interface {
+	Name() string
+	CreateDocumentsWithOptions(ctx context.Context, documents interface{}, opts *arangodb.CollectionDocumentCreateOptions) (arangodb.CollectionDocumentCreateResponseReader, error)
+}
+
+// writeBatch writes one batch, reading the per-document results.
+func writeBatch(ctx context.Context, col docWriter, b *batch, mode arangodb.CollectionDocumentCreateOverwriteMode) batchResult {
+	res := batchResult{seq: b.seq}
+	silent := false
+	r, err := col.CreateDocumentsWithOptions(ctx, b.docs, &arangodb.CollectionDocumentCreateOptions{OverwriteMode: &mode, Silent: &silent})
+	if err != nil {
+		res.err = Error(err)
+		return res
+	}
+	for i := range b.docs {
+		_, err := r.Read()
+		if shared.IsNoMoreDocuments(err) || errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			key, _ := b.docs[i]["_key"].(string)
+			res.errs = append(res.errs, RowError{Row: b.rows[i], Key: key, Msg: Error(err).Error()})
+			continue
+		}
+		res.written++
+	}
+	return res
+}
+
+// overwriteMode maps --on-duplicate to the driver's overwrite mode.
+func overwriteMode(s string) (arangodb.CollectionDocumentCreateOverwriteMode, error) {
+	switch s {
+	case "", "update":
+		return arangodb.CollectionDocumentCreateOverwriteModeUpdate, nil
+	case "replace":
+		return arangodb.CollectionDocumentCreateOverwriteModeReplace, nil
+	case "ignore":
+		return arangodb.CollectionDocumentCreateOverwriteModeIgnore, nil
+	}
+	return "", fmt.Errorf("on-duplicate %q: want update, replace or ignore", s)
+}

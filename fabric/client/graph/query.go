@@ -1,0 +1,200 @@
+package graph
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/arangodb/go-driver/v2/arangodb"
+	"github.com/arangodb/go-driver/v2/arangodb/shared"
+	"github.com/fabricops/fabric/fabric/lib/cfxql"
+)
+
+// queryBatch is the cursor batch size of the queries.
+const queryBatch = 1000
+
+// AQL runs an AQL query with bind variables and calls fn with each result
+// (decoded as JSON values: maps, slices, float64, string, bool, nil) until
+// fn returns false or the results end. It returns the number of results
+// the query had (all of them, when the server counts; else those read).
+func (g *Conn) AQL(ctx context.Context, database, query string, binds map[string]any, fn func(v any) bool) (int, error) {
+	db, err := g.Database(ctx, database)
+	if err != nil {
+		return 0, err
+	}
+	cur, err := db.Query(ctx, query, &arangodb.QueryOptions{BindVars: binds, BatchSize: queryBatch, Count: true})
+	if err != nil {
+		return 0, Error(err)
+	}
+	defer cur.Close()
+	n := 0
+	for cur.HasMore() {
+		var raw json.RawMessage
+		if _, err := cur.ReadDocument(ctx, &raw); err != nil {
+			if shared.IsNoMoreDocuments(err) || errors.Is(err, io.EOF) {
+				break
+			}
+			return n, Error(err)
+		}
+		n++
+		var v any
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return n, err
+		}
+		if !fn(v) {
+			if c := int(cur.Count()); c > n {
+				n = c
+			}
+			return n, nil
+		}
+	}
+	return n, nil
+}
+
+// FindOptions is a collection query (graphdb query).
+type FindOptions struct {
+	Database, Collection string
+	// Query is a CFXQL filter expression ("*" or empty: every document);
+	// its GET columns, if any, project the rows.
+	Query string
+	// MaxRows bounds the rows returned (default 100).
+	MaxRows int
+	// SortBy are the columns to order by, Desc the direction.
+	SortBy []string
+	Desc   bool
+}
+
+// Find returns up to MaxRows documents of a collection that match a
+// filter expression, ordered by SortBy. The documents are streamed from
+// the server and filtered here, so that any expression works the same on
+// every server; without an order it stops at MaxRows matches, with one it
+// keeps only the best MaxRows while it reads.
+func (g *Conn) Find(ctx context.Context, o FindOptions) ([]map[string]any, error) {
+	src := o.Query
+	if src == "" {
+		src = "*"
+	}
+	q, err := cfxql.Parse(src)
+	if err != nil {
+		return nil, fmt.Errorf("query: %w", err)
+	}
+	if o.MaxRows <= 0 {
+		o.MaxRows = 100
+	}
+	db, err := g.Database(ctx, o.Database)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := db.GetCollection(ctx, o.Collection, nil); err != nil {
+		if IsNotFound(err) {
+			return nil, fmt.Errorf("no collection %q in database %q", o.Collection, o.Database)
+		}
+		return nil, Error(err)
+	}
+	less := func(a, b map[string]any) int {
+		for _, c := range o.SortBy {
+			if r := compareValues(a[c], b[c]); r != 0 {
+				if o.Desc {
+					return -r
+				}
+				return r
+			}
+		}
+		return 0
+	}
+	var rows []map[string]any
+	trim := func() {
+		slices.SortStableFunc(rows, less)
+		if len(rows) > o.MaxRows {
+			rows = rows[:o.MaxRows]
+		}
+	}
+	_, err = g.AQL(ctx, o.Database, "FOR d IN @@c RETURN d", map[string]any{"@c": o.Collection}, func(v any) bool {
+		doc, ok := v.(map[string]any)
+		if !ok {
+			return true
+		}
+		if ok, _ := q.Match(doc); !ok {
+			return true
+		}
+		rows = append(rows, doc)
+		if len(o.SortBy) == 0 {
+			return len(rows) < o.MaxRows
+		}
+		if len(rows) >= 2*o.MaxRows+1024 {
+			trim()
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	trim()
+	if proj := q.Projection(); proj != nil {
+		for i, r := range rows {
+			p := make(map[string]any, len(proj))
+			for _, c := range proj {
+				name := c.Name
+				if c.Alias != "" {
+					name = c.Alias
+				}
+				p[name] = r[c.Name]
+			}
+			rows[i] = p
+		}
+	}
+	return rows, nil
+}
+
+// compareValues orders JSON values as AQL does: null < bool < number <
+// string < array < object.
+func compareValues(a, b any) int {
+	ra, rb := rank(a), rank(b)
+	if ra != rb {
+		return cmp.Compare(ra, rb)
+	}
+	switch x := a.(type) {
+	case bool:
+		y := b.(bool)
+		switch {
+		case x == y:
+			return 0
+		case !x:
+			return -1
+		}
+		return 1
+	case float64:
+		return cmp.Compare(x, b.(float64))
+	case string:
+		return cmp.Compare(x, b.(string))
+	case []any:
+		y := b.([]any)
+		for i := 0; i < len(x) && i < len(y); i++ {
+			if r := compareValues(x[i], y[i]); r != 0 {
+				return r
+			}
+		}
+		return cmp.Compare(len(x), len(y))
+	}
+	return 0
+}
+
+func rank(v any) int {
+	switch v.(type) {
+	case nil:
+		return 0
+	case bool:
+		return 1
+	case float64:
+		return 2
+	case string:
+		return 3
+	case []any:
+		return 4
+	}
+	return 5
+}

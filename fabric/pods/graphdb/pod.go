@@ -1,0 +1,100 @@
+package graphdb
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/fabricops/fabric/fabric/lib/graphstore"
+	"github.com/fabricops/fabric/fabric/pods/pod"
+)
+
+// PodOptions configures the graph database pod.
+type PodOptions struct {
+	// Dir holds the store and the key that signs its tokens.
+	Dir string
+	// Listen is the address the HTTP server binds (host:port).
+	Listen string
+	// User and Password are the credentials clients must present.
+	User, Password string
+}
+
+// secretFile holds the key that signs the server's JWTs, so that tokens
+// stay valid across restarts (ArangoDB's --server.jwt-secret-keyfile).
+const secretFile = "jwt.secret"
+
+// Serve makes p the graph database pod: it opens the store in o.Dir,
+// answers ArangoDB's HTTP API on o.Listen, and stops both when p stops
+// (in-flight requests finish first, within five seconds).
+func Serve(p *pod.Pod, o PodOptions) error {
+	if o.Dir == "" || o.Listen == "" {
+		return errors.New("the graph database needs a directory and a listen address")
+	}
+	if o.User == "" || o.Password == "" {
+		return errors.New("the graph database needs a user and a password (graphdb section of the network configuration)")
+	}
+	if err := os.MkdirAll(o.Dir, 0o700); err != nil {
+		return err
+	}
+	secret, err := loadSecret(filepath.Join(o.Dir, secretFile))
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", o.Listen)
+	if err != nil {
+		return fmt.Errorf("graph database: %w", err)
+	}
+	st, err := graphstore.Open(filepath.Join(o.Dir, "store"))
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("graph database store in %s: %w", o.Dir, err)
+	}
+	srv := &http.Server{
+		Handler:           New(st, Options{User: o.User, Password: o.Password, Secret: secret}).Handler(),
+		Protocols:         Protocols(),
+		ReadHeaderTimeout: 30 * time.Second,
+		IdleTimeout:       5 * time.Minute,
+	}
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			p.Logf("graph database server: %v", err)
+		}
+	}()
+	p.Logf("graph database on http://%s, store %s", ln.Addr(), o.Dir)
+	p.OnStop(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			srv.Close()
+		}
+		<-served
+		if err := st.Close(); err != nil {
+			p.Logf("closing the graph store: %v", err)
+		}
+	})
+	return nil
+}
+
+// loadSecret reads the token key at path, making one when there is none.
+func loadSecret(path string) ([]byte, error) {
+	if b, err := os.ReadFile(path); err == nil && len(b) >= 32 {
+		return b, nil
+	}
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return nil, err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return nil, err
+	}
+	return b, os.Rename(tmp, path)
+}
