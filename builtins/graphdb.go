@@ -4,13 +4,16 @@ package builtins
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/fabricops/fabric/fabric/client/graph"
 	"github.com/fabricops/fabric/fabric/lib/frame"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
+	"github.com/fabricops/fabric/runtime/stdlib"
 	"github.com/fabricops/fabric/runtime/value"
 	"go.starlark.net/starlark"
 )
@@ -252,17 +255,19 @@ func (e *Env) graphQuery(thread *starlark.Thread, b *starlark.Builtin, args star
 		return nil, fmt.Errorf("%s: max_rows must be 1 or more", b.Name())
 	}
 	return e.graphCall(thread, b, func(ctx context.Context, g *graph.Conn) (any, error) {
-		rows, err := g.Find(ctx, o)
+		rows, columns, err := g.Find(ctx, o)
 		if err != nil {
 			return nil, err
 		}
-		list := make([]any, len(rows))
+		list := make([]starlark.Value, len(rows))
 		for i, r := range rows {
-			list[i] = r
+			if list[i], err = orderedDoc(r, columns); err != nil {
+				return nil, err
+			}
 		}
-		v, err := value.ToStarlark(list)
-		if err != nil || !asFrame {
-			return v, err
+		v := starlark.NewList(list)
+		if !asFrame {
+			return v, nil
 		}
 		return frameFromRows(thread, b, starlark.Tuple{v}, nil)
 	})
@@ -288,13 +293,53 @@ func (e *Env) graphAQL(thread *starlark.Thread, b *starlark.Builtin, args starla
 		vars, _ = x.(map[string]any)
 	}
 	return e.graphCall(thread, b, func(ctx context.Context, g *graph.Conn) (any, error) {
-		out := []any{}
-		_, err := g.AQL(ctx, database, query, vars, func(v any) bool {
+		var out []starlark.Value
+		var decodeErr error
+		_, err := g.AQL(ctx, database, query, vars, func(raw json.RawMessage) bool {
+			v, err := stdlib.DecodeJSON(raw)
+			if err != nil {
+				decodeErr = err
+				return false
+			}
 			out = append(out, v)
 			return limit <= 0 || len(out) < limit
 		})
-		return out, err
+		if err == nil {
+			err = decodeErr
+		}
+		return starlark.NewList(out), err
 	})
+}
+
+// systemAttributes are the attributes a document dict starts with.
+var systemAttributes = []string{"_key", "_id", "_from", "_to", "_rev"}
+
+// orderedDoc makes a document a dict: the given columns in their order,
+// or the system attributes then the others by name.
+func orderedDoc(doc map[string]any, columns []string) (starlark.Value, error) {
+	m := make(value.Map, 0, len(doc))
+	if columns != nil {
+		for _, c := range columns {
+			m = append(m, value.KV{Key: c, Value: doc[c]})
+		}
+		return value.ToStarlark(m)
+	}
+	for _, k := range systemAttributes {
+		if v, ok := doc[k]; ok {
+			m = append(m, value.KV{Key: k, Value: v})
+		}
+	}
+	rest := make([]string, 0, len(doc))
+	for k := range doc {
+		if !slices.Contains(systemAttributes, k) {
+			rest = append(rest, k)
+		}
+	}
+	slices.Sort(rest)
+	for _, k := range rest {
+		m = append(m, value.KV{Key: k, Value: doc[k]})
+	}
+	return value.ToStarlark(m)
 }
 
 // loadSource opens what insert_nodes and insert_edges read: a file (CSV

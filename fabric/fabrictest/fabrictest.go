@@ -5,15 +5,18 @@
 package fabrictest
 
 import (
+	"fmt"
 	"log"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/bus"
 	"github.com/fabricops/fabric/fabric/infra/natsserver"
+	"github.com/fabricops/fabric/fabric/pods/graphdb"
 	"github.com/fabricops/fabric/fabric/pods/runner"
 	"github.com/fabricops/fabric/fabric/pods/worker"
 )
@@ -52,7 +55,7 @@ type Options struct {
 }
 
 // DefaultPods are the pods of a tenant of the local fabric.
-var DefaultPods = []string{api.APIServer, api.Scheduler, api.Worker, api.Worker, api.EventGateway}
+var DefaultPods = []string{api.APIServer, api.Scheduler, api.Worker, api.Worker, api.EventGateway, api.GraphDB}
 
 // Start starts a fabric and stops it when the test ends. It sets
 // FABRIC_HOME and FABRIC_NETWORK_CONFIG (the first tenant's) for the test.
@@ -90,6 +93,21 @@ func Start(t testing.TB, o Options) *Fabric {
 	})
 	for i, tn := range tenants {
 		cfg := &bus.Config{Tenant: tn.Name, NATS: bus.NATSConfig{URLs: []string{srv.URL()}, User: tn.User, Password: tn.Password}}
+		var graph graphdb.PodOptions
+		if slices.Contains(o.Pods, api.GraphDB) {
+			// Each tenant's graph database on a port and with a password
+			// of its own, as the local fabric runs them.
+			port, err := natsserver.FreePortAt("127.0.0.1", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pw, err := bus.NewPassword()
+			if err != nil {
+				t.Fatal(err)
+			}
+			graph = graphdb.PodOptions{Dir: filepath.Join(dir, "graphdb", tn.Name), Listen: fmt.Sprintf("127.0.0.1:%d", port)}
+			cfg.GraphDB = bus.GraphDBConfig{URL: "http://" + graph.Listen, User: "root", Password: pw}
+		}
 		path := filepath.Join(f.Home, "tenants", tn.Name, bus.ConfigFileName)
 		if err := cfg.Save(path); err != nil {
 			t.Fatal(err)
@@ -110,7 +128,7 @@ func Start(t testing.TB, o Options) *Fabric {
 		}
 		r, err := runner.Start(runner.Options{Config: cfg, Pods: o.Pods, Site: "local", BuildTag: "test",
 			CapacityFilter:  TestCapacityFilter,
-			PlatformVersion: "test", LicenseExpires: time.Now().AddDate(1, 0, 0), LeaseTTL: o.LeaseTTL, Worker: wo, Logger: o.Logger})
+			PlatformVersion: "test", LicenseExpires: time.Now().AddDate(1, 0, 0), LeaseTTL: o.LeaseTTL, Worker: wo, Logger: o.Logger, GraphDB: graph})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -18,10 +19,10 @@ import (
 const queryBatch = 1000
 
 // AQL runs an AQL query with bind variables and calls fn with each result
-// (decoded as JSON values: maps, slices, float64, string, bool, nil) until
-// fn returns false or the results end. It returns the number of results
-// the query had (all of them, when the server counts; else those read).
-func (g *Conn) AQL(ctx context.Context, database, query string, binds map[string]any, fn func(v any) bool) (int, error) {
+// as JSON text until fn returns false or the results end. It returns the
+// number of results the query had (all of them, when the server counts;
+// else those read).
+func (g *Conn) AQL(ctx context.Context, database, query string, binds map[string]any, fn func(raw json.RawMessage) bool) (int, error) {
 	db, err := g.Database(ctx, database)
 	if err != nil {
 		return 0, err
@@ -41,11 +42,7 @@ func (g *Conn) AQL(ctx context.Context, database, query string, binds map[string
 			return n, Error(err)
 		}
 		n++
-		var v any
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return n, err
-		}
-		if !fn(v) {
+		if !fn(raw) {
 			if c := int(cur.Count()); c > n {
 				n = c
 			}
@@ -69,31 +66,33 @@ type FindOptions struct {
 }
 
 // Find returns up to MaxRows documents of a collection that match a
-// filter expression, ordered by SortBy. The documents are streamed from
+// filter expression, ordered by SortBy, and the names of the GET columns
+// when the expression projects (nil otherwise). Numbers are int64 when
+// integral, float64 otherwise. The documents are streamed from
 // the server and filtered here, so that any expression works the same on
 // every server; without an order it stops at MaxRows matches, with one it
 // keeps only the best MaxRows while it reads.
-func (g *Conn) Find(ctx context.Context, o FindOptions) ([]map[string]any, error) {
+func (g *Conn) Find(ctx context.Context, o FindOptions) ([]map[string]any, []string, error) {
 	src := o.Query
 	if src == "" {
 		src = "*"
 	}
 	q, err := cfxql.Parse(src)
 	if err != nil {
-		return nil, fmt.Errorf("query: %w", err)
+		return nil, nil, fmt.Errorf("query: %w", err)
 	}
 	if o.MaxRows <= 0 {
 		o.MaxRows = 100
 	}
 	db, err := g.Database(ctx, o.Database)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if _, err := db.GetCollection(ctx, o.Collection, nil); err != nil {
 		if IsNotFound(err) {
-			return nil, fmt.Errorf("no collection %q in database %q", o.Collection, o.Database)
+			return nil, nil, fmt.Errorf("no collection %q in database %q", o.Collection, o.Database)
 		}
-		return nil, Error(err)
+		return nil, nil, Error(err)
 	}
 	less := func(a, b map[string]any) int {
 		for _, c := range o.SortBy {
@@ -113,10 +112,12 @@ func (g *Conn) Find(ctx context.Context, o FindOptions) ([]map[string]any, error
 			rows = rows[:o.MaxRows]
 		}
 	}
-	_, err = g.AQL(ctx, o.Database, "FOR d IN @@c RETURN d", map[string]any{"@c": o.Collection}, func(v any) bool {
-		doc, ok := v.(map[string]any)
-		if !ok {
-			return true
+	var decodeErr error
+	_, err = g.AQL(ctx, o.Database, "FOR d IN @@c RETURN d", map[string]any{"@c": o.Collection}, func(raw json.RawMessage) bool {
+		doc, err := decodeDoc(raw)
+		if err != nil {
+			decodeErr = err
+			return false
 		}
 		if ok, _ := q.Match(doc); !ok {
 			return true
@@ -130,24 +131,67 @@ func (g *Conn) Find(ctx context.Context, o FindOptions) ([]map[string]any, error
 		}
 		return true
 	})
+	if err == nil {
+		err = decodeErr
+	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	trim()
-	if proj := q.Projection(); proj != nil {
-		for i, r := range rows {
-			p := make(map[string]any, len(proj))
-			for _, c := range proj {
-				name := c.Name
-				if c.Alias != "" {
-					name = c.Alias
-				}
-				p[name] = r[c.Name]
-			}
-			rows[i] = p
+	proj := q.Projection()
+	if proj == nil {
+		return rows, nil, nil
+	}
+	names := make([]string, len(proj))
+	for i, c := range proj {
+		names[i] = c.Name
+		if c.Alias != "" {
+			names[i] = c.Alias
 		}
 	}
-	return rows, nil
+	for i, r := range rows {
+		p := make(map[string]any, len(proj))
+		for j, c := range proj {
+			p[names[j]] = r[c.Name]
+		}
+		rows[i] = p
+	}
+	return rows, names, nil
+}
+
+// decodeDoc decodes a document: numbers int64 when integral, else
+// float64.
+func decodeDoc(raw []byte) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var doc map[string]any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, err
+	}
+	for k, v := range doc {
+		doc[k] = numbers(v)
+	}
+	return doc, nil
+}
+
+func numbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		f, _ := x.Float64()
+		return f
+	case []any:
+		for i := range x {
+			x[i] = numbers(x[i])
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = numbers(x[k])
+		}
+	}
+	return v
 }
 
 // compareValues orders JSON values as AQL does: null < bool < number <
@@ -167,8 +211,8 @@ func compareValues(a, b any) int {
 			return -1
 		}
 		return 1
-	case float64:
-		return cmp.Compare(x, b.(float64))
+	case int64, float64:
+		return cmp.Compare(toFloat(x), toFloat(b))
 	case string:
 		return cmp.Compare(x, b.(string))
 	case []any:
@@ -189,7 +233,7 @@ func rank(v any) int {
 		return 0
 	case bool:
 		return 1
-	case float64:
+	case int64, float64:
 		return 2
 	case string:
 		return 3
@@ -197,4 +241,12 @@ func rank(v any) int {
 		return 4
 	}
 	return 5
+}
+
+func toFloat(v any) float64 {
+	if i, ok := v.(int64); ok {
+		return float64(i)
+	}
+	f, _ := v.(float64)
+	return f
 }
