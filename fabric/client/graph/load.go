@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/arangodb/go-driver/v2/arangodb"
 	"github.com/arangodb/go-driver/v2/arangodb/shared"
+	"github.com/fabricops/fabric/fabric/lib/docjson"
 	"github.com/fabricops/fabric/fabric/lib/frame"
 )
 
@@ -225,10 +227,10 @@ func columnList(s *arrow.Schema) string {
 
 // batch is a batch of documents with the source rows they came from.
 type batch struct {
-	seq   int
-	first int // row number of docs[0]
-	docs  []map[string]any
-	rows  []int
+	seq  int
+	docs []json.RawMessage
+	keys []string
+	rows []int
 }
 
 // batchResult is what writing a batch gave.
@@ -334,7 +336,16 @@ func load(ctx context.Context, col docWriter, src frame.Source, o LoadOptions, s
 					}
 					continue
 				}
-				cur.docs = append(cur.docs, doc)
+				data, err := docjson.Encode(doc)
+				if err != nil {
+					mu.Lock()
+					shapeErrs = append(shapeErrs, RowError{Row: row, Msg: err.Error()})
+					mu.Unlock()
+					continue
+				}
+				key, _ := doc["_key"].(string)
+				cur.docs = append(cur.docs, data)
+				cur.keys = append(cur.keys, key)
 				cur.rows = append(cur.rows, row)
 				if len(cur.docs) >= o.BatchSize && !flush() {
 					rec.Release()
@@ -403,8 +414,7 @@ func writeBatch(ctx context.Context, col docWriter, b *batch, mode arangodb.Coll
 			break
 		}
 		if err != nil {
-			key, _ := b.docs[i]["_key"].(string)
-			res.errs = append(res.errs, RowError{Row: b.rows[i], Key: key, Msg: Error(err).Error()})
+			res.errs = append(res.errs, RowError{Row: b.rows[i], Key: b.keys[i], Msg: Error(err).Error()})
 			continue
 		}
 		res.written++

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/fabricops/fabric/fabric/lib/docjson"
 )
 
 // Errors of documents, each a per-document error in a bulk write.
@@ -105,41 +107,130 @@ func (s *Store) InsertAll(db, coll string, docs []any, mode OverwriteMode) (resu
 }
 
 func (s *Store) insert(db, coll string, docs []any, mode OverwriteMode, keepNull, mergeObjects, allOrNothing bool) ([]Result, error) {
-	return s.writeDocs(db, coll, len(docs), allOrNothing, func(b *pebble.Batch, info *CollectionInfo, i int) Result {
-		return s.insertOne(b, db, info, docs[i], mode, keepNull, mergeObjects)
+	keys := make([]string, 0, len(docs))
+	for _, x := range docs {
+		if d, ok := x.(map[string]any); ok {
+			if k, ok := d["_key"].(string); ok {
+				keys = append(keys, k)
+			}
+		}
+	}
+	return s.writeDocs(db, coll, len(docs), keys, allOrNothing, func(w *writer, info *CollectionInfo, i int) Result {
+		return s.insertOne(w, info, docs[i], mode, keepNull, mergeObjects)
 	})
 }
 
-// writeDocs makes one write per item (one) in one indexed batch, under
-// the store's lock, and commits it synced with the id counter. With stop,
-// a failed item drops the whole batch (its results so far are returned).
-func (s *Store) writeDocs(db, coll string, n int, stop bool, one func(b *pebble.Batch, info *CollectionInfo, i int) Result) ([]Result, error) {
+// writer is a batch of document writes to one collection: it knows what
+// the batch's keys held before it (read in one pass) and what it wrote.
+type writer struct {
+	s        *Store
+	b        *pebble.Batch
+	db, coll string
+	before   map[string][]byte // stored values of the keys read ahead
+	read     map[string]bool   // the keys read ahead
+	now      map[string]Doc    // written by this batch (nil: deleted)
+	delta    int64             // documents added less removed
+}
+
+// old returns what key holds as the batch stands, or ErrDocumentNotFound.
+func (w *writer) old(key string) (Doc, error) {
+	if d, ok := w.now[key]; ok {
+		if d == nil {
+			return nil, ErrDocumentNotFound
+		}
+		return d, nil
+	}
+	if w.read[key] {
+		v, ok := w.before[key]
+		if !ok {
+			return nil, ErrDocumentNotFound
+		}
+		return DecodeDoc(v)
+	}
+	return getDoc(w.s.db, docKey(w.db, w.coll, key)) // not read ahead (a generated key)
+}
+
+// put writes a document.
+func (w *writer) put(key string, doc Doc, data []byte) {
+	_ = w.b.Set(docKey(w.db, w.coll, key), data, nil)
+	w.now[key] = doc
+}
+
+// del deletes a document.
+func (w *writer) del(key string) {
+	_ = w.b.Delete(docKey(w.db, w.coll, key), nil)
+	w.now[key] = nil
+}
+
+// readAhead reads the stored values of keys in one pass of an iterator, in
+// key order, its Bloom filters skipping the keys that are not there.
+func (w *writer) readAhead(keys []string) error {
+	sorted := slices.Clone(keys)
+	slices.Sort(sorted)
+	sorted = slices.Compact(sorted)
+	prefix := documentPrefix(w.db, w.coll)
+	it, err := w.s.db.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix)})
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for _, k := range sorted {
+		w.read[k] = true
+		full := docKey(w.db, w.coll, k)
+		if it.SeekPrefixGE(full) && bytes.Equal(it.Key(), full) {
+			w.before[k] = slices.Clone(it.Value())
+		}
+	}
+	return it.Error()
+}
+
+// writeDocs makes one write per item (one) in one batch and commits it
+// with the id counter and the collection's count. The batch is built and
+// applied under the store's lock, so that each batch reads what the ones
+// before wrote; keys, the keys the items name, are read ahead in one
+// pass. The write-ahead log is synced after the lock is released, so that
+// concurrent batches share one sync (group commit): it returns once its
+// batch is durable. With stop, a failed item drops the whole batch (its
+// results so far are returned).
+func (s *Store) writeDocs(db, coll string, n int, keys []string, stop bool, one func(w *writer, info *CollectionInfo, i int) Result) ([]Result, error) {
+	out, err := s.applyDocs(db, coll, n, keys, stop, one)
+	if err != nil || out == nil {
+		return out, err
+	}
+	return out, s.db.LogData(nil, pebble.Sync)
+}
+
+// applyDocs is writeDocs without the sync.
+func (s *Store) applyDocs(db, coll string, n int, keys []string, stop bool, one func(w *writer, info *CollectionInfo, i int) Result) ([]Result, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	info, ok := s.colls[db][coll]
 	if !ok {
 		return nil, ErrCollectionNotFound
 	}
-	b := s.db.NewIndexedBatch()
-	defer b.Close()
+	w := &writer{s: s, b: s.db.NewBatch(), db: db, coll: coll, before: map[string][]byte{}, read: map[string]bool{}, now: map[string]Doc{}}
+	defer w.b.Close()
+	if err := w.readAhead(keys); err != nil {
+		return nil, err
+	}
 	out := make([]Result, n)
-	countBefore := s.count(db, coll)
 	for i := range out {
-		out[i] = one(b, info, i)
+		out[i] = one(w, info, i)
 		if stop && out[i].Err != nil {
-			s.counts[db+"/"+coll] = countBefore // the batch is dropped
-			return out, nil
+			return out, nil // the batch is dropped
 		}
 	}
-	_ = b.Set([]byte(keyNextID), []byte(strconv.FormatUint(s.nextID, 10)), nil)
-	if err := b.Commit(pebble.Sync); err != nil {
+	s.addCount(w.b, db, coll, w.delta)
+	_ = w.b.Set([]byte(keyNextID), []byte(strconv.FormatUint(s.nextID, 10)), nil)
+	if err := w.b.Commit(pebble.NoSync); err != nil {
+		s.counts[db+"/"+coll] -= w.delta // not written
 		return nil, err
 	}
 	return out, nil
 }
 
 // insertOne writes one document into the batch.
-func (s *Store) insertOne(b *pebble.Batch, db string, info *CollectionInfo, x any, mode OverwriteMode, keepNull, mergeObjects bool) Result {
+func (s *Store) insertOne(w *writer, info *CollectionInfo, x any, mode OverwriteMode, keepNull, mergeObjects bool) Result {
 	d, ok := x.(map[string]any)
 	if !ok {
 		return Result{Err: ErrDocumentType}
@@ -159,7 +250,7 @@ func (s *Store) insertOne(b *pebble.Batch, db string, info *CollectionInfo, x an
 		k = s.newID()
 	}
 	id := info.Name + "/" + k
-	old, err := getDoc(b, docKey(db, info.Name, k))
+	old, err := w.old(k)
 	if err != nil && !errors.Is(err, ErrDocumentNotFound) {
 		return Result{Err: err}
 	}
@@ -186,19 +277,19 @@ func (s *Store) insertOne(b *pebble.Batch, db string, info *CollectionInfo, x an
 		return Result{Err: ErrEdgeAttribute}
 	}
 	doc["_key"], doc["_id"], doc["_rev"] = k, id, "_"+strconv.FormatUint(s.nextRev(), 36)
-	data, err := json.Marshal(doc)
+	data, err := docjson.Encode(doc)
 	if err != nil {
 		return Result{Err: ErrDocumentType}
 	}
-	_ = b.Set(docKey(db, info.Name, k), data, nil)
+	w.put(k, doc, data)
 	if info.Type == EdgeCollection {
 		if old != nil {
-			indexEdge(b, db, info.Name, old, true)
+			indexEdge(w.b, w.db, info.Name, old, true)
 		}
-		indexEdge(b, db, info.Name, doc, false)
+		indexEdge(w.b, w.db, info.Name, doc, false)
 	}
 	if old == nil {
-		s.addCount(b, db, info.Name, 1)
+		w.delta++
 	}
 	res.Key, res.ID, res.Rev, res.New = k, id, doc["_rev"].(string), doc
 	return res
@@ -279,13 +370,24 @@ func itemKey(x any) (string, Doc, bool) {
 	return "", nil, false
 }
 
+// itemKeys returns the valid keys items name.
+func itemKeys(items []any) []string {
+	keys := make([]string, 0, len(items))
+	for _, x := range items {
+		if k, _, ok := itemKey(x); ok {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
 // ErrIdentifier is the error of a bulk item that names no document.
 var ErrIdentifier = errors.New("illegal document identifier")
 
 // Modify replaces (replace) or patches documents, each an object with its
 // _key, in one synced batch; edges keep needing _from and _to.
 func (s *Store) Modify(db, coll string, items []any, replace, keepNull, mergeObjects bool) ([]Result, error) {
-	return s.writeDocs(db, coll, len(items), false, func(b *pebble.Batch, info *CollectionInfo, i int) Result {
+	return s.writeDocs(db, coll, len(items), itemKeys(items), false, func(w *writer, info *CollectionInfo, i int) Result {
 		x := items[i]
 		k, d, ok := itemKey(x)
 		if d == nil {
@@ -296,7 +398,7 @@ func (s *Store) Modify(db, coll string, items []any, replace, keepNull, mergeObj
 		if !ok {
 			return Result{Err: ErrIllegalKey}
 		}
-		old, err := getDoc(b, docKey(db, coll, k))
+		old, err := w.old(k)
 		if err != nil {
 			return Result{Err: err, Key: k}
 		}
@@ -313,14 +415,14 @@ func (s *Store) Modify(db, coll string, items []any, replace, keepNull, mergeObj
 			return Result{Err: ErrEdgeAttribute}
 		}
 		doc["_key"], doc["_id"], doc["_rev"] = k, coll+"/"+k, "_"+strconv.FormatUint(s.nextRev(), 36)
-		data, err := json.Marshal(doc)
+		data, err := docjson.Encode(doc)
 		if err != nil {
 			return Result{Err: ErrDocumentType}
 		}
-		_ = b.Set(docKey(db, coll, k), data, nil)
+		w.put(k, doc, data)
 		if info.Type == EdgeCollection {
-			indexEdge(b, db, coll, old, true)
-			indexEdge(b, db, coll, doc, false)
+			indexEdge(w.b, db, coll, old, true)
+			indexEdge(w.b, db, coll, doc, false)
 		}
 		return Result{Key: k, ID: coll + "/" + k, Rev: doc["_rev"].(string), OldRev: old["_rev"].(string), New: doc, Old: old}
 	})
@@ -329,20 +431,20 @@ func (s *Store) Modify(db, coll string, items []any, replace, keepNull, mergeObj
 // Remove deletes documents by key (strings or objects with _key) in one
 // synced batch.
 func (s *Store) Remove(db, coll string, items []any) ([]Result, error) {
-	return s.writeDocs(db, coll, len(items), false, func(b *pebble.Batch, info *CollectionInfo, i int) Result {
+	return s.writeDocs(db, coll, len(items), itemKeys(items), false, func(w *writer, info *CollectionInfo, i int) Result {
 		k, _, ok := itemKey(items[i])
 		if !ok {
 			return Result{Err: ErrIdentifier}
 		}
-		old, err := getDoc(b, docKey(db, coll, k))
+		old, err := w.old(k)
 		if err != nil {
 			return Result{Err: err, Key: k}
 		}
-		_ = b.Delete(docKey(db, coll, k), nil)
+		w.del(k)
 		if info.Type == EdgeCollection {
-			indexEdge(b, db, coll, old, true)
+			indexEdge(w.b, db, coll, old, true)
 		}
-		s.addCount(b, db, coll, -1)
+		w.delta--
 		return Result{Key: k, ID: coll + "/" + k, Rev: old["_rev"].(string), Old: old}
 	})
 }

@@ -20,6 +20,7 @@ import (
 	"sync"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
 )
 
 // System is the database that always exists.
@@ -59,7 +60,9 @@ const (
 
 // Open opens (creating when missing) the store in dir.
 func Open(dir string) (*Store, error) {
-	db, err := pebble.Open(dir, &pebble.Options{Logger: quietLogger{}})
+	o := options()
+	db, err := pebble.Open(dir, o)
+	o.Cache.Unref() // the store holds its own reference
 	if err != nil {
 		return nil, fmt.Errorf("opening the graph store in %s: %v", dir, err)
 	}
@@ -75,6 +78,25 @@ func Open(dir string) (*Store, error) {
 		}
 	}
 	return s, nil
+}
+
+// CacheSize is the store's block cache: the hot part of a graph of a few
+// million documents stays decoded in memory.
+const CacheSize = 128 << 20
+
+// options are the store's Pebble options: a block cache, Bloom filters on
+// every level (a key that is not there, the common case of a bulk insert,
+// costs no block read), larger memtables for bulk loads, and no
+// compression of the newest levels (their blocks are read and rewritten
+// most).
+func options() *pebble.Options {
+	o := &pebble.Options{Logger: quietLogger{}, Cache: pebble.NewCache(CacheSize), MemTableSize: 64 << 20,
+		L0CompactionThreshold: 4, L0StopWritesThreshold: 24}
+	for i := range o.Levels {
+		o.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+	}
+	o.ApplyCompressionSettings(func() pebble.DBCompressionSettings { return pebble.DBCompressionFastest })
+	return o
 }
 
 // load reads the databases and the id counter.

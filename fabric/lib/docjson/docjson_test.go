@@ -1,0 +1,39 @@
+package docjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+// FuzzEncode: Encode writes what encoding/json writes for any
+// document read from JSON.
+func FuzzEncode(f *testing.F) {
+	for _, s := range []string{`{"a":1,"b":"x<y>&\u2028\"\\\n","c":[1.5,true,null,{"z":1,"y":[]}]}`, `{}`, `{"k":"\xff\t"}`, `{"n":-0.0e10}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		dec := json.NewDecoder(bytes.NewReader([]byte(s)))
+		dec.UseNumber()
+		var d map[string]any
+		if dec.Decode(&d) != nil || d == nil {
+			return
+		}
+		got, err1 := Encode(d)
+		want, err2 := json.Marshal(d)
+		if (err1 == nil) != (err2 == nil) || err1 == nil && !bytes.Equal(got, want) {
+			t.Fatalf("Encode(%s):\n got %s %v\nwant %s %v", s, got, err1, want, err2)
+		}
+	})
+}
+
+// TestEncodeValues: the Go values documents are made of, beside those
+// read from JSON.
+func TestEncodeValues(t *testing.T) {
+	d := map[string]any{"s": "é", "f": 1.5, "i": int64(-3), "n": 7, "b": false, "nil": nil, "m": map[string]any{"b": 1.0, "a": "x"}}
+	got, err := Encode(d)
+	want, _ := json.Marshal(d)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("got %s %v, want %s", got, err, want)
+	}
+}
