@@ -17,6 +17,20 @@ type GraphSource interface {
 	GraphEdges(graph string) ([]string, error)
 }
 
+// NeighborSource is a GraphSource that can also list a vertex's edges
+// from an index: each edge's _id and its other end. A traversal that
+// does not look at its edges (no edge or path variable) uses it and reads
+// no edge document.
+type NeighborSource interface {
+	GraphSource
+	Neighbors(collection, vertex, direction string) ([]Neighbor, error)
+}
+
+// Neighbor is an edge (its _id) and the vertex at its other end.
+type Neighbor struct {
+	EdgeID, Other string
+}
+
 // step is an edge collection and the direction to follow it.
 type step struct{ coll, dir string }
 
@@ -148,10 +162,18 @@ func (e *evaluator) traverse(o *Traversal, rows []scope) ([]scope, error) {
 		}
 		// next calls fn with each step out of a path's last vertex that
 		// the uniqueness rules allow, at the time of the call.
+		ns, lean := gs.(NeighborSource)
+		lean = lean && o.Edge == "" && o.Path == ""
 		next := func(vs, es []any, fn func(nv map[string]any, edge any) error) error {
 			id, _ := vs[len(vs)-1].(map[string]any)["_id"].(string)
 			for _, st := range steps {
-				edges, err := edgesOf(gs, st, id)
+				var edges []map[string]any
+				var err error
+				if lean {
+					edges, err = neighborEdges(ns, st, id)
+				} else {
+					edges, err = edgesOf(gs, st, id)
+				}
 				if err != nil {
 					return err
 				}
@@ -239,6 +261,20 @@ func edgesOf(gs GraphSource, st step, id string) ([]map[string]any, error) {
 		edges[i] = normalize(e).(map[string]any)
 	}
 	return edges, nil
+}
+
+// neighborEdges lists a vertex's edges of a step from the index, each as
+// a stub of _id, _from and _to (enough for uniqueness and direction).
+func neighborEdges(ns NeighborSource, st step, id string) ([]map[string]any, error) {
+	ns2, err := ns.Neighbors(st.coll, id, st.dir)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]map[string]any, len(ns2))
+	for i, n := range ns2 {
+		out[i] = map[string]any{"_id": n.EdgeID, "_from": id, "_to": n.Other}
+	}
+	return out, nil
 }
 
 // other is the end of an edge that is not id (for ANY and INBOUND).

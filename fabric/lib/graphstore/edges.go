@@ -8,7 +8,9 @@ import (
 
 // An edge collection keeps two indexes beside its documents, written in
 // the same batch: f/DB/COLL/<_from>\x00<key> and t/DB/COLL/<_to>\x00<key>,
-// so that a traversal reads a vertex's edges without a scan. Each
+// so that a traversal reads a vertex's edges without a scan. Each entry's
+// value is the edge's other end, so that a traversal that does not look
+// at its edges reads no edge document. Each
 // collection also keeps its document count at n/DB/COLL.
 
 // Direction is the way a traversal follows edges.
@@ -38,13 +40,13 @@ func indexEdge(b *pebble.Batch, db, coll string, doc Doc, del bool) {
 	if from == "" || to == "" || key == "" {
 		return
 	}
-	for _, k := range [][]byte{edgeIndexKey('f', db, coll, from, key), edgeIndexKey('t', db, coll, to, key)} {
-		if del {
-			_ = b.Delete(k, nil)
-		} else {
-			_ = b.Set(k, nil, nil)
-		}
+	if del {
+		_ = b.Delete(edgeIndexKey('f', db, coll, from, key), nil)
+		_ = b.Delete(edgeIndexKey('t', db, coll, to, key), nil)
+		return
 	}
+	_ = b.Set(edgeIndexKey('f', db, coll, from, key), []byte(to), nil)
+	_ = b.Set(edgeIndexKey('t', db, coll, to, key), []byte(from), nil)
 }
 
 // addCount changes a collection's document count by delta in the batch.
@@ -92,6 +94,29 @@ func (s *Store) Edges(db, coll, vertex string, dir Direction) ([]string, error) 
 		return true
 	})
 	return keys, err
+}
+
+// Neighbor is an edge as its index knows it: its key and its other end.
+type Neighbor struct {
+	Key, Other string
+}
+
+// Neighbors returns a vertex's edges in an edge collection with their
+// other ends, from the index alone, in the direction asked.
+func (s *Store) Neighbors(db, coll, vertex string, dir Direction) ([]Neighbor, error) {
+	if _, err := s.Collection(db, coll); err != nil {
+		return nil, err
+	}
+	index := byte('f')
+	if dir == Inbound {
+		index = 't'
+	}
+	var out []Neighbor
+	err := s.each(edgeIndexPrefix(index, db, coll, vertex), func(k, v []byte) bool {
+		out = append(out, Neighbor{Key: string(k), Other: string(v)})
+		return true
+	})
+	return out, err
 }
 
 // dropIndexes deletes a collection's edge indexes and count in the batch.

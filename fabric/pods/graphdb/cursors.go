@@ -92,6 +92,36 @@ func (s storeSource) Edges(coll, vertex, direction string) ([]map[string]any, er
 }
 
 // Vertex reads a document by _id; nil when there is none.
+// Neighbors lists a vertex's edges from the edge indexes (aql.NeighborSource).
+func (s storeSource) Neighbors(coll, vertex, direction string) ([]aql.Neighbor, error) {
+	dirs := []graphstore.Direction{graphstore.Outbound}
+	switch direction {
+	case "INBOUND":
+		dirs = []graphstore.Direction{graphstore.Inbound}
+	case "ANY":
+		dirs = append(dirs, graphstore.Inbound)
+	}
+	var out []aql.Neighbor
+	seen := map[string]bool{}
+	for _, d := range dirs {
+		ns, err := s.store.Neighbors(s.db, coll, vertex, d)
+		if errors.Is(err, graphstore.ErrCollectionNotFound) {
+			return nil, &aql.QueryError{Num: 1203, Msg: "collection or view not found: " + coll}
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range ns {
+			if seen[n.Key] {
+				continue
+			}
+			seen[n.Key] = true
+			out = append(out, aql.Neighbor{EdgeID: coll + "/" + n.Key, Other: n.Other})
+		}
+	}
+	return out, nil
+}
+
 func (s storeSource) Vertex(id string) (map[string]any, error) {
 	coll, key, ok := strings.Cut(id, "/")
 	if !ok {
