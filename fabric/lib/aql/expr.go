@@ -14,6 +14,18 @@ func (e *evaluator) eval(x Expr, s scope) (any, error) {
 	case *Var:
 		val, ok := s[v.Name]
 		if !ok {
+			// A collection's name in an expression is its documents,
+			// as ArangoDB reads it (RETURN LENGTH(users)).
+			var docs []any
+			if e.src != nil && e.src.Scan(v.Name, func(d map[string]any) bool {
+				docs = append(docs, normalize(d))
+				return true
+			}) == nil {
+				if docs == nil {
+					docs = []any{}
+				}
+				return docs, nil
+			}
 			return nil, &QueryError{1512, fmt.Sprintf("unknown variable '%s'", v.Name)}
 		}
 		return val, nil

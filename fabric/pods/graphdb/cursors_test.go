@@ -125,6 +125,7 @@ func TestTraversals(t *testing.T) {
 		{"FOR v IN 1..3 OUTBOUND 'people/a' knows PRUNE v._key == 'b' RETURN v._key", `["b","c","d"]`},
 		{"FOR v IN 0..1 OUTBOUND 'people/c' knows RETURN v._key", `["c","d"]`},
 		{"FOR v IN 1..3 OUTBOUND 'people/a' knows OPTIONS {order: 'bfs'} RETURN v._key", `["b","c","c","d","d"]`},
+		{"RETURN [LENGTH(people), LENGTH(knows), knows[*]._key]", `[[4,4,["ab","ac","bc","cd"]]]`},
 		{"RETURN [DOCUMENT('people/b')._key, DOCUMENT('people', 'c')._key, DOCUMENT('people', ['a', 'zz', 'd'])[*]._key, DOCUMENT('people/zz')]",
 			`[["b","c",["a","d"],null]]`},
 		{"FOR v, e, p IN 1..2 OUTBOUND 'people/a' knows OPTIONS {bfs: true, uniqueVertices: 'global'} RETURN p.vertices[*]._key",
