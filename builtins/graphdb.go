@@ -290,7 +290,11 @@ func (e *Env) graphAQL(thread *starlark.Thread, b *starlark.Builtin, args starla
 		if err != nil {
 			return nil, fmt.Errorf("%s: bind_vars: %v", b.Name(), err)
 		}
-		vars, _ = x.(map[string]any)
+		m, _ := x.(value.Map) // values nested in it encode themselves
+		vars = make(map[string]any, len(m))
+		for _, kv := range m {
+			vars[kv.Key] = kv.Value
+		}
 	}
 	return e.graphCall(thread, b, func(ctx context.Context, g *graph.Conn) (any, error) {
 		var out []starlark.Value

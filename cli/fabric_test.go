@@ -76,8 +76,8 @@ func TestPodsTable(t *testing.T) {
 	fabrictest.Start(t, fabrictest.Options{})
 	out, _, code := run(t, "", "pods")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if code != 0 || len(lines) != 7 {
-		t.Fatalf("exit %d, want header, rule and 5 pods:\n%s", code, out)
+	if code != 0 || len(lines) != 2+len(fabrictest.DefaultPods) {
+		t.Fatalf("exit %d, want header, rule and %d pods:\n%s", code, len(fabrictest.DefaultPods), out)
 	}
 	if !strings.HasPrefix(lines[0], "Cat    Pod-Type       Host") || strings.Count(out, "*leader*") != 1 {
 		t.Fatalf("unexpected table:\n%s", out)
@@ -277,7 +277,7 @@ func TestAgentsAndSites(t *testing.T) {
 func TestPodController(t *testing.T) {
 	f := fabrictest.Start(t, fabrictest.Options{})
 	out, _, code := run(t, "", "pod-controller", "status")
-	if code != 0 || strings.Count(out, "running") != 5 {
+	if code != 0 || strings.Count(out, "running") != len(fabrictest.DefaultPods) {
 		t.Fatalf("status:\n%s", out)
 	}
 	worker := f.PodsOf("a", api.Worker)[0]

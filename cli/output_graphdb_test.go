@@ -36,6 +36,7 @@ func TestOutputGraphDB(t *testing.T) {
 		step{cmd: "graphdb create 'no good'", code: 1},
 		step{cmd: "graphdb create", code: 2},
 		step{cmd: "graphdb list --json"},
+		step{cmd: "graphdb list inv", code: 2},
 
 		step{cmd: "graphdb create-collection devices --database inv"},
 		step{cmd: "graphdb create-collection links --database inv --edge"},
@@ -44,6 +45,7 @@ func TestOutputGraphDB(t *testing.T) {
 		step{cmd: "graphdb list-collections --database inv"},
 		step{cmd: "graphdb list-collections --database inv --system"},
 		step{cmd: "graphdb list-collections --database inv --json"},
+		step{cmd: "graphdb list-collections --database nope", code: 1},
 
 		step{cmd: "graphdb insert-nodes devices $DIR/nodes.csv --database inv"},
 		step{cmd: "graphdb insert-nodes devices $DIR/nodes.csv --database inv --halt-on-error --on-duplicate ignore", code: 1},
@@ -62,7 +64,7 @@ func TestOutputGraphDB(t *testing.T) {
 		step{cmd: "graphdb query devices --database inv --sortby _key --order asc"},
 		step{cmd: "graphdb query devices --database inv --query \"kind is 'switch' or ports > 3\" --sortby ports"},
 		step{cmd: "graphdb query devices --database inv --query \"kind is 'host' GET name, ports as 'Ports'\" --sortby name --order asc --max-rows 2"},
-		step{cmd: "graphdb query links --database inv --sortby _from,_to --order asc --json"},
+		step{cmd: "graphdb query links --database inv --query \"* GET _from, _to, relation\" --sortby _from,_to --order asc --json"},
 		step{cmd: "graphdb query devices --database inv --query 'kind is'", code: 1},
 		step{cmd: "graphdb query nope --database inv", code: 1},
 
@@ -70,6 +72,7 @@ func TestOutputGraphDB(t *testing.T) {
 		step{cmd: "graphdb create-graph net --database inv --from-collections devices --to-collections devices --edge-collection links", code: 1},
 		step{cmd: "graphdb list-graphs --database inv"},
 		step{cmd: "graphdb list-graphs --database inv --json"},
+		step{cmd: "graphdb list-graphs", code: 2},
 		step{cmd: "graphdb graph-query --database inv --query-file $DIR/walk.aql"},
 		step{cmd: "graphdb graph-query --database inv --query \"FOR v IN 1..2 ANY 'devices/h1' GRAPH 'net' OPTIONS {order: 'bfs', uniqueVertices: 'global'} RETURN v._key\" --limit 2"},
 		step{cmd: "graphdb graph-query --database inv --query \"FOR d IN devices COLLECT kind = d.kind WITH COUNT INTO n SORT kind RETURN {kind, n}\" --json"},

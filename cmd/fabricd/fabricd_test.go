@@ -148,6 +148,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--bogus"}, "flag provided but not defined: -bogus"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 		{[]string{"--nats", "nats://x:1", "--tenant", "t", "--pods", "worker", "--license-expires", "soon"}, "want YYYY-MM-DD"},
+		{[]string{"--nats", "nats://x:1", "--tenant", "t", "--pods", "graphdb"}, "a graphdb pod needs --graphdb-dir"},
+		{[]string{"--nats", "nats://x:1", "--tenant", "t", "--pods", "graphdb", "--graphdb-dir", dir}, "needs the graphdb user and password"},
+		{[]string{"local", "--graphdb-url", "arango:8529"}, "want http(s)://host:port or embedded"},
 	}
 	for _, tt := range tests {
 		var stderr bytes.Buffer

@@ -24,8 +24,8 @@ func TestPodsHealthAndLeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("pods took %s", time.Since(start))
-	if len(pods) != 5 {
-		t.Fatalf("want 5 pods, got %d: %+v", len(pods), pods)
+	if len(pods) != len(fabrictest.DefaultPods) {
+		t.Fatalf("want %d pods, got %d: %+v", len(fabrictest.DefaultPods), len(pods), pods)
 	}
 	leaders := 0
 	for _, p := range pods {

@@ -4,11 +4,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,7 +17,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/arangodb/go-driver/v2/arangodb"
-	"github.com/arangodb/go-driver/v2/arangodb/shared"
 	"github.com/fabricops/fabric/fabric/lib/docjson"
 	"github.com/fabricops/fabric/fabric/lib/frame"
 )
@@ -228,7 +227,7 @@ func columnList(s *arrow.Schema) string {
 // batch is a batch of documents with the source rows they came from.
 type batch struct {
 	seq  int
-	docs []json.RawMessage
+	body []byte // the documents as JSON lines
 	keys []string
 	rows []int
 }
@@ -292,7 +291,7 @@ func load(ctx context.Context, col docWriter, src frame.Source, o LoadOptions, s
 		row := 0
 		cur := &batch{}
 		flush := func() bool {
-			if len(cur.docs) == 0 {
+			if len(cur.rows) == 0 {
 				return true
 			}
 			select {
@@ -344,10 +343,10 @@ func load(ctx context.Context, col docWriter, src frame.Source, o LoadOptions, s
 					continue
 				}
 				key, _ := doc["_key"].(string)
-				cur.docs = append(cur.docs, data)
+				cur.body = append(append(cur.body, data...), '\n')
 				cur.keys = append(cur.keys, key)
 				cur.rows = append(cur.rows, row)
-				if len(cur.docs) >= o.BatchSize && !flush() {
+				if len(cur.rows) >= o.BatchSize && !flush() {
 					rec.Release()
 					return
 				}
@@ -396,41 +395,56 @@ func load(ctx context.Context, col docWriter, src frame.Source, o LoadOptions, s
 // docWriter is the part of a driver's collection a load uses.
 type docWriter interface {
 	Name() string
-	CreateDocumentsWithOptions(ctx context.Context, documents interface{}, opts *arangodb.CollectionDocumentCreateOptions) (arangodb.CollectionDocumentCreateResponseReader, error)
+	ImportDocumentsWithOptions(ctx context.Context, documents string, documentsType arangodb.CollectionDocumentImportDocumentType, options *arangodb.CollectionDocumentImportOptions) (arangodb.CollectionDocumentImportResponse, error)
 }
 
-// writeBatch writes one batch, reading the per-document results.
-func writeBatch(ctx context.Context, col docWriter, b *batch, mode arangodb.CollectionDocumentCreateOverwriteMode) batchResult {
+// importDetail is an error of ArangoDB's import details: "at position 3:
+// creating document failed with error 'illegal document key'".
+var importDetail = regexp.MustCompile(`^at position (\d+): (?:creating document failed with error '(.*?)'(?:, offending document: .*)?|(.*))$`)
+
+// writeBatch writes one batch through ArangoDB's import API (JSON lines,
+// with details): one request, a reply of counts and of the failed rows'
+// positions and errors.
+func writeBatch(ctx context.Context, col docWriter, b *batch, mode arangodb.CollectionDocumentImportOnDuplicate) batchResult {
 	res := batchResult{seq: b.seq}
-	silent := false
-	r, err := col.CreateDocumentsWithOptions(ctx, b.docs, &arangodb.CollectionDocumentCreateOptions{OverwriteMode: &mode, Silent: &silent})
+	details, complete := true, false
+	r, err := col.ImportDocumentsWithOptions(ctx, string(b.body), arangodb.ImportDocumentTypeDocuments,
+		&arangodb.CollectionDocumentImportOptions{OnDuplicate: &mode, Details: &details, Complete: &complete})
 	if err != nil {
 		res.err = Error(err)
 		return res
 	}
-	for i := range b.docs {
-		_, err := r.Read()
-		if shared.IsNoMoreDocuments(err) || errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			res.errs = append(res.errs, RowError{Row: b.rows[i], Key: b.keys[i], Msg: Error(err).Error()})
+	res.written = int(r.Created + r.Updated + r.Ignored)
+	for _, d := range r.Details {
+		m := importDetail.FindStringSubmatch(d)
+		if m == nil {
 			continue
 		}
-		res.written++
+		pos, _ := strconv.Atoi(m[1])
+		if pos < 0 || pos >= len(b.rows) {
+			continue
+		}
+		msg := m[2]
+		if msg == "" {
+			msg = m[3]
+		}
+		res.errs = append(res.errs, RowError{Row: b.rows[pos], Key: b.keys[pos], Msg: msg})
+	}
+	if missing := int(r.Errors) - len(res.errs); missing > 0 {
+		res.errs = append(res.errs, RowError{Msg: fmt.Sprintf("%d rows of the batch from row %d failed without details", missing, b.rows[0])})
 	}
 	return res
 }
 
-// overwriteMode maps --on-duplicate to the driver's overwrite mode.
-func overwriteMode(s string) (arangodb.CollectionDocumentCreateOverwriteMode, error) {
+// overwriteMode maps --on-duplicate to the import's onDuplicate.
+func overwriteMode(s string) (arangodb.CollectionDocumentImportOnDuplicate, error) {
 	switch s {
 	case "", "update":
-		return arangodb.CollectionDocumentCreateOverwriteModeUpdate, nil
+		return arangodb.ImportOnDuplicateUpdate, nil
 	case "replace":
-		return arangodb.CollectionDocumentCreateOverwriteModeReplace, nil
+		return arangodb.ImportOnDuplicateReplace, nil
 	case "ignore":
-		return arangodb.CollectionDocumentCreateOverwriteModeIgnore, nil
+		return arangodb.ImportOnDuplicateIgnore, nil
 	}
 	return "", fmt.Errorf("on-duplicate %q: want update, replace or ignore", s)
 }

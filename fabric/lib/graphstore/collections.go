@@ -117,7 +117,7 @@ func (s *Store) CreateCollection(db, name string, typ int, system, waitForSync b
 	b := s.db.NewBatch()
 	defer b.Close()
 	_ = b.Set(collectionKey(db, name), data, nil)
-	_ = b.Set([]byte(keyNextID), []byte(fmt.Sprint(s.nextID)), nil)
+	_ = b.Set([]byte(keyNextID), []byte(fmt.Sprint(s.nextID.Load())), nil)
 	if err := b.Commit(pebble.Sync); err != nil {
 		return nil, err
 	}
@@ -201,7 +201,17 @@ func (s *Store) Truncate(db, name string) (*CollectionInfo, error) {
 		return nil, err
 	}
 	delete(s.counts, db+"/"+name)
+	s.cleared(db, name)
 	return info, nil
+}
+
+// cleared records that a collection lost every document, for the writers
+// that read ahead meanwhile (callers hold mu).
+func (s *Store) cleared(db, coll string) {
+	s.gen++
+	if len(s.readers) > 0 {
+		s.recent = append(s.recent, recentBatch{gen: s.gen, db: db, coll: coll, all: true})
+	}
 }
 
 // Count returns how many documents a collection holds.

@@ -115,9 +115,63 @@ func (s *Store) insert(db, coll string, docs []any, mode OverwriteMode, keepNull
 			}
 		}
 	}
-	return s.writeDocs(db, coll, len(docs), keys, allOrNothing, func(w *writer, info *CollectionInfo, i int) Result {
+	// Each document as stored when its key is new: built and encoded
+	// before the batch takes the lock, so that concurrent batches do this
+	// work in parallel.
+	fresh := make([]*prepared, len(docs))
+	prep := func(info *CollectionInfo) {
+		for i, x := range docs {
+			fresh[i] = s.prepare(info, x)
+		}
+	}
+	return s.writeDocs(db, coll, len(docs), keys, allOrNothing, prep, func(w *writer, info *CollectionInfo, i int) Result {
+		if f := fresh[i]; f != nil {
+			if _, err := w.old(f.key); errors.Is(err, ErrDocumentNotFound) {
+				w.put(f.key, f.doc, f.data)
+				if info.Type == EdgeCollection {
+					indexEdge(w.b, w.db, info.Name, f.doc, false)
+				}
+				w.delta++
+				return Result{Key: f.key, ID: f.doc["_id"].(string), Rev: f.doc["_rev"].(string), New: f.doc}
+			}
+		}
 		return s.insertOne(w, info, docs[i], mode, keepNull, mergeObjects)
 	})
+}
+
+// prepared is a document ready to store under a key that is new.
+type prepared struct {
+	key  string
+	doc  Doc
+	data []byte
+}
+
+// prepare builds a document with a user key as stored when the key is
+// new (nil when it does not qualify: no key, a bad one, a bad edge).
+func (s *Store) prepare(info *CollectionInfo, x any) *prepared {
+	d, ok := x.(map[string]any)
+	if !ok || !info.KeyOptions.AllowUserKeys {
+		return nil
+	}
+	k, ok := d["_key"].(string)
+	if !ok || !ValidKey(k) {
+		return nil
+	}
+	doc := make(Doc, len(d)+2)
+	for name, v := range d {
+		if name != "_id" && name != "_rev" {
+			doc[name] = v
+		}
+	}
+	if info.Type == EdgeCollection && !(validHandle(doc["_from"]) && validHandle(doc["_to"])) {
+		return nil
+	}
+	doc["_key"], doc["_id"], doc["_rev"] = k, info.Name+"/"+k, "_"+strconv.FormatUint(s.nextRev(), 36)
+	data, err := docjson.Encode(doc)
+	if err != nil {
+		return nil
+	}
+	return &prepared{key: k, doc: doc, data: data}
 }
 
 // writer is a batch of document writes to one collection: it knows what
@@ -184,35 +238,119 @@ func (w *writer) readAhead(keys []string) error {
 	return it.Error()
 }
 
+// recentBatch is the keys a document batch wrote, by its gen.
+type recentBatch struct {
+	gen      uint64
+	db, coll string
+	keys     []string
+	all      bool // the collection was truncated
+}
+
 // writeDocs makes one write per item (one) in one batch and commits it
-// with the id counter and the collection's count. The batch is built and
-// applied under the store's lock, so that each batch reads what the ones
-// before wrote; keys, the keys the items name, are read ahead in one
-// pass. The write-ahead log is synced after the lock is released, so that
-// concurrent batches share one sync (group commit): it returns once its
-// batch is durable. With stop, a failed item drops the whole batch (its
-// results so far are returned).
-func (s *Store) writeDocs(db, coll string, n int, keys []string, stop bool, one func(w *writer, info *CollectionInfo, i int) Result) ([]Result, error) {
-	out, err := s.applyDocs(db, coll, n, keys, stop, one)
+// with the id counter and the collection's count, then returns once the
+// batch is durable.
+//
+// Most of the work happens outside the store's lock, so that concurrent
+// batches share the CPUs: keys, the keys the items name, are read ahead
+// in one pass, and prep (when not nil) prepares the items. Then, under
+// the lock, the keys that batches applied meanwhile wrote are read again,
+// each item is applied (one), and the batch is committed, in the order of
+// the lock, so that each batch reads what the ones before wrote. The
+// write-ahead log is synced after the lock is released, so that
+// concurrent batches share one sync (group commit). With stop, a failed
+// item drops the whole batch (its results so far are returned).
+func (s *Store) writeDocs(db, coll string, n int, keys []string, stop bool, prep func(*CollectionInfo), one func(w *writer, info *CollectionInfo, i int) Result) ([]Result, error) {
+	s.mu.Lock()
+	info, ok := s.colls[db][coll]
+	g0 := s.gen
+	s.readers[g0]++
+	s.mu.Unlock()
+	done := func() {
+		if s.readers[g0]--; s.readers[g0] == 0 {
+			delete(s.readers, g0)
+		}
+		s.prune()
+	}
+	if !ok {
+		s.mu.Lock()
+		done()
+		s.mu.Unlock()
+		return nil, ErrCollectionNotFound
+	}
+	w := &writer{s: s, b: s.db.NewBatch(), db: db, coll: coll, before: map[string][]byte{}, read: map[string]bool{}, now: map[string]Doc{}}
+	defer w.b.Close()
+	err := w.readAhead(keys)
+	if err == nil && prep != nil {
+		prep(info)
+	}
+	s.mu.Lock()
+	if err == nil && s.colls[db][coll] != info {
+		err = ErrCollectionNotFound // dropped meanwhile
+	}
+	if err == nil {
+		err = w.catchUp(g0)
+	}
+	done()
+	var out []Result
+	if err == nil {
+		out, err = s.applyDocs(w, info, n, stop, one)
+	}
+	s.mu.Unlock()
 	if err != nil || out == nil {
 		return out, err
 	}
 	return out, s.db.LogData(nil, pebble.Sync)
 }
 
-// applyDocs is writeDocs without the sync.
-func (s *Store) applyDocs(db, coll string, n int, keys []string, stop bool, one func(w *writer, info *CollectionInfo, i int) Result) ([]Result, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	info, ok := s.colls[db][coll]
-	if !ok {
-		return nil, ErrCollectionNotFound
+// catchUp reads again the keys read ahead that batches applied since gen
+// g0 wrote (callers hold mu).
+func (w *writer) catchUp(g0 uint64) error {
+	for _, rb := range w.s.recent {
+		if rb.gen <= g0 || rb.db != w.db || rb.coll != w.coll {
+			continue
+		}
+		if rb.all {
+			clear(w.before)
+			continue
+		}
+		for _, k := range rb.keys {
+			if !w.read[k] {
+				continue
+			}
+			v, closer, err := w.s.db.Get(docKey(w.db, w.coll, k))
+			switch {
+			case errors.Is(err, pebble.ErrNotFound):
+				delete(w.before, k)
+			case err != nil:
+				return err
+			default:
+				w.before[k] = slices.Clone(v)
+				closer.Close()
+			}
+		}
 	}
-	w := &writer{s: s, b: s.db.NewBatch(), db: db, coll: coll, before: map[string][]byte{}, read: map[string]bool{}, now: map[string]Doc{}}
-	defer w.b.Close()
-	if err := w.readAhead(keys); err != nil {
-		return nil, err
+	return nil
+}
+
+// prune drops the recent batches no writer needs (callers hold mu).
+func (s *Store) prune() {
+	if len(s.readers) == 0 {
+		s.recent = s.recent[:0]
+		return
 	}
+	oldest := s.gen
+	for g := range s.readers {
+		oldest = min(oldest, g)
+	}
+	i := 0
+	for i < len(s.recent) && s.recent[i].gen <= oldest {
+		i++
+	}
+	s.recent = append(s.recent[:0], s.recent[i:]...)
+}
+
+// applyDocs applies the items and commits the batch (callers hold mu).
+func (s *Store) applyDocs(w *writer, info *CollectionInfo, n int, stop bool, one func(w *writer, info *CollectionInfo, i int) Result) ([]Result, error) {
 	out := make([]Result, n)
 	for i := range out {
 		out[i] = one(w, info, i)
@@ -220,11 +358,19 @@ func (s *Store) applyDocs(db, coll string, n int, keys []string, stop bool, one 
 			return out, nil // the batch is dropped
 		}
 	}
-	s.addCount(w.b, db, coll, w.delta)
-	_ = w.b.Set([]byte(keyNextID), []byte(strconv.FormatUint(s.nextID, 10)), nil)
+	s.addCount(w.b, w.db, w.coll, w.delta)
+	_ = w.b.Set([]byte(keyNextID), []byte(strconv.FormatUint(s.nextID.Load(), 10)), nil)
 	if err := w.b.Commit(pebble.NoSync); err != nil {
-		s.counts[db+"/"+coll] -= w.delta // not written
+		s.counts[w.db+"/"+w.coll] -= w.delta // not written
 		return nil, err
+	}
+	s.gen++
+	if len(s.readers) > 0 {
+		keys := make([]string, 0, len(w.now))
+		for k := range w.now {
+			keys = append(keys, k)
+		}
+		s.recent = append(s.recent, recentBatch{gen: s.gen, db: w.db, coll: w.coll, keys: keys})
 	}
 	return out, nil
 }
@@ -295,11 +441,8 @@ func (s *Store) insertOne(w *writer, info *CollectionInfo, x any, mode Overwrite
 	return res
 }
 
-// nextRev returns a new revision number (callers hold mu).
-func (s *Store) nextRev() uint64 {
-	s.nextID++
-	return s.nextID
-}
+// nextRev returns a new revision number.
+func (s *Store) nextRev() uint64 { return s.nextID.Add(1) }
 
 // merge applies a patch to a document as ArangoDB's update does.
 func merge(old, patch Doc, keepNull, mergeObjects bool) Doc {
@@ -387,7 +530,7 @@ var ErrIdentifier = errors.New("illegal document identifier")
 // Modify replaces (replace) or patches documents, each an object with its
 // _key, in one synced batch; edges keep needing _from and _to.
 func (s *Store) Modify(db, coll string, items []any, replace, keepNull, mergeObjects bool) ([]Result, error) {
-	return s.writeDocs(db, coll, len(items), itemKeys(items), false, func(w *writer, info *CollectionInfo, i int) Result {
+	return s.writeDocs(db, coll, len(items), itemKeys(items), false, nil, func(w *writer, info *CollectionInfo, i int) Result {
 		x := items[i]
 		k, d, ok := itemKey(x)
 		if d == nil {
@@ -431,7 +574,7 @@ func (s *Store) Modify(db, coll string, items []any, replace, keepNull, mergeObj
 // Remove deletes documents by key (strings or objects with _key) in one
 // synced batch.
 func (s *Store) Remove(db, coll string, items []any) ([]Result, error) {
-	return s.writeDocs(db, coll, len(items), itemKeys(items), false, func(w *writer, info *CollectionInfo, i int) Result {
+	return s.writeDocs(db, coll, len(items), itemKeys(items), false, nil, func(w *writer, info *CollectionInfo, i int) Result {
 		k, _, ok := itemKey(items[i])
 		if !ok {
 			return Result{Err: ErrIdentifier}

@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
@@ -42,7 +43,13 @@ type Store struct {
 	dbs    map[string]*DatabaseInfo
 	colls  map[string]map[string]*CollectionInfo // by database, by name
 	counts map[string]int64                      // documents, by "db/collection", read on first use
-	nextID uint64
+	nextID atomic.Uint64                         // ids and revisions; persisted with each batch
+	// gen counts the document batches applied; recent holds the keys of
+	// the batches applied while some writer read ahead (see writeDocs),
+	// readers the gens those writers read at.
+	gen     uint64
+	recent  []recentBatch
+	readers map[uint64]int
 }
 
 // DatabaseInfo describes a database.
@@ -66,7 +73,7 @@ func Open(dir string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening the graph store in %s: %v", dir, err)
 	}
-	s := &Store{db: db, dbs: map[string]*DatabaseInfo{}, colls: map[string]map[string]*CollectionInfo{}, counts: map[string]int64{}}
+	s := &Store{db: db, dbs: map[string]*DatabaseInfo{}, colls: map[string]map[string]*CollectionInfo{}, counts: map[string]int64{}, readers: map[uint64]int{}}
 	if err := s.load(); err != nil {
 		db.Close()
 		return nil, err
@@ -104,7 +111,8 @@ func options() *pebble.Options {
 // load reads the databases and the id counter.
 func (s *Store) load() error {
 	if v, closer, err := s.db.Get([]byte(keyNextID)); err == nil {
-		s.nextID, _ = strconv.ParseUint(string(v), 10, 64)
+		n, _ := strconv.ParseUint(string(v), 10, 64)
+		s.nextID.Store(n)
 		closer.Close()
 	} else if !errors.Is(err, pebble.ErrNotFound) {
 		return err
@@ -129,8 +137,7 @@ func (s *Store) load() error {
 
 // newID returns a new object id (callers hold mu or are opening).
 func (s *Store) newID() string {
-	s.nextID++
-	return strconv.FormatUint(s.nextID, 10)
+	return strconv.FormatUint(s.nextID.Add(1), 10)
 }
 
 // putDatabase writes a database record and the id counter, synced.
@@ -139,7 +146,7 @@ func (s *Store) putDatabase(info *DatabaseInfo) error {
 	b := s.db.NewBatch()
 	defer b.Close()
 	_ = b.Set([]byte(prefixDatabase+info.Name), data, nil)
-	_ = b.Set([]byte(keyNextID), []byte(strconv.FormatUint(s.nextID, 10)), nil)
+	_ = b.Set([]byte(keyNextID), []byte(strconv.FormatUint(s.nextID.Load(), 10)), nil)
 	if err := b.Commit(pebble.Sync); err != nil {
 		return err
 	}

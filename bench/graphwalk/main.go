@@ -1,0 +1,172 @@
+// Command graphwalk times 3-hop traversals against the fabric's graph
+// database through the official driver (github.com/arangodb/go-driver/v2),
+// for bench/graphdb.sh:
+//
+//	graphwalk [-h2] DB NODES EDGES STARTS_FILE
+//
+// It reads the graph database's url, user and password from the "graphdb"
+// section of the network configuration (FABRIC_NETWORK_CONFIG, or that of
+// FABRIC_HOME), connects over HTTP/1.1 (or h2c with -h2) with basic auth,
+// opens the database DB and, for each start vertex key of STARTS_FILE (one
+// a line), runs
+//
+//	FOR v IN 1..3 OUTBOUND @start @@edges RETURN v._key
+//
+// with @start = NODES/key, reading the whole cursor; each query is timed
+// from the call to the last document read. It prints the documents of the
+// collections NODES and EDGES, then the traversals' figures:
+//
+//	nodes=N edges=M starts=K rows=R empty=E p50_ms= p90_ms= p99_ms= total_s=
+//
+// (nearest-rank percentiles, as the DuckDB side computes them), and fails
+// when the traversals found nothing at all.
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/arangodb/go-driver/v2/arangodb"
+	"github.com/arangodb/go-driver/v2/connection"
+	"github.com/fabricops/fabric/fabric/infra/bus"
+	"github.com/fabricops/fabric/fabric/infra/local"
+)
+
+const query = "FOR v IN 1..3 OUTBOUND @start @@edges RETURN v._key"
+
+func main() {
+	h2 := flag.Bool("h2", false, "use HTTP/2 without TLS (h2c) instead of HTTP/1.1")
+	flag.Usage = func() {
+		fmt.Fprintln(os.Stderr, "usage: graphwalk [-h2] DB NODES EDGES STARTS_FILE")
+		os.Exit(2)
+	}
+	flag.Parse()
+	if flag.NArg() != 4 {
+		flag.Usage()
+	}
+	if err := walk(*h2, flag.Arg(0), flag.Arg(1), flag.Arg(2), flag.Arg(3)); err != nil {
+		fmt.Fprintln(os.Stderr, "graphwalk:", err)
+		os.Exit(1)
+	}
+}
+
+func walk(h2 bool, dbName, nodes, edges, startsFile string) error {
+	starts, err := readLines(startsFile)
+	if err != nil {
+		return err
+	}
+	if len(starts) == 0 {
+		return fmt.Errorf("%s names no start vertex", startsFile)
+	}
+	cfg, err := bus.LoadConfig(bus.ConfigPath(local.Home()))
+	if err != nil {
+		return err
+	}
+	if cfg.GraphDB.URL == "" {
+		return errors.New(`the network configuration has no "graphdb" url`)
+	}
+	ep := connection.NewRoundRobinEndpoints([]string{cfg.GraphDB.URL})
+	var conn connection.Connection
+	if h2 {
+		conn = connection.NewHttp2Connection(connection.DefaultHTTP2ConfigurationWrapper(ep, false))
+	} else {
+		conn = connection.NewHttpConnection(connection.DefaultHTTPConfigurationWrapper(ep, false))
+	}
+	if err := conn.SetAuthentication(connection.NewBasicAuth(cfg.GraphDB.User, cfg.GraphDB.Password)); err != nil {
+		return err
+	}
+	ctx := context.Background()
+	db, err := arangodb.NewClient(conn).GetDatabase(ctx, dbName, nil) // also opens the connection
+	if err != nil {
+		return fmt.Errorf("database %s: %w", dbName, err)
+	}
+
+	var counts [2]int64
+	for i, name := range []string{nodes, edges} {
+		coll, err := db.GetCollection(ctx, name, nil)
+		if err == nil {
+			counts[i], err = coll.Count(ctx)
+		}
+		if err != nil {
+			return fmt.Errorf("collection %s: %w", name, err)
+		}
+	}
+
+	times := make([]time.Duration, 0, len(starts))
+	rows, empty := 0, 0
+	t0 := time.Now()
+	for _, key := range starts {
+		t := time.Now()
+		n, err := traverse(ctx, db, nodes+"/"+key, edges)
+		if err != nil {
+			return fmt.Errorf("from %s/%s: %w", nodes, key, err)
+		}
+		times = append(times, time.Since(t))
+		rows += n
+		if n == 0 {
+			empty++
+		}
+	}
+	total := time.Since(t0)
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	ms := func(q float64) float64 { return float64(pct(times, q)) / 1e6 }
+	fmt.Printf("nodes=%d edges=%d starts=%d rows=%d empty=%d p50_ms=%.3f p90_ms=%.3f p99_ms=%.3f total_s=%.3f\n",
+		counts[0], counts[1], len(starts), rows, empty, ms(0.5), ms(0.9), ms(0.99), total.Seconds())
+	if rows == 0 {
+		return errors.New("no traversal found any vertex")
+	}
+	return nil
+}
+
+// traverse runs the query from the vertex start and returns the number of
+// keys it read.
+func traverse(ctx context.Context, db arangodb.Database, start, edges string) (int, error) {
+	cur, err := db.Query(ctx, query, &arangodb.QueryOptions{
+		BindVars:  map[string]any{"start": start, "@edges": edges},
+		BatchSize: 1000,
+	})
+	if err != nil {
+		return 0, err
+	}
+	defer cur.Close()
+	n := 0
+	for cur.HasMore() {
+		var key string
+		if _, err := cur.ReadDocument(ctx, &key); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// pct is the nearest-rank percentile q of sorted durations.
+func pct(s []time.Duration, q float64) time.Duration {
+	i := int(math.Ceil(q*float64(len(s)))) - 1
+	return s[max(0, min(i, len(s)-1))]
+}
+
+// readLines returns the non-empty lines of a file.
+func readLines(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if s := strings.TrimSpace(sc.Text()); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out, sc.Err()
+}
