@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -268,6 +269,7 @@ func load(ctx context.Context, col docWriter, src frame.Source, o LoadOptions, s
 		workers = 1
 	}
 	todo := make(chan *batch, workers)
+	var halted atomic.Bool // with HaltOnError: a batch failed, write no more
 	done := make(chan batchResult, workers)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
@@ -275,7 +277,14 @@ func load(ctx context.Context, col docWriter, src frame.Source, o LoadOptions, s
 		go func() {
 			defer wg.Done()
 			for b := range todo {
-				done <- writeBatch(ctx, col, b, mode)
+				if halted.Load() {
+					continue // a batch queued after the failed one: not written
+				}
+				r := writeBatch(ctx, col, b, mode)
+				if o.HaltOnError && (len(r.errs) > 0 || r.err != nil) {
+					halted.Store(true)
+				}
+				done <- r
 			}
 		}()
 	}

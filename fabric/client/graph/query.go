@@ -1,7 +1,6 @@
 package graph
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -13,6 +12,7 @@ import (
 	"github.com/arangodb/go-driver/v2/arangodb"
 	"github.com/arangodb/go-driver/v2/arangodb/shared"
 	"github.com/fabricops/fabric/fabric/lib/cfxql"
+	"github.com/fabricops/fabric/fabric/lib/docjson"
 )
 
 // queryBatch is the cursor batch size of the queries.
@@ -162,10 +162,8 @@ func (g *Conn) Find(ctx context.Context, o FindOptions) ([]map[string]any, []str
 // decodeDoc decodes a document: numbers int64 when integral, else
 // float64.
 func decodeDoc(raw []byte) (map[string]any, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var doc map[string]any
-	if err := dec.Decode(&doc); err != nil {
+	doc, err := docjson.DecodeObject(raw)
+	if err != nil {
 		return nil, err
 	}
 	for k, v := range doc {

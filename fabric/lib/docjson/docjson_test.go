@@ -3,6 +3,8 @@ package docjson
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"reflect"
 	"testing"
 )
 
@@ -36,4 +38,32 @@ func TestEncodeValues(t *testing.T) {
 	if err != nil || !bytes.Equal(got, want) {
 		t.Fatalf("got %s %v, want %s", got, err, want)
 	}
+}
+
+// FuzzDecode: Decode reads what encoding/json's Decoder with UseNumber
+// reads (one value, then only blanks), and fails where it fails.
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{`{"a":1,"b":[true,null,-0.5e+3],"c":{"d":"\u00e9\ud83d\ude00\\\/"}}`, `[]`, `"\ud800x"`, `{"a":1,"a":2}`, ` 7 `, `01`, `{"a" 1}`, "\"\xff\"", `[1,]`, `"\u0000"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err1 := Decode([]byte(s))
+		dec := json.NewDecoder(bytes.NewReader([]byte(s)))
+		dec.UseNumber()
+		var want any
+		err2 := dec.Decode(&want)
+		if err2 == nil {
+			// Only blanks may follow.
+			var extra any
+			if dec.Decode(&extra) != io.EOF {
+				err2 = ErrSyntax
+			}
+		}
+		if (err1 == nil) != (err2 == nil) {
+			t.Fatalf("Decode(%q): error %v, encoding/json %v", s, err1, err2)
+		}
+		if err1 == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("Decode(%q):\n got %#v\nwant %#v", s, got, want)
+		}
+	})
 }

@@ -75,10 +75,8 @@ func docKey(db, coll, key string) []byte { return []byte("o/" + db + "/" + coll 
 
 // DecodeDoc reads a JSON object as a document, numbers as written.
 func DecodeDoc(data []byte) (Doc, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var d Doc
-	if err := dec.Decode(&d); err != nil || d == nil {
+	d, err := docjson.DecodeObject(data)
+	if err != nil {
 		return nil, ErrDocumentType
 	}
 	return d, nil

@@ -1,8 +1,6 @@
 package graphdb
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/fabricops/fabric/fabric/lib/docjson"
 	"github.com/fabricops/fabric/fabric/lib/graphstore"
 )
 
@@ -75,10 +74,8 @@ func (s *Server) insert(w http.ResponseWriter, r *request, coll string) {
 		writeError(w, newError(400, 400, "cannot read the request body"))
 		return
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var body any
-	if err := dec.Decode(&body); err != nil {
+	body, err := docjson.Decode(data)
+	if err != nil {
 		writeError(w, newError(400, 600, "invalid JSON object"))
 		return
 	}
@@ -176,10 +173,8 @@ func readJSONBody(r *http.Request) (any, *apiError) {
 	if err != nil {
 		return nil, newError(400, 400, "cannot read the request body")
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var body any
-	if err := dec.Decode(&body); err != nil {
+	body, err := docjson.Decode(data)
+	if err != nil {
 		return nil, newError(400, 600, "invalid JSON object")
 	}
 	return body, nil

@@ -3,12 +3,12 @@ package graphdb
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
 
+	"github.com/fabricops/fabric/fabric/lib/docjson"
 	"github.com/fabricops/fabric/fabric/lib/graphstore"
 )
 
@@ -131,13 +131,7 @@ func prefix(d any, field, p string) {
 // parseImport reads an import body into documents; empty counts the empty
 // lines, bad the positions of lines that are not JSON objects.
 func parseImport(data []byte, typ string) (docs []any, empty int, bad []int, err error) {
-	decode := func(b []byte) (any, error) {
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.UseNumber()
-		var v any
-		err := dec.Decode(&v)
-		return v, err
-	}
+	decode := docjson.Decode
 	switch typ {
 	case "array", "list":
 		v, err := decode(data)
