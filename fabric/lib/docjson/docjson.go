@@ -39,7 +39,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 		if x == "" {
 			return append(b, '0'), nil
 		}
-		if !json.Valid([]byte(x)) {
+		if !isNumber(string(x)) {
 			return nil, ErrValue
 		}
 		return append(b, x...), nil
@@ -146,4 +146,14 @@ func appendString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// isNumber reports whether s is a JSON number.
+func isNumber(s string) bool {
+	d := decoder{data: []byte(s)}
+	if len(s) == 0 || s[0] != '-' && (s[0] < '0' || s[0] > '9') {
+		return false
+	}
+	_, err := d.number()
+	return err == nil && d.pos == len(s)
 }
