@@ -49,6 +49,8 @@ func TestOutputGraphDB(t *testing.T) {
 
 		step{cmd: "graphdb insert-nodes devices $DIR/nodes.csv --database inv"},
 		step{cmd: "graphdb insert-nodes devices $DIR/nodes.csv --database inv --halt-on-error --on-duplicate ignore", code: 1},
+		step{cmd: "graphdb insert-nodes halted $DIR/nodes.csv --database inv --batch-size 2 --halt-on-error", code: 1},
+		step{cmd: "graphdb query halted --database inv --query '* GET _key' --sortby _key --order asc"},
 		step{cmd: "graphdb insert-nodes devices $DIR/more.json --database inv --key-column id --batch-size 1"},
 		step{cmd: "graphdb insert-nodes devices $DIR/more.json --database inv", code: 1},
 		step{cmd: "graphdb insert-nodes devices $DIR/none.csv --database inv", code: 1},

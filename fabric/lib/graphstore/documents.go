@@ -221,7 +221,9 @@ func (w *writer) readAhead(keys []string) error {
 	slices.Sort(sorted)
 	sorted = slices.Compact(sorted)
 	prefix := documentPrefix(w.db, w.coll)
-	it, err := w.s.db.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix)})
+	// UseL6Filters: most of a collection lives in the last level, and
+	// most keys a bulk insert looks up are new.
+	it, err := w.s.db.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix), UseL6Filters: true})
 	if err != nil {
 		return err
 	}
