@@ -43,6 +43,7 @@ type cursors struct {
 type storeSource struct {
 	store *graphstore.Store
 	db    string
+	r     *graphstore.Reader // the query's view, for traversals' reads
 }
 
 func (s storeSource) Scan(coll string, fn func(map[string]any) bool) error {
@@ -53,40 +54,20 @@ func (s storeSource) Scan(coll string, fn func(map[string]any) bool) error {
 	return err
 }
 
-// Edges reads a vertex's edges through the edge indexes.
+// Edges reads a vertex's edges through the edge indexes, then their
+// documents.
 func (s storeSource) Edges(coll, vertex, direction string) ([]map[string]any, error) {
-	dirs := []graphstore.Direction{graphstore.Outbound}
-	switch direction {
-	case "INBOUND":
-		dirs = []graphstore.Direction{graphstore.Inbound}
-	case "ANY":
-		dirs = append(dirs, graphstore.Inbound)
+	ns, err := s.Neighbors(coll, vertex, direction)
+	if err != nil {
+		return nil, err
 	}
-	var out []map[string]any
-	seen := map[string]bool{}
-	for _, d := range dirs {
-		keys, err := s.store.Edges(s.db, coll, vertex, d)
-		if errors.Is(err, graphstore.ErrCollectionNotFound) {
-			return nil, &aql.QueryError{Num: 1203, Msg: "collection or view not found: " + coll}
-		}
+	out := make([]map[string]any, 0, len(ns))
+	for _, n := range ns {
+		doc, err := s.r.Document(s.db, coll, strings.TrimPrefix(n.EdgeID, coll+"/"))
 		if err != nil {
 			return nil, err
 		}
-		for _, k := range keys {
-			if seen[k] {
-				continue
-			}
-			seen[k] = true
-			data, err := s.store.Document(s.db, coll, k)
-			if err != nil {
-				return nil, err
-			}
-			doc, err := graphstore.DecodeDoc(data)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, doc)
-		}
+		out = append(out, doc)
 	}
 	return out, nil
 }
@@ -104,7 +85,7 @@ func (s storeSource) Neighbors(coll, vertex, direction string) ([]aql.Neighbor, 
 	var out []aql.Neighbor
 	seen := map[string]bool{}
 	for _, d := range dirs {
-		ns, err := s.store.Neighbors(s.db, coll, vertex, d)
+		ns, err := s.r.Neighbors(s.db, coll, vertex, d)
 		if errors.Is(err, graphstore.ErrCollectionNotFound) {
 			return nil, &aql.QueryError{Num: 1203, Msg: "collection or view not found: " + coll}
 		}
@@ -127,14 +108,11 @@ func (s storeSource) Vertex(id string) (map[string]any, error) {
 	if !ok {
 		return nil, nil
 	}
-	data, err := s.store.Document(s.db, coll, key)
+	doc, err := s.r.Document(s.db, coll, key)
 	if errors.Is(err, graphstore.ErrDocumentNotFound) || errors.Is(err, graphstore.ErrCollectionNotFound) {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	return graphstore.DecodeDoc(data)
+	return doc, err
 }
 
 // GraphEdges returns a named graph's edge collections.
@@ -190,7 +168,12 @@ func (s *Server) cursor(r *request, rest []string) (any, int, error) {
 		for k, v := range body.BindVars {
 			binds[strings.TrimPrefix(k, "@")] = v
 		}
-		results, err := aql.Run(q, storeSource{s.store, r.db}, binds)
+		reader, err := s.store.NewReader()
+		if err != nil {
+			return nil, 0, storeError(err)
+		}
+		results, err := aql.Run(q, storeSource{s.store, r.db, reader}, binds)
+		reader.Close()
 		if err != nil {
 			return nil, 0, queryError(err)
 		}

@@ -1,0 +1,63 @@
+package graphstore
+
+import (
+	"bytes"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// Reader reads one consistent view of the store through one iterator:
+// for the many small reads of a query (a traversal's edges and
+// vertices), each a seek instead of a new iterator. Close it when done.
+type Reader struct {
+	s  *Store
+	it *pebble.Iterator
+}
+
+// NewReader returns a reader of the store as it is now.
+func (s *Store) NewReader() (*Reader, error) {
+	it, err := s.db.NewIter(nil)
+	if err != nil {
+		return nil, err
+	}
+	return &Reader{s: s, it: it}, nil
+}
+
+// Close releases the reader's view.
+func (r *Reader) Close() error { return r.it.Close() }
+
+// Document returns a stored document (ErrDocumentNotFound when there is
+// none, ErrCollectionNotFound when the collection does not exist).
+func (r *Reader) Document(db, coll, key string) (Doc, error) {
+	if _, err := r.s.Collection(db, coll); err != nil {
+		return nil, err
+	}
+	if !ValidKey(key) {
+		return nil, ErrDocumentNotFound
+	}
+	k := docKey(db, coll, key)
+	if !r.it.SeekGE(k) || !bytes.Equal(r.it.Key(), k) {
+		if err := r.it.Error(); err != nil {
+			return nil, err
+		}
+		return nil, ErrDocumentNotFound
+	}
+	return DecodeDoc(r.it.Value())
+}
+
+// Neighbors is Store.Neighbors through the reader.
+func (r *Reader) Neighbors(db, coll, vertex string, dir Direction) ([]Neighbor, error) {
+	if _, err := r.s.Collection(db, coll); err != nil {
+		return nil, err
+	}
+	index := byte('f')
+	if dir == Inbound {
+		index = 't'
+	}
+	prefix := edgeIndexPrefix(index, db, coll, vertex)
+	var out []Neighbor
+	for ok := r.it.SeekGE(prefix); ok && bytes.HasPrefix(r.it.Key(), prefix); ok = r.it.Next() {
+		out = append(out, Neighbor{Key: string(r.it.Key()[len(prefix):]), Other: string(r.it.Value())})
+	}
+	return out, r.it.Error()
+}
