@@ -47,6 +47,13 @@ func (e *Env) call(thread *starlark.Thread, b *starlark.Builtin, fn func(ctx con
 		return nil, err
 	}
 	res, err := fn(host.Context(thread), c)
+	return result(b, res, err)
+}
+
+// result makes a builtin's result of what a fabric call returned: its
+// error named after b; nil as None, a Starlark value as it is, anything
+// else converted with value.ToStarlark.
+func result(b *starlark.Builtin, res any, err error) (starlark.Value, error) {
 	if err != nil {
 		return nil, fail(b.Name(), err)
 	}

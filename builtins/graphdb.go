@@ -119,16 +119,7 @@ func (e *Env) graphCall(thread *starlark.Thread, b *starlark.Builtin, fn func(ct
 		return nil, err
 	}
 	res, err := fn(host.Context(thread), g)
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	switch v := res.(type) {
-	case nil:
-		return starlark.None, nil
-	case starlark.Value:
-		return v, nil
-	}
-	return value.ToStarlark(res)
+	return result(b, res, err)
 }
 
 func (e *Env) graphNameCall(do func(ctx context.Context, g *graph.Conn, name string) (any, error)) builtinFunc {
@@ -374,16 +365,8 @@ func (e *Env) graphInsertNodes(thread *starlark.Thread, b *starlark.Builtin, arg
 		"key_column?", &o.KeyColumn, "batch_size?", &o.BatchSize, "on_duplicate?", &o.OnDuplicate, "halt_on_error?", &o.HaltOnError); err != nil {
 		return nil, err
 	}
-	if err := checkLoad(o.LoadOptions); err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	return e.graphCall(thread, b, func(ctx context.Context, g *graph.Conn) (any, error) {
-		src, err := loadSource(thread, b, source)
-		if err != nil {
-			return nil, err
-		}
-		defer src.Close()
-		return loadResult(g.LoadNodes(ctx, src, o))
+	return e.graphLoad(thread, b, o.LoadOptions, source, func(ctx context.Context, g *graph.Conn, src frame.Source) (*graph.LoadResult, error) {
+		return g.LoadNodes(ctx, src, o)
 	})
 }
 
@@ -404,7 +387,15 @@ func (e *Env) graphInsertEdges(thread *starlark.Thread, b *starlark.Builtin, arg
 		}
 		o.KeyAttrs = names
 	}
-	if err := checkLoad(o.LoadOptions); err != nil {
+	return e.graphLoad(thread, b, o.LoadOptions, source, func(ctx context.Context, g *graph.Conn, src frame.Source) (*graph.LoadResult, error) {
+		return g.LoadEdges(ctx, src, o)
+	})
+}
+
+// graphLoad checks a load's options, opens its source and runs it.
+func (e *Env) graphLoad(thread *starlark.Thread, b *starlark.Builtin, o graph.LoadOptions, source starlark.Value,
+	load func(ctx context.Context, g *graph.Conn, src frame.Source) (*graph.LoadResult, error)) (starlark.Value, error) {
+	if err := checkLoad(o); err != nil {
 		return nil, fail(b.Name(), err)
 	}
 	return e.graphCall(thread, b, func(ctx context.Context, g *graph.Conn) (any, error) {
@@ -413,7 +404,7 @@ func (e *Env) graphInsertEdges(thread *starlark.Thread, b *starlark.Builtin, arg
 			return nil, err
 		}
 		defer src.Close()
-		return loadResult(g.LoadEdges(ctx, src, o))
+		return loadResult(load(ctx, g, src))
 	})
 }
 

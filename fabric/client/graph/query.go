@@ -1,7 +1,6 @@
 package graph
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/arangodb/go-driver/v2/arangodb"
 	"github.com/arangodb/go-driver/v2/arangodb/shared"
+	"github.com/fabricops/fabric/fabric/lib/aql"
 	"github.com/fabricops/fabric/fabric/lib/cfxql"
 	"github.com/fabricops/fabric/fabric/lib/docjson"
 )
@@ -96,7 +96,7 @@ func (g *Conn) Find(ctx context.Context, o FindOptions) ([]map[string]any, []str
 	}
 	less := func(a, b map[string]any) int {
 		for _, c := range o.SortBy {
-			if r := compareValues(a[c], b[c]); r != 0 {
+			if r := aql.Compare(a[c], b[c]); r != 0 {
 				if o.Desc {
 					return -r
 				}
@@ -190,61 +190,4 @@ func numbers(v any) any {
 		}
 	}
 	return v
-}
-
-// compareValues orders JSON values as AQL does: null < bool < number <
-// string < array < object.
-func compareValues(a, b any) int {
-	ra, rb := rank(a), rank(b)
-	if ra != rb {
-		return cmp.Compare(ra, rb)
-	}
-	switch x := a.(type) {
-	case bool:
-		y := b.(bool)
-		switch {
-		case x == y:
-			return 0
-		case !x:
-			return -1
-		}
-		return 1
-	case int64, float64:
-		return cmp.Compare(toFloat(x), toFloat(b))
-	case string:
-		return cmp.Compare(x, b.(string))
-	case []any:
-		y := b.([]any)
-		for i := 0; i < len(x) && i < len(y); i++ {
-			if r := compareValues(x[i], y[i]); r != 0 {
-				return r
-			}
-		}
-		return cmp.Compare(len(x), len(y))
-	}
-	return 0
-}
-
-func rank(v any) int {
-	switch v.(type) {
-	case nil:
-		return 0
-	case bool:
-		return 1
-	case int64, float64:
-		return 2
-	case string:
-		return 3
-	case []any:
-		return 4
-	}
-	return 5
-}
-
-func toFloat(v any) float64 {
-	if i, ok := v.(int64); ok {
-		return float64(i)
-	}
-	f, _ := v.(float64)
-	return f
 }

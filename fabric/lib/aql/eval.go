@@ -1,6 +1,7 @@
 package aql
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -456,7 +457,7 @@ func typeRank(v any) int {
 		return 0
 	case bool:
 		return 1
-	case float64:
+	case float64, int64:
 		return 2
 	case string:
 		return 3
@@ -465,6 +466,12 @@ func typeRank(v any) int {
 	}
 	return 5
 }
+
+// Compare orders two plain values (nil, bool, float64 or int64, string,
+// []any, map[string]any) as AQL's SORT does: null < bool < number <
+// string < array < object, arrays element by element, objects by their
+// attributes in name order.
+func Compare(a, b any) int { return compare(a, b) }
 
 // compare orders two values as AQL does.
 func compare(a, b any) int {
@@ -482,15 +489,8 @@ func compare(a, b any) int {
 			return -1
 		}
 		return 1
-	case float64:
-		y := b.(float64)
-		switch {
-		case x < y:
-			return -1
-		case x > y:
-			return 1
-		}
-		return 0
+	case float64, int64:
+		return cmp.Compare(asFloat(x), asFloat(b))
 	case string:
 		return strings.Compare(x, b.(string))
 	case []any:
@@ -522,6 +522,15 @@ func compare(a, b any) int {
 		}
 	}
 	return 0
+}
+
+// asFloat is a float64 or int64 as float64.
+func asFloat(v any) float64 {
+	if i, ok := v.(int64); ok {
+		return float64(i)
+	}
+	f, _ := v.(float64)
+	return f
 }
 
 // number converts a value for arithmetic as AQL does (null, false: 0;

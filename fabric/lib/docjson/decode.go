@@ -11,13 +11,29 @@ import (
 // ErrSyntax is the error of text that is not one JSON value.
 var ErrSyntax = errors.New("invalid JSON")
 
-// Decode reads one JSON value as encoding/json's Decoder with UseNumber
-// reads it into an any: objects as map[string]any (the last of repeated
+// Decode reads one JSON value, in one pass and without reflection, as
+// encoding/json's Decoder with UseNumber reads it into an any: objects as map[string]any (the last of repeated
 // keys wins), arrays as []any, numbers as json.Number, strings with
 // invalid UTF-8 as U+FFFD. Blanks may surround the value; anything else
 // after it is an error.
 func Decode(data []byte) (any, error) {
 	d := decoder{data: data}
+	d.blank()
+	v, err := d.value(0)
+	if err != nil {
+		return nil, err
+	}
+	d.blank()
+	if d.pos != len(d.data) {
+		return nil, ErrSyntax
+	}
+	return v, nil
+}
+
+// DecodeFloats is Decode with numbers as float64, as encoding/json reads
+// them into an any (a number out of float64's range is an error).
+func DecodeFloats(data []byte) (any, error) {
+	d := decoder{data: data, floats: true}
 	d.blank()
 	v, err := d.value(0)
 	if err != nil {
@@ -47,8 +63,9 @@ func DecodeObject(data []byte) (map[string]any, error) {
 const maxDepth = 10000
 
 type decoder struct {
-	data []byte
-	pos  int
+	data   []byte
+	pos    int
+	floats bool // numbers as float64, not json.Number
 }
 
 func (d *decoder) blank() {
@@ -201,6 +218,13 @@ func (d *decoder) number() (any, error) {
 		if digits() == 0 {
 			return nil, ErrSyntax
 		}
+	}
+	if d.floats {
+		f, err := strconv.ParseFloat(string(d.data[start:d.pos]), 64)
+		if err != nil {
+			return nil, ErrSyntax
+		}
+		return f, nil
 	}
 	return json.Number(d.data[start:d.pos]), nil
 }

@@ -67,3 +67,22 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeFloats: DecodeFloats reads what json.Unmarshal reads into an
+// any, and fails where it fails.
+func FuzzDecodeFloats(f *testing.F) {
+	for _, s := range []string{`{"a":1.5e3,"b":[-0,1e400]}`, `[1,2]`, `"x"`, `1e-400`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err1 := DecodeFloats([]byte(s))
+		var want any
+		err2 := json.Unmarshal([]byte(s), &want)
+		if (err1 == nil) != (err2 == nil) {
+			t.Fatalf("DecodeFloats(%q): error %v, encoding/json %v", s, err1, err2)
+		}
+		if err1 == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("DecodeFloats(%q):\n got %#v\nwant %#v", s, got, want)
+		}
+	})
+}
