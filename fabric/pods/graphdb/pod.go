@@ -69,6 +69,15 @@ func Serve(p *pod.Pod, o PodOptions) error {
 		}
 	}()
 	p.Logf("graph database on http://%s, store %s", ln.Addr(), o.Dir)
+	addr := ln.Addr().String()
+	p.AddHealthCheck("DB-connectivity", func(ctx context.Context) (string, error) {
+		r, err := st.NewReader() // the store answers reads
+		if err != nil {
+			return "", fmt.Errorf("graph store in %s: %v", o.Dir, err)
+		}
+		r.Close()
+		return fmt.Sprintf("graph store reachable, %d database(s), serving on %s", len(st.Databases()), addr), nil
+	})
 	p.OnStop(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

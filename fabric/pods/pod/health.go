@@ -12,8 +12,8 @@ import (
 
 // Health checks the pod and returns one row per health parameter:
 // service-status, objstore-connectivity, kv-connectivity,
-// service-initialization-status and service-dependency:<type> for each
-// dependency.
+// service-initialization-status, service-dependency:<type> for each
+// dependency, then those the pod's service added (AddHealthCheck).
 func (p *Pod) Health(ctx context.Context) []api.HealthRow {
 	row := func(param string, err error, okMsg string) api.HealthRow {
 		r := api.HealthRow{Cat: api.Category(p.Type), PodType: p.Type, Host: p.hostname, ID: p.ID,
@@ -54,6 +54,13 @@ func (p *Pod) Health(ctx context.Context) []api.HealthRow {
 			}
 			rows = append(rows, row("service-dependency:"+dep, depErr, fmt.Sprintf("%d live %s pod(s)", live[dep], dep)))
 		}
+	}
+	p.hooksMu.Lock()
+	checks := append([]healthCheck(nil), p.checks...)
+	p.hooksMu.Unlock()
+	for _, c := range checks {
+		msg, err := c.check(ctx)
+		rows = append(rows, row(c.param, err, msg))
 	}
 	return rows
 }

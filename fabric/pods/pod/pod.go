@@ -89,6 +89,7 @@ type Pod struct {
 	totalJobs  atomic.Int64
 	hooksMu    sync.Mutex
 	onStop     []func()
+	checks     []healthCheck
 
 	// onRestart is called (in its own goroutine) when a restart is asked.
 	onRestart func()
@@ -306,6 +307,21 @@ func shortHash(s string) string {
 		h = (h ^ uint32(s[i])) * 16777619
 	}
 	return fmt.Sprintf("%08x", h)
+}
+
+// healthCheck is a health parameter a pod's service adds.
+type healthCheck struct {
+	param string
+	check func(ctx context.Context) (string, error)
+}
+
+// AddHealthCheck adds a health parameter (such as DB-connectivity) that
+// health reports after the common ones: check returns the message of an
+// ok row, or the error of a failed one.
+func (p *Pod) AddHealthCheck(param string, check func(ctx context.Context) (string, error)) {
+	p.hooksMu.Lock()
+	defer p.hooksMu.Unlock()
+	p.checks = append(p.checks, healthCheck{param, check})
 }
 
 // OnStop adds fn to what Stop runs, after the pod stops answering and
