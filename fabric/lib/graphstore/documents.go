@@ -116,19 +116,37 @@ func (s *Store) insert(db, coll string, docs []any, mode OverwriteMode, keepNull
 	// Each document as stored when its key is new: built and encoded
 	// before the batch takes the lock, so that concurrent batches do this
 	// work in parallel.
+	// Their writes are sorted then too; those of the documents whose key
+	// turns out to exist are left out at the commit.
 	fresh := make([]*prepared, len(docs))
+	accepted := make([]bool, len(docs))
+	var pre writeBuffer
 	prep := func(info *CollectionInfo) {
 		for i, x := range docs {
-			fresh[i] = s.prepare(info, x)
+			f := s.prepare(info, x)
+			if f == nil {
+				continue
+			}
+			fresh[i] = f
+			n := len(pre.ops)
+			_ = pre.Set(docKey(db, coll, f.key), f.data, nil)
+			if info.Type == EdgeCollection {
+				indexEdge(&pre, db, coll, f.doc, false)
+			}
+			for j := n; j < len(pre.ops); j++ {
+				pre.ops[j].item = i
+			}
 		}
+		pre.sort()
 	}
 	return s.writeDocs(db, coll, len(docs), keys, allOrNothing, prep, func(w *writer, info *CollectionInfo, i int) Result {
+		if w.pre == nil {
+			w.pre, w.keep = pre.ops, func(op kvOp) bool { return accepted[op.item] }
+		}
 		if f := fresh[i]; f != nil {
 			if _, err := w.old(f.key); errors.Is(err, ErrDocumentNotFound) {
-				w.put(f.key, f.doc, f.data)
-				if info.Type == EdgeCollection {
-					indexEdge(w.b, w.db, info.Name, f.doc, false)
-				}
+				w.now[f.key] = f.doc // written with pre
+				accepted[i] = true
 				w.delta++
 				return Result{Key: f.key, ID: f.doc["_id"].(string), Rev: f.doc["_rev"].(string), New: f.doc}
 			}
@@ -177,6 +195,9 @@ func (s *Store) prepare(info *CollectionInfo, x any) *prepared {
 type writer struct {
 	s        *Store
 	b        *pebble.Batch
+	buf      writeBuffer // the documents' writes, in key order at commit
+	pre      []kvOp      // writes sorted before the lock (see insert)
+	keep     func(kvOp) bool
 	db, coll string
 	before   map[string][]byte // stored values of the keys read ahead
 	read     map[string]bool   // the keys read ahead
@@ -204,13 +225,13 @@ func (w *writer) old(key string) (Doc, error) {
 
 // put writes a document.
 func (w *writer) put(key string, doc Doc, data []byte) {
-	_ = w.b.Set(docKey(w.db, w.coll, key), data, nil)
+	_ = w.buf.Set(docKey(w.db, w.coll, key), data, nil)
 	w.now[key] = doc
 }
 
 // del deletes a document.
 func (w *writer) del(key string) {
-	_ = w.b.Delete(docKey(w.db, w.coll, key), nil)
+	_ = w.buf.Delete(docKey(w.db, w.coll, key), nil)
 	w.now[key] = nil
 }
 
@@ -358,6 +379,7 @@ func (s *Store) applyDocs(w *writer, info *CollectionInfo, n int, stop bool, one
 			return out, nil // the batch is dropped
 		}
 	}
+	w.buf.flush(w.b, w.pre, w.keep)
 	s.addCount(w.b, w.db, w.coll, w.delta)
 	_ = w.b.Set([]byte(keyNextID), []byte(strconv.FormatUint(s.nextID.Load(), 10)), nil)
 	if err := w.b.Commit(pebble.NoSync); err != nil {
@@ -430,9 +452,9 @@ func (s *Store) insertOne(w *writer, info *CollectionInfo, x any, mode Overwrite
 	w.put(k, doc, data)
 	if info.Type == EdgeCollection {
 		if old != nil {
-			indexEdge(w.b, w.db, info.Name, old, true)
+			indexEdge(&w.buf, w.db, info.Name, old, true)
 		}
-		indexEdge(w.b, w.db, info.Name, doc, false)
+		indexEdge(&w.buf, w.db, info.Name, doc, false)
 	}
 	if old == nil {
 		w.delta++
@@ -564,8 +586,8 @@ func (s *Store) Modify(db, coll string, items []any, replace, keepNull, mergeObj
 		}
 		w.put(k, doc, data)
 		if info.Type == EdgeCollection {
-			indexEdge(w.b, db, coll, old, true)
-			indexEdge(w.b, db, coll, doc, false)
+			indexEdge(&w.buf, db, coll, old, true)
+			indexEdge(&w.buf, db, coll, doc, false)
 		}
 		return Result{Key: k, ID: coll + "/" + k, Rev: doc["_rev"].(string), OldRev: old["_rev"].(string), New: doc, Old: old}
 	})
@@ -585,7 +607,7 @@ func (s *Store) Remove(db, coll string, items []any) ([]Result, error) {
 		}
 		w.del(k)
 		if info.Type == EdgeCollection {
-			indexEdge(w.b, db, coll, old, true)
+			indexEdge(&w.buf, db, coll, old, true)
 		}
 		w.delta--
 		return Result{Key: k, ID: coll + "/" + k, Rev: old["_rev"].(string), Old: old}
