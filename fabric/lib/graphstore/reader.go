@@ -36,7 +36,9 @@ func (r *Reader) Document(db, coll, key string) (Doc, error) {
 		return nil, ErrDocumentNotFound
 	}
 	k := docKey(db, coll, key)
-	if !r.it.SeekGE(k) || !bytes.Equal(r.it.Key(), k) {
+	// A prefix seek (the whole key is the prefix) lets each level's Bloom
+	// filter rule it out without a block read.
+	if !r.it.SeekPrefixGE(k) || !bytes.Equal(r.it.Key(), k) {
 		if err := r.it.Error(); err != nil {
 			return nil, err
 		}
