@@ -181,6 +181,7 @@ func (s *Store) DropCollection(db, name string, system bool) (*CollectionInfo, e
 	}
 	delete(s.colls[db], name)
 	delete(s.counts, db+"/"+name)
+	s.dropFilters(db, name)
 	return info, nil
 }
 
@@ -201,6 +202,7 @@ func (s *Store) Truncate(db, name string) (*CollectionInfo, error) {
 		return nil, err
 	}
 	delete(s.counts, db+"/"+name)
+	s.dropFilters(db, name)
 	s.cleared(db, name)
 	return info, nil
 }

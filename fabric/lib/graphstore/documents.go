@@ -86,13 +86,21 @@ func DecodeDoc(data []byte) (Doc, error) {
 // existing key is handled by mode. Each document gets its result; the
 // error is the whole request's (a missing collection, the disk).
 func (s *Store) Insert(db, coll string, docs []any, mode OverwriteMode, keepNull, mergeObjects bool) ([]Result, error) {
-	return s.insert(db, coll, docs, mode, keepNull, mergeObjects, false)
+	return s.insert(db, coll, docs, nil, mode, keepNull, mergeObjects, false)
+}
+
+// InsertRaw is Insert of documents decoded from JSON texts, raws[i] the
+// text of docs[i] (an object): a document whose key is new is stored as
+// its text with _id and _rev put in front, not encoded again. The
+// documents (fresh from the decoder) may be changed.
+func (s *Store) InsertRaw(db, coll string, docs []any, raws [][]byte, mode OverwriteMode) ([]Result, error) {
+	return s.insert(db, coll, docs, raws, mode, true, true, false)
 }
 
 // InsertAll is Insert that stores nothing when any document fails (an
 // import with complete=true); committed reports whether it stored.
 func (s *Store) InsertAll(db, coll string, docs []any, mode OverwriteMode) (results []Result, committed bool, err error) {
-	results, err = s.insert(db, coll, docs, mode, true, true, true)
+	results, err = s.insert(db, coll, docs, nil, mode, true, true, true)
 	if err != nil {
 		return nil, false, err
 	}
@@ -104,7 +112,7 @@ func (s *Store) InsertAll(db, coll string, docs []any, mode OverwriteMode) (resu
 	return results, true, nil
 }
 
-func (s *Store) insert(db, coll string, docs []any, mode OverwriteMode, keepNull, mergeObjects, allOrNothing bool) ([]Result, error) {
+func (s *Store) insert(db, coll string, docs []any, raws [][]byte, mode OverwriteMode, keepNull, mergeObjects, allOrNothing bool) ([]Result, error) {
 	keys := make([]string, 0, len(docs))
 	for _, x := range docs {
 		if d, ok := x.(map[string]any); ok {
@@ -123,7 +131,11 @@ func (s *Store) insert(db, coll string, docs []any, mode OverwriteMode, keepNull
 	var pre writeBuffer
 	prep := func(info *CollectionInfo) {
 		for i, x := range docs {
-			f := s.prepare(info, x)
+			var raw []byte
+			if raws != nil {
+				raw = raws[i]
+			}
+			f := s.prepare(info, x, raw)
 			if f == nil {
 				continue
 			}
@@ -163,8 +175,10 @@ type prepared struct {
 }
 
 // prepare builds a document with a user key as stored when the key is
-// new (nil when it does not qualify: no key, a bad one, a bad edge).
-func (s *Store) prepare(info *CollectionInfo, x any) *prepared {
+// new (nil when it does not qualify: no key, a bad one, a bad edge). With
+// raw, the document's JSON text, and no _id or _rev in it, the stored text
+// is raw with those two put in front.
+func (s *Store) prepare(info *CollectionInfo, x any, raw []byte) *prepared {
 	d, ok := x.(map[string]any)
 	if !ok || !info.KeyOptions.AllowUserKeys {
 		return nil
@@ -173,14 +187,27 @@ func (s *Store) prepare(info *CollectionInfo, x any) *prepared {
 	if !ok || !ValidKey(k) {
 		return nil
 	}
+	if info.Type == EdgeCollection && !(validHandle(d["_from"]) && validHandle(d["_to"])) {
+		return nil
+	}
+	_, hasID := d["_id"]
+	_, hasRev := d["_rev"]
+	if raw != nil && !hasID && !hasRev && len(raw) > 2 && raw[0] == '{' {
+		id, rev := info.Name+"/"+k, "_"+strconv.FormatUint(s.nextRev(), 36)
+		data := make([]byte, 0, len(raw)+len(id)+len(rev)+24)
+		data = append(data, `{"_id":`...)
+		data, _ = docjson.Append(data, id)
+		data = append(data, `,"_rev":`...)
+		data, _ = docjson.Append(data, rev)
+		data = append(append(data, ','), raw[1:]...)
+		d["_id"], d["_rev"] = id, rev
+		return &prepared{key: k, doc: d, data: data}
+	}
 	doc := make(Doc, len(d)+2)
 	for name, v := range d {
 		if name != "_id" && name != "_rev" {
 			doc[name] = v
 		}
-	}
-	if info.Type == EdgeCollection && !(validHandle(doc["_from"]) && validHandle(doc["_to"])) {
-		return nil
 	}
 	doc["_key"], doc["_id"], doc["_rev"] = k, info.Name+"/"+k, "_"+strconv.FormatUint(s.nextRev(), 36)
 	data, err := docjson.Encode(doc)
@@ -235,10 +262,14 @@ func (w *writer) del(key string) {
 	w.now[key] = nil
 }
 
-// readAhead reads the stored values of keys in one pass of an iterator, in
-// key order, its Bloom filters skipping the keys that are not there.
-func (w *writer) readAhead(keys []string) error {
-	sorted := slices.Clone(keys)
+// readAhead reads the stored values of keys: those of seek (the keys that
+// may exist) in one pass of an iterator, in key order, its Bloom filters
+// skipping the keys that are not there; the others are known new.
+func (w *writer) readAhead(keys, seek []string) error {
+	for _, k := range keys {
+		w.read[k] = true
+	}
+	sorted := slices.Clone(seek)
 	slices.Sort(sorted)
 	sorted = slices.Compact(sorted)
 	prefix := documentPrefix(w.db, w.coll)
@@ -285,6 +316,10 @@ func (s *Store) writeDocs(db, coll string, n int, keys []string, stop bool, prep
 	info, ok := s.colls[db][coll]
 	g0 := s.gen
 	s.readers[g0]++
+	var seek []string // the keys that may exist: the others are new
+	if ok {
+		seek = s.maybeKeys(db, coll, keys)
+	}
 	s.mu.Unlock()
 	done := func() {
 		if s.readers[g0]--; s.readers[g0] == 0 {
@@ -300,7 +335,7 @@ func (s *Store) writeDocs(db, coll string, n int, keys []string, stop bool, prep
 	}
 	w := &writer{s: s, b: s.db.NewBatch(), db: db, coll: coll, before: map[string][]byte{}, read: map[string]bool{}, now: map[string]Doc{}}
 	defer w.b.Close()
-	err := w.readAhead(keys)
+	err := w.readAhead(keys, seek)
 	if err == nil && prep != nil {
 		prep(info)
 	}
@@ -387,6 +422,7 @@ func (s *Store) applyDocs(w *writer, info *CollectionInfo, n int, stop bool, one
 		return nil, err
 	}
 	s.gen++
+	s.addKeys(w.db, w.coll, w.now)
 	if len(s.readers) > 0 {
 		keys := make([]string, 0, len(w.now))
 		for k := range w.now {

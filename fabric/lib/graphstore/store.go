@@ -50,6 +50,7 @@ type Store struct {
 	gen     uint64
 	recent  []recentBatch
 	readers map[uint64]int
+	filters map[string]*keyFilter // by "db/collection" (keyfilter.go)
 }
 
 // DatabaseInfo describes a database.
@@ -73,7 +74,7 @@ func Open(dir string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening the graph store in %s: %v", dir, err)
 	}
-	s := &Store{db: db, dbs: map[string]*DatabaseInfo{}, colls: map[string]map[string]*CollectionInfo{}, counts: map[string]int64{}, readers: map[uint64]int{}}
+	s := &Store{db: db, dbs: map[string]*DatabaseInfo{}, colls: map[string]map[string]*CollectionInfo{}, counts: map[string]int64{}, readers: map[uint64]int{}, filters: map[string]*keyFilter{}}
 	if err := s.load(); err != nil {
 		db.Close()
 		return nil, err
@@ -249,6 +250,7 @@ func (s *Store) DropDatabase(name string) error {
 	}
 	delete(s.dbs, name)
 	delete(s.colls, name)
+	s.dropFilters(name, "")
 	for k := range s.counts {
 		if strings.HasPrefix(k, name+"/") {
 			delete(s.counts, k)

@@ -1,7 +1,6 @@
 package graphdb
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -53,12 +52,13 @@ func (s *Server) importDocs(w http.ResponseWriter, r *request) {
 			typ = "array"
 		}
 	}
-	docs, empty, bad, err := parseImport(data, typ)
+	docs, raws, empty, bad, err := parseImport(data, typ)
 	if err != nil {
 		writeError(w, newError(400, 400, err.Error()))
 		return
 	}
-	if info.Type == graphstore.EdgeCollection {
+	if info.Type == graphstore.EdgeCollection && (q.Get("fromPrefix") != "" || q.Get("toPrefix") != "") {
+		raws = nil // the documents change: their texts no longer hold
 		for _, d := range docs {
 			prefix(d, "_from", q.Get("fromPrefix"))
 			prefix(d, "_to", q.Get("toPrefix"))
@@ -87,7 +87,7 @@ func (s *Server) importDocs(w http.ResponseWriter, r *request) {
 			}
 		}
 	} else {
-		results, err = s.store.Insert(r.db, coll, docs, mode, true, true)
+		results, err = s.store.InsertRaw(r.db, coll, docs, raws, mode)
 	}
 	if err != nil {
 		writeError(w, docError(err))
@@ -130,22 +130,27 @@ func prefix(d any, field, p string) {
 
 // parseImport reads an import body into documents; empty counts the empty
 // lines, bad the positions of lines that are not JSON objects.
-func parseImport(data []byte, typ string) (docs []any, empty int, bad []int, err error) {
+func parseImport(data []byte, typ string) (docs []any, raws [][]byte, empty int, bad []int, err error) {
 	decode := docjson.Decode
 	switch typ {
 	case "array", "list":
 		v, err := decode(data)
 		list, ok := v.([]any)
 		if err != nil || !ok {
-			return nil, 0, nil, fmt.Errorf("expecting a JSON array in the body")
+			return nil, nil, 0, nil, fmt.Errorf("expecting a JSON array in the body")
 		}
-		return list, 0, nil, nil
+		return list, nil, 0, nil, nil
 	case "documents", "":
 		var header []string
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		sc.Buffer(make([]byte, 1<<20), 64<<20)
-		for pos := 0; sc.Scan(); pos++ {
-			line := bytes.TrimSpace(sc.Bytes())
+		rest := data
+		for pos := 0; len(rest) > 0; pos++ {
+			line := rest
+			if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+				line, rest = rest[:i], rest[i+1:]
+			} else {
+				rest = nil
+			}
+			line = bytes.TrimSpace(line)
 			if len(line) == 0 {
 				empty++
 				continue
@@ -157,6 +162,7 @@ func parseImport(data []byte, typ string) (docs []any, empty int, bad []int, err
 					continue
 				}
 				docs = append(docs, v)
+				raws = append(raws, line)
 				continue
 			}
 			values, ok := v.([]any)
@@ -179,10 +185,10 @@ func parseImport(data []byte, typ string) (docs []any, empty int, bad []int, err
 			}
 			docs = append(docs, doc)
 		}
-		if err := sc.Err(); err != nil {
-			return nil, 0, nil, err
+		if typ != "documents" {
+			raws = nil
 		}
-		return docs, empty, bad, nil
+		return docs, raws, empty, bad, nil
 	}
-	return nil, 0, nil, fmt.Errorf("invalid type %q: documents, array, list or auto", typ)
+	return nil, nil, 0, nil, fmt.Errorf("invalid type %q: documents, array, list or auto", typ)
 }

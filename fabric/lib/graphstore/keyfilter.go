@@ -1,0 +1,112 @@
+package graphstore
+
+import (
+	"strings"
+
+	"github.com/bits-and-blooms/bloom/v3"
+)
+
+// A collection's key filter is an in-memory Bloom filter of every key it
+// has held since the store opened (built by a scan on the first write):
+// a bulk insert asks it first, and looks a key up in Pebble only when the
+// filter says the key may exist. New keys, the common case of a load,
+// then cost no Pebble seek. Removed keys stay in the filter (a false
+// "may exist" costs one seek).
+
+// keyFilter is a collection's filter: a series of Bloom filters, each
+// sized for twice the keys of the one before, so that a growing
+// collection needs no rescan; keys go to the newest.
+type keyFilter struct {
+	fs       []*bloom.BloomFilter
+	capacity uint // of the newest
+	added    uint // to the newest
+}
+
+// test reports whether key may be in the filter.
+func (kf *keyFilter) test(key string) bool {
+	for _, f := range kf.fs {
+		if f.TestString(key) {
+			return true
+		}
+	}
+	return false
+}
+
+// add adds a key, starting a new filter when the newest is full.
+func (kf *keyFilter) add(key []byte) {
+	if kf.added >= kf.capacity {
+		kf.capacity *= 2
+		kf.fs = append(kf.fs, bloom.NewWithEstimates(kf.capacity, 0.005))
+		kf.added = 0
+	}
+	kf.fs[len(kf.fs)-1].Add(key)
+	kf.added++
+}
+
+// minFilterKeys is the smallest capacity a filter is sized for.
+const minFilterKeys = 1 << 16
+
+// maybeKeys returns the keys that may exist in a collection (callers hold
+// mu): all of them when the filter cannot be built.
+func (s *Store) maybeKeys(db, coll string, keys []string) []string {
+	kf := s.keyFilter(db, coll)
+	if kf == nil {
+		return keys
+	}
+	var out []string
+	for _, k := range keys {
+		if kf.test(k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// keyFilter returns a collection's filter, building it by a scan of the
+// keys the first time (callers hold mu).
+func (s *Store) keyFilter(db, coll string) *keyFilter {
+	name := db + "/" + coll
+	if kf := s.filters[name]; kf != nil {
+		return kf
+	}
+	capacity := max(2*uint(max(s.count(db, coll), 0)), minFilterKeys)
+	kf := &keyFilter{fs: []*bloom.BloomFilter{bloom.NewWithEstimates(capacity, 0.005)}, capacity: capacity}
+	err := s.each(documentPrefix(db, coll), func(k, _ []byte) bool {
+		kf.add(k)
+		return true
+	})
+	if err != nil {
+		delete(s.filters, name)
+		return nil
+	}
+	s.filters[name] = kf
+	return kf
+}
+
+// addKeys adds the keys a batch wrote to their collection's filter
+// (callers hold mu).
+func (s *Store) addKeys(db, coll string, keys map[string]Doc) {
+	kf := s.filters[db+"/"+coll]
+	if kf == nil {
+		return
+	}
+	for k, d := range keys {
+		if d != nil {
+			kf.add([]byte(k))
+		}
+	}
+}
+
+// dropFilters forgets the filters of a collection, or of every collection
+// of a database when coll is empty (callers hold mu).
+func (s *Store) dropFilters(db, coll string) {
+	if coll != "" {
+		delete(s.filters, db+"/"+coll)
+		return
+	}
+	for name := range s.filters {
+		if strings.HasPrefix(name, db+"/") {
+			delete(s.filters, name)
+		}
+	}
+}
