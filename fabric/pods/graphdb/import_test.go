@@ -22,6 +22,12 @@ func TestImport(t *testing.T) {
 	if stats.Created != 2 || stats.Errors != 2 || stats.Empty != 1 {
 		t.Errorf("documents: %+v", stats.CollectionDocumentImportStatistics)
 	}
+	// A JSON line stored as its text reads back with its system attributes.
+	var a map[string]any
+	if meta, err := people.ReadDocument(ctx, "a", &a); err != nil || a["_id"] != "people/a" || a["_key"] != "a" || a["n"] != float64(1) ||
+		a["_rev"] != meta.Rev || meta.Rev == "" {
+		t.Errorf("an imported line: %v %+v %v", a, meta, err)
+	}
 	stats, err = people.ImportDocuments(ctx, `[{"_key":"c"},{"_key":"d"}]`, arangodb.ImportDocumentTypeArray)
 	if err != nil || stats.Created != 2 {
 		t.Errorf("array: %+v %v", stats, err)
