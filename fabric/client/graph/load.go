@@ -113,13 +113,9 @@ func (g *Conn) LoadNodes(ctx context.Context, src frame.Source, o NodeOptions) (
 		return nil, err
 	}
 	keyCol := schema.FieldIndices(o.KeyColumn)[0]
-	return load(ctx, col, src, o.LoadOptions, func(rec arrow.Record, i int, doc map[string]any) error {
+	return load(ctx, col, src, o.LoadOptions, func(rec arrow.Record, i int) (system, error) {
 		key, err := keyOf(rec.Column(keyCol), i, o.KeyColumn)
-		if err != nil {
-			return err
-		}
-		doc["_key"] = key
-		return nil
+		return system{key: key}, err
 	})
 }
 
@@ -157,23 +153,20 @@ func (g *Conn) LoadEdges(ctx context.Context, src frame.Source, o EdgeOptions) (
 	if err != nil {
 		return nil, err
 	}
-	return load(ctx, col, src, o.LoadOptions, func(rec arrow.Record, i int, doc map[string]any) error {
+	return load(ctx, col, src, o.LoadOptions, func(rec arrow.Record, i int) (system, error) {
 		left, err := keyOf(rec.Column(idx[o.LeftColumn]), i, o.LeftColumn)
 		if err != nil {
-			return err
+			return system{}, err
 		}
 		right, err := keyOf(rec.Column(idx[o.RightColumn]), i, o.RightColumn)
 		if err != nil {
-			return err
+			return system{}, err
 		}
 		parts := make([]string, len(keyAttrs))
 		for j, a := range keyAttrs {
 			parts[j] = text(frame.ValueAt(rec.Column(idx[a]), i))
 		}
-		doc["_from"] = o.Nodes + "/" + left
-		doc["_to"] = o.Nodes + "/" + right
-		doc["_key"] = EdgeKey(parts, o.SortOnKey)
-		return nil
+		return system{key: EdgeKey(parts, o.SortOnKey), from: o.Nodes + "/" + left, to: o.Nodes + "/" + right}, nil
 	})
 }
 
@@ -225,6 +218,54 @@ func columnList(s *arrow.Schema) string {
 	return strings.Join(names, ", ")
 }
 
+// system are the system attributes of a row's document: _key, and an
+// edge's _from and _to.
+type system struct{ key, from, to string }
+
+// systemNames are the attributes a document's system attributes replace.
+var systemNames = map[string]bool{"_key": true, "_from": true, "_to": true, "_id": true, "_rev": true}
+
+// quotedNames returns each column's name as a JSON string and a colon,
+// "" for the columns a document leaves out (system attribute names).
+func quotedNames(schema *arrow.Schema) []string {
+	out := make([]string, schema.NumFields())
+	for i, f := range schema.Fields() {
+		if !systemNames[f.Name] {
+			b, _ := docjson.Append(nil, f.Name)
+			out[i] = string(b) + ":"
+		}
+	}
+	return out
+}
+
+// appendRow appends row i of rec as a JSON object: the system attributes,
+// then each column in order (nulls left out).
+func appendRow(b []byte, rec arrow.Record, i int, quoted []string, sys system) ([]byte, error) {
+	b = append(b, `{"_key":`...)
+	b, _ = docjson.Append(b, sys.key)
+	if sys.from != "" {
+		b = append(b, `,"_from":`...)
+		b, _ = docjson.Append(b, sys.from)
+		b = append(b, `,"_to":`...)
+		b, _ = docjson.Append(b, sys.to)
+	}
+	var err error
+	for c, name := range quoted {
+		if name == "" {
+			continue
+		}
+		v := frame.ValueAt(rec.Column(c), i)
+		if v == nil {
+			continue
+		}
+		b = append(append(b, ','), name...)
+		if b, err = docjson.Append(b, v); err != nil {
+			return b, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
 // batch is a batch of documents with the source rows they came from.
 type batch struct {
 	seq  int
@@ -246,7 +287,7 @@ type batchResult struct {
 // and may refuse a row. Batches are written in order, several at once
 // unless the load halts on errors (then one at a time, so that it stops
 // right after the first failed batch).
-func load(ctx context.Context, col docWriter, src frame.Source, o LoadOptions, shape func(rec arrow.Record, i int, doc map[string]any) error) (*LoadResult, error) {
+func load(ctx context.Context, col docWriter, src frame.Source, o LoadOptions, shape func(rec arrow.Record, i int) (system, error)) (*LoadResult, error) {
 	start := time.Now()
 	if o.BatchSize <= 0 {
 		o.BatchSize = DefaultBatchSize
@@ -296,7 +337,7 @@ func load(ctx context.Context, col docWriter, src frame.Source, o LoadOptions, s
 	stop := make(chan struct{})
 	go func() {
 		defer close(todo)
-		names := src.Schema().Fields()
+		quoted := quotedNames(src.Schema())
 		row := 0
 		cur := &batch{}
 		flush := func() bool {
@@ -326,13 +367,8 @@ func load(ctx context.Context, col docWriter, src frame.Source, o LoadOptions, s
 			}
 			for i := 0; i < int(rec.NumRows()); i++ {
 				row++
-				doc := make(map[string]any, len(names)+3)
-				for c, f := range names {
-					if v := frame.ValueAt(rec.Column(c), i); v != nil {
-						doc[f.Name] = v
-					}
-				}
-				if err := shape(rec, i, doc); err != nil {
+				sys, err := shape(rec, i)
+				if err != nil {
 					mu.Lock()
 					shapeErrs = append(shapeErrs, RowError{Row: row, Msg: err.Error()})
 					halt := o.HaltOnError
@@ -344,16 +380,16 @@ func load(ctx context.Context, col docWriter, src frame.Source, o LoadOptions, s
 					}
 					continue
 				}
-				data, err := docjson.Encode(doc)
-				if err != nil {
+				mark := len(cur.body)
+				if cur.body, err = appendRow(cur.body, rec, i, quoted, sys); err != nil {
+					cur.body = cur.body[:mark]
 					mu.Lock()
 					shapeErrs = append(shapeErrs, RowError{Row: row, Msg: err.Error()})
 					mu.Unlock()
 					continue
 				}
-				key, _ := doc["_key"].(string)
-				cur.body = append(append(cur.body, data...), '\n')
-				cur.keys = append(cur.keys, key)
+				cur.body = append(cur.body, '\n')
+				cur.keys = append(cur.keys, sys.key)
 				cur.rows = append(cur.rows, row)
 				if len(cur.rows) >= o.BatchSize && !flush() {
 					rec.Release()
