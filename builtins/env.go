@@ -48,6 +48,23 @@ func (e *Env) Client() (*client.Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Local && !explicit {
+		// The local fabric writes its configurations, then starts its
+		// NATS server, then its pods: a client that finds the files but
+		// no ready fabric waits for it (or starts it) instead of asking
+		// pods that are not there yet.
+		if st, _ := local.Status(e.Home); st == nil {
+			_, _, err := local.Up(e.Home, local.UpOptions{Daemon: e.Daemon, OnStart: func() {
+				e.notice("the local fabric is not running: starting it ('client fabric down' stops it)")
+			}})
+			if err != nil {
+				return nil, err
+			}
+			if cfg, err = bus.LoadConfig(path); err != nil {
+				return nil, err
+			}
+		}
+	}
 	c, err := client.Connect(cfg)
 	if errors.Is(err, bus.ErrUnreachable) && cfg.Local && !explicit {
 		e.notice("the local fabric is not running: starting it ('client fabric down' stops it)")

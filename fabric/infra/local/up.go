@@ -27,6 +27,9 @@ type UpOptions struct {
 	// embedded store; empty: as last time), GraphDBUser its user; the
 	// password goes in FABRIC_GRAPHDB_PASSWORD.
 	GraphDBURL, GraphDBUser string
+	// OnStart, when set, is called just before Up starts the fabric (not
+	// when it runs already or another process starts it).
+	OnStart func()
 }
 
 // StartTimeout bounds how long Up waits for the fabric to be ready.
@@ -113,6 +116,9 @@ func Up(home string, o UpOptions) (st *State, started bool, err error) {
 		if o.GraphDBUser != "" {
 			args = append(args, "--graphdb-user", o.GraphDBUser)
 		}
+	}
+	if o.OnStart != nil {
+		o.OnStart()
 	}
 	cmd := exec.Command(o.Daemon, args...)
 	cmd.Env = append(os.Environ(), "FABRIC_HOME="+home)
