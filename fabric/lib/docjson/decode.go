@@ -188,6 +188,21 @@ func (d *decoder) array(depth int) (any, error) {
 // number reads a number with JSON's grammar, kept as its text.
 func (d *decoder) number() (any, error) {
 	start := d.pos
+	if err := d.scanNumber(); err != nil {
+		return nil, err
+	}
+	if d.floats {
+		f, err := strconv.ParseFloat(string(d.data[start:d.pos]), 64)
+		if err != nil {
+			return nil, ErrSyntax
+		}
+		return f, nil
+	}
+	return json.Number(d.data[start:d.pos]), nil
+}
+
+// scanNumber moves past a number with JSON's grammar.
+func (d *decoder) scanNumber() error {
 	if d.data[d.pos] == '-' {
 		d.pos++
 	}
@@ -202,12 +217,12 @@ func (d *decoder) number() (any, error) {
 	if d.pos < len(d.data) && d.data[d.pos] == '0' {
 		d.pos++
 	} else if digits() == 0 {
-		return nil, ErrSyntax
+		return ErrSyntax
 	}
 	if d.pos < len(d.data) && d.data[d.pos] == '.' {
 		d.pos++
 		if digits() == 0 {
-			return nil, ErrSyntax
+			return ErrSyntax
 		}
 	}
 	if d.pos < len(d.data) && (d.data[d.pos] == 'e' || d.data[d.pos] == 'E') {
@@ -216,17 +231,10 @@ func (d *decoder) number() (any, error) {
 			d.pos++
 		}
 		if digits() == 0 {
-			return nil, ErrSyntax
+			return ErrSyntax
 		}
 	}
-	if d.floats {
-		f, err := strconv.ParseFloat(string(d.data[start:d.pos]), 64)
-		if err != nil {
-			return nil, ErrSyntax
-		}
-		return f, nil
-	}
-	return json.Number(d.data[start:d.pos]), nil
+	return nil
 }
 
 // str reads a string; the common case (no escapes, valid ASCII or

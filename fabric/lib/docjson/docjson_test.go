@@ -86,3 +86,28 @@ func FuzzDecodeFloats(f *testing.F) {
 		}
 	})
 }
+
+// FuzzFields: Fields accepts what Decode accepts as an object, and gives
+// the named members as Decode gives them.
+func FuzzFields(f *testing.F) {
+	for _, s := range []string{`{"_key":"a","x":[1,{"y":"\u00e9"}],"_from":"n/1","_key":"b"}`, `{}`, `{"a\u005fkey":1}`, `{"x":tru}`, `[1]`, `{"a":"\t"}`, ` {"_to":null} `} {
+		f.Add(s)
+	}
+	names := []string{"_key", "_from", "_to", "a_key"}
+	f.Fuzz(func(t *testing.T, s string) {
+		vals, present, err1 := Fields([]byte(s), names)
+		m, err2 := DecodeObject([]byte(s))
+		if (err1 == nil) != (err2 == nil) {
+			t.Fatalf("Fields(%q): error %v, DecodeObject %v", s, err1, err2)
+		}
+		if err1 != nil {
+			return
+		}
+		for i, n := range names {
+			v, ok := m[n]
+			if ok != present[i] || !reflect.DeepEqual(v, vals[i]) {
+				t.Fatalf("Fields(%q) %s: %#v %v, want %#v %v", s, n, vals[i], present[i], v, ok)
+			}
+		}
+	})
+}

@@ -41,7 +41,10 @@ type Doc = map[string]any
 type Result struct {
 	Key, ID, Rev, OldRev string
 	New, Old             Doc
-	Err                  error
+	// Ignored is set when an insert left an existing document alone
+	// (overwrite mode ignore).
+	Ignored bool
+	Err     error
 }
 
 // ValidKey reports whether k is a valid document key.
@@ -89,12 +92,30 @@ func (s *Store) Insert(db, coll string, docs []any, mode OverwriteMode, keepNull
 	return s.insert(db, coll, docs, nil, mode, keepNull, mergeObjects, false)
 }
 
-// InsertRaw is Insert of documents decoded from JSON texts, raws[i] the
-// text of docs[i] (an object): a document whose key is new is stored as
-// its text with _id and _rev put in front, not encoded again. The
-// documents (fresh from the decoder) may be changed.
-func (s *Store) InsertRaw(db, coll string, docs []any, raws [][]byte, mode OverwriteMode) ([]Result, error) {
-	return s.insert(db, coll, docs, raws, mode, true, true, false)
+// HeadNames are the members a bulk insert reads of a document it has as
+// JSON text, in the order of Head's fields (see docjson.Fields).
+var HeadNames = []string{"_key", "_from", "_to", "_id", "_rev"}
+
+// Head is what a bulk insert reads of a document it has as JSON text: the
+// values of HeadNames and whether each is there.
+type Head struct {
+	Values  []any
+	Present []bool
+}
+
+// InsertLines is Insert of documents given as JSON object texts and their
+// heads (values of HeadNames): a document whose key is new is stored as
+// its text with _id and _rev put in front, neither decoded nor encoded;
+// the others are decoded and inserted as Insert does (keepNull and
+// mergeObjects on).
+func (s *Store) InsertLines(db, coll string, lines [][]byte, heads []Head, mode OverwriteMode) ([]Result, error) {
+	return s.insert(db, coll, make([]any, len(lines)), &lineDocs{lines, heads}, mode, true, true, false)
+}
+
+// lineDocs are the texts and heads of InsertLines' documents.
+type lineDocs struct {
+	lines [][]byte
+	heads []Head
 }
 
 // InsertAll is Insert that stores nothing when any document fails (an
@@ -112,10 +133,14 @@ func (s *Store) InsertAll(db, coll string, docs []any, mode OverwriteMode) (resu
 	return results, true, nil
 }
 
-func (s *Store) insert(db, coll string, docs []any, raws [][]byte, mode OverwriteMode, keepNull, mergeObjects, allOrNothing bool) ([]Result, error) {
+func (s *Store) insert(db, coll string, docs []any, lines *lineDocs, mode OverwriteMode, keepNull, mergeObjects, allOrNothing bool) ([]Result, error) {
 	keys := make([]string, 0, len(docs))
-	for _, x := range docs {
-		if d, ok := x.(map[string]any); ok {
+	for i, x := range docs {
+		if lines != nil {
+			if k, ok := lines.heads[i].Values[0].(string); ok {
+				keys = append(keys, k)
+			}
+		} else if d, ok := x.(map[string]any); ok {
 			if k, ok := d["_key"].(string); ok {
 				keys = append(keys, k)
 			}
@@ -131,11 +156,12 @@ func (s *Store) insert(db, coll string, docs []any, raws [][]byte, mode Overwrit
 	var pre writeBuffer
 	prep := func(info *CollectionInfo) {
 		for i, x := range docs {
-			var raw []byte
-			if raws != nil {
-				raw = raws[i]
+			var f *prepared
+			if lines != nil {
+				f = s.prepareLine(info, lines.lines[i], lines.heads[i])
+			} else {
+				f = s.prepare(info, x)
 			}
-			f := s.prepare(info, x, raw)
 			if f == nil {
 				continue
 			}
@@ -157,11 +183,27 @@ func (s *Store) insert(db, coll string, docs []any, raws [][]byte, mode Overwrit
 		}
 		if f := fresh[i]; f != nil {
 			if _, err := w.old(f.key); errors.Is(err, ErrDocumentNotFound) {
-				w.now[f.key] = f.doc // written with pre
+				// Written with pre.
+				if lines != nil {
+					w.raw[f.key] = f.data
+				} else {
+					w.now[f.key] = f.doc
+				}
 				accepted[i] = true
 				w.delta++
-				return Result{Key: f.key, ID: f.doc["_id"].(string), Rev: f.doc["_rev"].(string), New: f.doc}
+				res := Result{Key: f.key, ID: f.doc["_id"].(string), Rev: f.doc["_rev"].(string)}
+				if lines == nil {
+					res.New = f.doc
+				}
+				return res
 			}
+		}
+		if lines != nil {
+			d, err := docjson.Decode(lines.lines[i])
+			if err != nil {
+				return Result{Err: ErrDocumentType}
+			}
+			docs[i] = d
 		}
 		return s.insertOne(w, info, docs[i], mode, keepNull, mergeObjects)
 	})
@@ -174,11 +216,35 @@ type prepared struct {
 	data []byte
 }
 
+// prepareLine is prepare for a document given as JSON text and its head:
+// the stored text is the document's with _id and _rev put in front (nil
+// when it does not qualify, or names _id or _rev itself).
+func (s *Store) prepareLine(info *CollectionInfo, line []byte, h Head) *prepared {
+	k, ok := h.Values[0].(string)
+	if !ok || !info.KeyOptions.AllowUserKeys || !ValidKey(k) || h.Present[3] || h.Present[4] || len(line) < 2 || line[0] != '{' {
+		return nil
+	}
+	doc := Doc{"_key": k}
+	if info.Type == EdgeCollection {
+		if !validHandle(h.Values[1]) || !validHandle(h.Values[2]) {
+			return nil
+		}
+		doc["_from"], doc["_to"] = h.Values[1], h.Values[2]
+	}
+	id, rev := info.Name+"/"+k, "_"+strconv.FormatUint(s.nextRev(), 36)
+	doc["_id"], doc["_rev"] = id, rev
+	data := make([]byte, 0, len(line)+len(id)+len(rev)+24)
+	data = append(data, `{"_id":`...)
+	data, _ = docjson.Append(data, id)
+	data = append(data, `,"_rev":`...)
+	data, _ = docjson.Append(data, rev)
+	data = append(append(data, ','), line[1:]...)
+	return &prepared{key: k, doc: doc, data: data}
+}
+
 // prepare builds a document with a user key as stored when the key is
-// new (nil when it does not qualify: no key, a bad one, a bad edge). With
-// raw, the document's JSON text, and no _id or _rev in it, the stored text
-// is raw with those two put in front.
-func (s *Store) prepare(info *CollectionInfo, x any, raw []byte) *prepared {
+// new (nil when it does not qualify: no key, a bad one, a bad edge).
+func (s *Store) prepare(info *CollectionInfo, x any) *prepared {
 	d, ok := x.(map[string]any)
 	if !ok || !info.KeyOptions.AllowUserKeys {
 		return nil
@@ -189,19 +255,6 @@ func (s *Store) prepare(info *CollectionInfo, x any, raw []byte) *prepared {
 	}
 	if info.Type == EdgeCollection && !(validHandle(d["_from"]) && validHandle(d["_to"])) {
 		return nil
-	}
-	_, hasID := d["_id"]
-	_, hasRev := d["_rev"]
-	if raw != nil && !hasID && !hasRev && len(raw) > 2 && raw[0] == '{' {
-		id, rev := info.Name+"/"+k, "_"+strconv.FormatUint(s.nextRev(), 36)
-		data := make([]byte, 0, len(raw)+len(id)+len(rev)+24)
-		data = append(data, `{"_id":`...)
-		data, _ = docjson.Append(data, id)
-		data = append(data, `,"_rev":`...)
-		data, _ = docjson.Append(data, rev)
-		data = append(append(data, ','), raw[1:]...)
-		d["_id"], d["_rev"] = id, rev
-		return &prepared{key: k, doc: d, data: data}
 	}
 	doc := make(Doc, len(d)+2)
 	for name, v := range d {
@@ -229,6 +282,7 @@ type writer struct {
 	before   map[string][]byte // stored values of the keys read ahead
 	read     map[string]bool   // the keys read ahead
 	now      map[string]Doc    // written by this batch (nil: deleted)
+	raw      map[string][]byte // written by this batch as text (InsertLines)
 	delta    int64             // documents added less removed
 }
 
@@ -239,6 +293,9 @@ func (w *writer) old(key string) (Doc, error) {
 			return nil, ErrDocumentNotFound
 		}
 		return d, nil
+	}
+	if data, ok := w.raw[key]; ok {
+		return DecodeDoc(data)
 	}
 	if w.read[key] {
 		v, ok := w.before[key]
@@ -333,7 +390,7 @@ func (s *Store) writeDocs(db, coll string, n int, keys []string, stop bool, prep
 		s.mu.Unlock()
 		return nil, ErrCollectionNotFound
 	}
-	w := &writer{s: s, b: s.db.NewBatch(), db: db, coll: coll, before: map[string][]byte{}, read: map[string]bool{}, now: map[string]Doc{}}
+	w := &writer{s: s, b: s.db.NewBatch(), db: db, coll: coll, before: map[string][]byte{}, read: map[string]bool{}, now: map[string]Doc{}, raw: map[string][]byte{}}
 	defer w.b.Close()
 	err := w.readAhead(keys, seek)
 	if err == nil && prep != nil {
@@ -422,10 +479,22 @@ func (s *Store) applyDocs(w *writer, info *CollectionInfo, n int, stop bool, one
 		return nil, err
 	}
 	s.gen++
-	s.addKeys(w.db, w.coll, w.now)
+	written := make([]string, 0, len(w.now)+len(w.raw))
+	for k, d := range w.now {
+		if d != nil {
+			written = append(written, k)
+		}
+	}
+	for k := range w.raw {
+		written = append(written, k)
+	}
+	s.addKeys(w.db, w.coll, written)
 	if len(s.readers) > 0 {
-		keys := make([]string, 0, len(w.now))
+		keys := make([]string, 0, len(w.now)+len(w.raw))
 		for k := range w.now {
+			keys = append(keys, k)
+		}
+		for k := range w.raw {
 			keys = append(keys, k)
 		}
 		s.recent = append(s.recent, recentBatch{gen: s.gen, db: w.db, coll: w.coll, keys: keys})
@@ -468,7 +537,7 @@ func (s *Store) insertOne(w *writer, info *CollectionInfo, x any, mode Overwrite
 	if old != nil {
 		switch mode {
 		case OverwriteIgnore:
-			return Result{Key: k, ID: id, Rev: old["_rev"].(string)}
+			return Result{Key: k, ID: id, Rev: old["_rev"].(string), Ignored: true}
 		case OverwriteReplace:
 		case OverwriteUpdate:
 			doc = merge(old, doc, keepNull, mergeObjects)

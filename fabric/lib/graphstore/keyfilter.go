@@ -85,15 +85,13 @@ func (s *Store) keyFilter(db, coll string) *keyFilter {
 
 // addKeys adds the keys a batch wrote to their collection's filter
 // (callers hold mu).
-func (s *Store) addKeys(db, coll string, keys map[string]Doc) {
+func (s *Store) addKeys(db, coll string, keys []string) {
 	kf := s.filters[db+"/"+coll]
 	if kf == nil {
 		return
 	}
-	for k, d := range keys {
-		if d != nil {
-			kf.add([]byte(k))
-		}
+	for _, k := range keys {
+		kf.add([]byte(k))
 	}
 }
 

@@ -52,13 +52,21 @@ func (s *Server) importDocs(w http.ResponseWriter, r *request) {
 			typ = "array"
 		}
 	}
-	docs, raws, empty, bad, err := parseImport(data, typ)
+	docs, lines, empty, bad, err := parseImport(data, typ)
 	if err != nil {
 		writeError(w, newError(400, 400, err.Error()))
 		return
 	}
-	if info.Type == graphstore.EdgeCollection && (q.Get("fromPrefix") != "" || q.Get("toPrefix") != "") {
-		raws = nil // the documents change: their texts no longer hold
+	prefixed := info.Type == graphstore.EdgeCollection && (q.Get("fromPrefix") != "" || q.Get("toPrefix") != "")
+	if lines != nil && (prefixed || q.Get("complete") == "true") {
+		// The documents change, or go in all or nothing: decode them.
+		for _, l := range lines.Lines {
+			d, _ := docjson.Decode(l) // checked by parseImport
+			docs = append(docs, d)
+		}
+		lines = nil
+	}
+	if prefixed {
 		for _, d := range docs {
 			prefix(d, "_from", q.Get("fromPrefix"))
 			prefix(d, "_to", q.Get("toPrefix"))
@@ -86,8 +94,10 @@ func (s *Server) importDocs(w http.ResponseWriter, r *request) {
 				}
 			}
 		}
+	} else if lines != nil {
+		results, err = s.store.InsertLines(r.db, coll, lines.Lines, lines.Heads, mode)
 	} else {
-		results, err = s.store.InsertRaw(r.db, coll, docs, raws, mode)
+		results, err = s.store.Insert(r.db, coll, docs, mode, true, true)
 	}
 	if err != nil {
 		writeError(w, docError(err))
@@ -102,7 +112,7 @@ func (s *Server) importDocs(w http.ResponseWriter, r *request) {
 		switch {
 		case res.Err != nil:
 			details = append(details, fmt.Sprintf("at position %d: creating document failed with error '%s'", i, docError(res.Err).msg))
-		case mode == graphstore.OverwriteIgnore && res.New == nil:
+		case res.Ignored:
 			ignored++
 		case res.OldRev != "":
 			updated++
@@ -115,6 +125,12 @@ func (s *Server) importDocs(w http.ResponseWriter, r *request) {
 		body["details"] = details
 	}
 	writeJSON(w, 201, body)
+}
+
+// importLines are an import's JSON lines with what was read of each.
+type importLines struct {
+	Lines [][]byte
+	Heads []graphstore.Head
 }
 
 // prefix puts prefix+"/" before an edge end that is a bare key.
@@ -130,7 +146,7 @@ func prefix(d any, field, p string) {
 
 // parseImport reads an import body into documents; empty counts the empty
 // lines, bad the positions of lines that are not JSON objects.
-func parseImport(data []byte, typ string) (docs []any, raws [][]byte, empty int, bad []int, err error) {
+func parseImport(data []byte, typ string) (docs []any, lines *importLines, empty int, bad []int, err error) {
 	decode := docjson.Decode
 	switch typ {
 	case "array", "list":
@@ -155,16 +171,22 @@ func parseImport(data []byte, typ string) (docs []any, raws [][]byte, empty int,
 				empty++
 				continue
 			}
-			v, err := decode(line)
 			if typ == "documents" {
-				if _, ok := v.(map[string]any); err != nil || !ok {
+				// Checked and read in part: most lines are stored as
+				// they are (graphstore.InsertLines).
+				vals, present, err := docjson.Fields(line, graphstore.HeadNames)
+				if err != nil {
 					bad = append(bad, pos)
 					continue
 				}
-				docs = append(docs, v)
-				raws = append(raws, line)
+				if lines == nil {
+					lines = &importLines{}
+				}
+				lines.Lines = append(lines.Lines, line)
+				lines.Heads = append(lines.Heads, graphstore.Head{Values: vals, Present: present})
 				continue
 			}
+			v, err := decode(line)
 			values, ok := v.([]any)
 			if err != nil || !ok {
 				bad = append(bad, pos)
@@ -185,10 +207,7 @@ func parseImport(data []byte, typ string) (docs []any, raws [][]byte, empty int,
 			}
 			docs = append(docs, doc)
 		}
-		if typ != "documents" {
-			raws = nil
-		}
-		return docs, raws, empty, bad, nil
+		return docs, lines, empty, bad, nil
 	}
 	return nil, nil, 0, nil, fmt.Errorf("invalid type %q: documents, array, list or auto", typ)
 }
