@@ -16,24 +16,16 @@ var ErrSyntax = errors.New("invalid JSON")
 // keys wins), arrays as []any, numbers as json.Number, strings with
 // invalid UTF-8 as U+FFFD. Blanks may surround the value; anything else
 // after it is an error.
-func Decode(data []byte) (any, error) {
-	d := decoder{data: data}
-	d.blank()
-	v, err := d.value(0)
-	if err != nil {
-		return nil, err
-	}
-	d.blank()
-	if d.pos != len(d.data) {
-		return nil, ErrSyntax
-	}
-	return v, nil
-}
+func Decode(data []byte) (any, error) { return (&decoder{data: data}).whole() }
 
 // DecodeFloats is Decode with numbers as float64, as encoding/json reads
 // them into an any (a number out of float64's range is an error).
 func DecodeFloats(data []byte) (any, error) {
-	d := decoder{data: data, floats: true}
+	return (&decoder{data: data, floats: true}).whole()
+}
+
+// whole reads the data as one value between blanks.
+func (d *decoder) whole() (any, error) {
 	d.blank()
 	v, err := d.value(0)
 	if err != nil {

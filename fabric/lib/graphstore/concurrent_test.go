@@ -12,17 +12,7 @@ import (
 // removes, a truncate) leave the count equal to the documents stored, and
 // each key written last by one batch holds that batch's revision.
 func TestConcurrentWriters(t *testing.T) {
-	s, err := Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if _, err := s.CreateDatabase("d"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.CreateCollection("d", "c", DocumentCollection, false, false, KeyOptions{AllowUserKeys: true, Type: "traditional"}); err != nil {
-		t.Fatal(err)
-	}
+	s := openCollection(t)
 	modes := []OverwriteMode{OverwriteUpdate, OverwriteReplace, OverwriteIgnore, OverwriteConflict}
 	var wg sync.WaitGroup
 	for g := 0; g < 8; g++ {

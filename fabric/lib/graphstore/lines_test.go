@@ -11,17 +11,7 @@ import (
 // in the batch, one that exists, a line naming _id); each reads back as
 // Insert would have stored it.
 func TestInsertLines(t *testing.T) {
-	s, err := Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if _, err := s.CreateDatabase("d"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.CreateCollection("d", "c", DocumentCollection, false, false, KeyOptions{AllowUserKeys: true, Type: "traditional"}); err != nil {
-		t.Fatal(err)
-	}
+	s := openCollection(t)
 	insert := func(mode OverwriteMode, texts ...string) []Result {
 		t.Helper()
 		var lines [][]byte
@@ -79,4 +69,22 @@ func res0rev(t *testing.T, s *Store, key string) string {
 	d, _ := DecodeDoc(data)
 	rev, _ := d["_rev"].(string)
 	return rev
+}
+
+// openCollection opens a store in a temporary directory with the
+// document collection c of the database d.
+func openCollection(t *testing.T) *Store {
+	t.Helper()
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if _, err := s.CreateDatabase("d"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateCollection("d", "c", DocumentCollection, false, false, KeyOptions{AllowUserKeys: true, Type: "traditional"}); err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
