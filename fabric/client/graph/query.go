@@ -113,7 +113,12 @@ func (g *Conn) Find(ctx context.Context, o FindOptions) ([]map[string]any, []str
 		}
 	}
 	var decodeErr error
-	_, err = g.AQL(ctx, o.Database, "FOR d IN @@c RETURN d", map[string]any{"@c": o.Collection}, func(raw json.RawMessage) bool {
+	text, binds := "FOR d IN @@c RETURN d", map[string]any{"@c": o.Collection}
+	if q.MatchesAll() && len(o.SortBy) == 0 {
+		// Nothing to filter or order here: the server stops at MaxRows.
+		text, binds["n"] = "FOR d IN @@c LIMIT @n RETURN d", o.MaxRows
+	}
+	_, err = g.AQL(ctx, o.Database, text, binds, func(raw json.RawMessage) bool {
 		doc, err := decodeDoc(raw)
 		if err != nil {
 			decodeErr = err

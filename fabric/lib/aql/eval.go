@@ -145,35 +145,35 @@ type evaluator struct {
 // query runs the operations over rows, starting from one row.
 func (e *evaluator) query(q *Query, outer scope) ([]any, error) {
 	rows := []scope{outer}
-	for _, op := range q.Ops {
+	for i := 0; i < len(q.Ops); i++ {
 		var err error
-		switch o := op.(type) {
+		switch o := q.Ops[i].(type) {
 		case *For:
-			rows, err = e.forOp(o, rows)
+			if n, stop := e.limitAhead(q.Ops[i+1:]); stop >= 0 {
+				// FOR, FILTERs and LETs, then LIMIT: the scan stops once
+				// the LIMIT has its rows, the FILTERs and LETs applied as
+				// it goes.
+				rows, err = e.forOp(o, rows, q.Ops[i+1:i+1+n], stop)
+				i += n
+				break
+			}
+			rows, err = e.forOp(o, rows, nil, -1)
 		case *Traversal:
 			rows, err = e.traverse(o, rows)
 		case *ShortestPath:
 			rows, err = e.shortestPath(o, rows)
-		case *Filter:
+		case *Filter, *Let:
 			var kept []scope
 			for _, r := range rows {
-				v, err := e.eval(o.Cond, r)
+				r, ok, err := e.inline(o, r)
 				if err != nil {
 					return nil, err
 				}
-				if truthy(v) {
+				if ok {
 					kept = append(kept, r)
 				}
 			}
 			rows = kept
-		case *Let:
-			for i, r := range rows {
-				v, err := e.eval(o.Value, r)
-				if err != nil {
-					return nil, err
-				}
-				rows[i] = r.with(o.Var, v)
-			}
 		case *Sort:
 			rows, err = e.sortOp(o, rows)
 		case *Limit:
@@ -183,7 +183,7 @@ func (e *evaluator) query(q *Query, outer scope) ([]any, error) {
 		case *Return:
 			return e.returnOp(o, rows)
 		default:
-			return nil, &QueryError{1540, fmt.Sprintf("%T is not supported yet", op)}
+			return nil, &QueryError{1540, fmt.Sprintf("%T is not supported yet", q.Ops[i])}
 		}
 		if err != nil {
 			return nil, err
@@ -192,17 +192,83 @@ func (e *evaluator) query(q *Query, outer scope) ([]any, error) {
 	return nil, &QueryError{1501, "a query ends with RETURN"}
 }
 
-// forOp iterates each row over a collection, an array or a range.
-func (e *evaluator) forOp(o *For, rows []scope) ([]scope, error) {
+// inline applies a FILTER (ok false: the row is dropped) or a LET to a
+// row.
+func (e *evaluator) inline(op Op, r scope) (scope, bool, error) {
+	switch o := op.(type) {
+	case *Filter:
+		v, err := e.eval(o.Cond, r)
+		return r, err == nil && truthy(v), err
+	case *Let:
+		v, err := e.eval(o.Value, r)
+		return r.with(o.Var, v), err == nil, err
+	}
+	return r, true, nil
+}
+
+// limitAhead looks at the operations after a FOR: FILTERs and LETs, then
+// a LIMIT of constant bounds. It returns how many FILTERs and LETs there
+// are and how many rows the LIMIT needs (offset + count), or -1 when the
+// operations are not of that shape.
+func (e *evaluator) limitAhead(ops []Op) (int, int) {
+	for n, op := range ops {
+		switch o := op.(type) {
+		case *Filter, *Let:
+			continue
+		case *Limit:
+			total := 0
+			for _, x := range []Expr{o.Offset, o.Count} {
+				if x == nil {
+					continue
+				}
+				v, err := e.eval(x, scope{})
+				f, ok := v.(float64)
+				if err != nil || !ok || f < 0 {
+					return 0, -1 // limitOp reports it
+				}
+				total += int(f)
+			}
+			return n, total
+		}
+		return 0, -1
+	}
+	return 0, -1
+}
+
+// forOp iterates each row over a collection, an array or a range. Each
+// new row goes through then (FILTERs and LETs); with stop >= 0 the
+// iteration ends once stop rows are out.
+func (e *evaluator) forOp(o *For, rows []scope, then []Op, stop int) ([]scope, error) {
 	var out []scope
+	var ferr error
+	// add takes a new row through then; it reports whether to go on.
+	add := func(r scope) bool {
+		for _, op := range then {
+			var ok bool
+			if r, ok, ferr = e.inline(op, r); !ok {
+				return ferr == nil
+			}
+		}
+		out = append(out, r)
+		return stop < 0 || len(out) < stop
+	}
+	scan := func(r scope, coll string) error {
+		if stop == 0 {
+			return nil
+		}
+		err := e.src.Scan(coll, func(doc map[string]any) bool { return add(r.with(o.Var, normalize(doc))) })
+		if err == nil {
+			err = ferr
+		}
+		return err
+	}
 	for _, r := range rows {
+		if stop >= 0 && len(out) >= stop {
+			break
+		}
 		if v, ok := o.In.(*Var); ok {
 			if _, bound := r[v.Name]; !bound {
-				err := e.src.Scan(v.Name, func(doc map[string]any) bool {
-					out = append(out, r.with(o.Var, normalize(doc)))
-					return true
-				})
-				if err != nil {
+				if err := scan(r, v.Name); err != nil {
 					return nil, err
 				}
 				continue
@@ -210,11 +276,7 @@ func (e *evaluator) forOp(o *For, rows []scope) ([]scope, error) {
 		}
 		if b, ok := o.In.(*Bind); ok && b.Collection {
 			name, _ := e.binds[b.Name].(string)
-			err := e.src.Scan(name, func(doc map[string]any) bool {
-				out = append(out, r.with(o.Var, normalize(doc)))
-				return true
-			})
-			if err != nil {
+			if err := scan(r, name); err != nil {
 				return nil, err
 			}
 			continue
@@ -231,7 +293,12 @@ func (e *evaluator) forOp(o *For, rows []scope) ([]scope, error) {
 			return nil, &QueryError{1563, "invalid argument type in call to FOR: an array or a collection is needed"}
 		}
 		for _, x := range list {
-			out = append(out, r.with(o.Var, x))
+			if !add(r.with(o.Var, x)) {
+				break
+			}
+		}
+		if ferr != nil {
+			return nil, ferr
 		}
 	}
 	return out, nil

@@ -48,6 +48,12 @@ func TestRun(t *testing.T) {
 		{"FOR p IN people FILTER p.name LIKE '_e%' && 'y' IN p.tags RETURN p.name", nil, `["Ben"]`},
 		{"FOR p IN people FILTER p.age == null RETURN p.name", nil, `["Dee"]`},
 		{"FOR x IN 1..4 FILTER x % 2 == 0 RETURN x * 10", nil, `[20,40]`},
+		// FOR, FILTERs and LETs, then LIMIT: the scan stops early.
+		{"FOR x IN 1..10 FILTER x % 2 == 0 LET y = x * 10 LIMIT 1, 2 RETURN y", nil, `[40,60]`},
+		{"FOR p IN people FILTER p.city == 'Oslo' LIMIT 1 RETURN p._key", nil, `["a"]`},
+		{"FOR p IN people LIMIT 0 RETURN p._key", nil, `[]`},
+		{"FOR c IN ['Oslo', 'Rome'] FOR p IN people FILTER p.city == c LIMIT 2 RETURN p._key", nil, `["a","c"]`},
+		{"FOR p IN people LIMIT 1, 10 RETURN p._key", nil, `["b","c","d"]`},
 		{"RETURN [{a: 1}, {a: 2}][*].a", nil, `[[1,2]]`},
 		{"RETURN CONCAT(UPPER('a'), LOWER('B'), 1, null)", nil, `["Ab1"]`},
 		{"RETURN SUM((FOR p IN people RETURN p.age))", nil, `[98]`},
