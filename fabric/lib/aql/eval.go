@@ -43,7 +43,69 @@ func Run(q *Query, src Source, binds map[string]any) ([]any, error) {
 		}
 	}
 	e := &evaluator{src: src, binds: binds}
-	return e.query(q, scope{})
+	res, err := e.query(q, scope{})
+	if err != nil {
+		return nil, err
+	}
+	// RETURN {b: ..., a: ...}: each result keeps the literal's order.
+	if ret, ok := q.Ops[len(q.Ops)-1].(*Return); ok {
+		if obj, ok := ret.Value.(*Object); ok {
+			for i, r := range res {
+				if m, ok := r.(map[string]any); ok {
+					res[i] = orderedAs(obj, m)
+				}
+			}
+		}
+	}
+	return res, nil
+}
+
+// OrderedObject is an object result whose attributes keep the order the
+// query wrote them in (JSON maps have none): its JSON lists Keys in
+// order.
+type OrderedObject struct {
+	Keys   []string
+	Values map[string]any
+}
+
+// MarshalJSON writes the object with its keys in order.
+func (o OrderedObject) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, k := range o.Keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		kb, _ := json.Marshal(k)
+		vb, err := json.Marshal(o.Values[k])
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(append(b, kb...), ':'), vb...)
+	}
+	return append(b, '}'), nil
+}
+
+// orderedAs orders an object result as the literal obj wrote its fields
+// (computed names, which the literal cannot order, last by name).
+func orderedAs(obj *Object, m map[string]any) OrderedObject {
+	keys := make([]string, 0, len(m))
+	seen := map[string]bool{}
+	for _, f := range obj.Fields {
+		if f.Computed == nil && !seen[f.Name] {
+			if _, ok := m[f.Name]; ok {
+				keys = append(keys, f.Name)
+				seen[f.Name] = true
+			}
+		}
+	}
+	var rest []string
+	for k := range m {
+		if !seen[k] {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	return OrderedObject{Keys: append(keys, rest...), Values: m}
 }
 
 // collectBinds finds the bind parameters a query uses.

@@ -55,6 +55,8 @@ func TestRun(t *testing.T) {
 		{"FOR c IN ['Oslo', 'Rome'] FOR p IN people FILTER p.city == c LIMIT 2 RETURN p._key", nil, `["a","c"]`},
 		{"FOR p IN people LIMIT 1, 10 RETURN p._key", nil, `["b","c","d"]`},
 		{"RETURN [{a: 1}, {a: 2}][*].a", nil, `[[1,2]]`},
+		// A returned object keeps the order its literal wrote.
+		{"FOR p IN people FILTER p._key == 'a' RETURN {name: p.name, age: p.age, [CONCAT('c', 'ity')]: p.city}", nil, `[{"name":"Ann","age":31,"city":"Oslo"}]`},
 		{"RETURN CONCAT(UPPER('a'), LOWER('B'), 1, null)", nil, `["Ab1"]`},
 		{"RETURN SUM((FOR p IN people RETURN p.age))", nil, `[98]`},
 		{"RETURN 0 ?: 'zero'", nil, `["zero"]`},
