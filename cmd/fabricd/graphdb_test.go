@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,10 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/arangodb/go-driver/v2/arangodb"
 	"github.com/fabricops/fabric/fabric/client/graph"
 	"github.com/fabricops/fabric/fabric/infra/bus"
 	"github.com/fabricops/fabric/fabric/infra/local"
+	"github.com/fabricops/fabric/fabric/infra/natsserver"
+	"github.com/fabricops/fabric/fabric/pods/runner"
 )
 
 // startLocal runs "fabricd local" in home as a process and waits until
@@ -163,5 +165,53 @@ func TestGraphDBSurvivesKill(t *testing.T) {
 	if m := count(); m != n {
 		t.Fatalf("%d documents after a graceful restart, want %d", m, n)
 	}
-	var _ arangodb.Collection = col
+}
+
+// TestGraphDBPodInProduction: fabricd's settings for a graphdb pod
+// (--pods graphdb --graphdb-dir --graphdb-listen, credentials from the
+// environment with --nats) run a graph database that the client reaches
+// at that address with those credentials, and with no others.
+func TestGraphDBPodInProduction(t *testing.T) {
+	tenant, err := bus.NewTenant("acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := startNATS(t, tenant)
+	port, err := natsserver.FreePortAt("127.0.0.1", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listen := fmt.Sprintf("127.0.0.1:%d", port)
+	t.Setenv("FABRIC_PASSWORD", tenant.Password)
+	t.Setenv("FABRIC_GRAPHDB_USER", "inventory")
+	t.Setenv("FABRIC_GRAPHDB_PASSWORD", "s3cret-graph")
+	s, err := parseArgs([]string{"--nats", url, "--tenant", "acme", "--user", "acme", "--pods", "graphdb",
+		"--graphdb-dir", t.TempDir(), "--graphdb-listen", listen}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, err := s.options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := runner.Start(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Stop)
+	ctx := context.Background()
+	g, err := graph.Open(bus.GraphDBConfig{URL: "http://" + listen, User: "inventory", Password: "s3cret-graph"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.CreateDatabase(ctx, "sites"); err != nil {
+		t.Fatal(err)
+	}
+	if dbs, err := g.Databases(ctx); err != nil || len(dbs) != 2 {
+		t.Fatalf("databases: %v %v", dbs, err)
+	}
+	bad, _ := graph.Open(bus.GraphDBConfig{URL: "http://" + listen, User: "inventory", Password: "wrong"})
+	if _, err := bad.Databases(ctx); err == nil {
+		t.Fatal("a wrong password was let in")
+	}
 }
