@@ -1,9 +1,7 @@
 package graphstore
 
 import (
-	"bytes"
 	"encoding/binary"
-	"slices"
 
 	"github.com/cockroachdb/pebble/v2"
 )
@@ -96,76 +94,6 @@ func (s *Store) Edges(db, coll, vertex string, dir Direction) ([]string, error) 
 		return true
 	})
 	return keys, err
-}
-
-// kvWriter is what writes go to: a batch, or the sorted buffer of a
-// document batch (writeBuffer).
-type kvWriter interface {
-	Set(key, value []byte, o *pebble.WriteOptions) error
-	Delete(key []byte, o *pebble.WriteOptions) error
-}
-
-// writeBuffer holds a document batch's writes so that they reach the
-// batch in key order: the memtable takes sorted keys much faster than
-// random ones (edge keys are hashes).
-type writeBuffer struct{ ops []kvOp }
-
-type kvOp struct {
-	key, value []byte
-	del        bool
-	seq        int // the order of writes to one key
-	item       int // the item of a document batch the write is for
-}
-
-func (w *writeBuffer) Set(key, value []byte, _ *pebble.WriteOptions) error {
-	w.ops = append(w.ops, kvOp{key: key, value: value, seq: len(w.ops)})
-	return nil
-}
-
-func (w *writeBuffer) Delete(key []byte, _ *pebble.WriteOptions) error {
-	w.ops = append(w.ops, kvOp{key: key, del: true, seq: len(w.ops)})
-	return nil
-}
-
-// sort orders the buffered writes by key (writes of one key in the order
-// they were made).
-func (w *writeBuffer) sort() {
-	slices.SortFunc(w.ops, func(x, y kvOp) int {
-		if c := bytes.Compare(x.key, y.key); c != 0 {
-			return c
-		}
-		return x.seq - y.seq
-	})
-}
-
-// flush writes the buffered writes to b in key order, merged with pre
-// (writes sorted beforehand, of which only those keep reports true): on
-// equal keys pre's come first, as they were the first writes of their
-// keys.
-func (w *writeBuffer) flush(b *pebble.Batch, pre []kvOp, keep func(op kvOp) bool) {
-	w.sort()
-	put := func(op kvOp) {
-		if op.del {
-			_ = b.Delete(op.key, nil)
-		} else {
-			_ = b.Set(op.key, op.value, nil)
-		}
-	}
-	i, j := 0, 0
-	for i < len(pre) || j < len(w.ops) {
-		if i < len(pre) && !keep(pre[i]) {
-			i++
-			continue
-		}
-		if j >= len(w.ops) || i < len(pre) && bytes.Compare(pre[i].key, w.ops[j].key) <= 0 {
-			put(pre[i])
-			i++
-		} else {
-			put(w.ops[j])
-			j++
-		}
-	}
-	w.ops = nil
 }
 
 // Neighbor is an edge as its index knows it: its key and its other end.
