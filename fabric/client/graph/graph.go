@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"slices"
 	"strings"
@@ -62,6 +63,19 @@ func Error(err error) error {
 	var pae *shared.ArangoError
 	if errors.As(err, &pae) && pae.HasError {
 		return &APIError{Code: pae.Code, Num: pae.ErrorNum, Msg: pae.ErrorMessage}
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) && !errors.Is(err, context.Canceled) {
+		where := ue.URL
+		if u, perr := url.Parse(ue.URL); perr == nil {
+			where = u.Scheme + "://" + u.Host
+		}
+		cause := ue.Err
+		var op *net.OpError
+		if errors.As(cause, &op) && op.Err != nil {
+			cause = op.Err
+		}
+		return fmt.Errorf("the graph database at %s does not answer: %v", where, cause)
 	}
 	return err
 }
