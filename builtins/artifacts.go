@@ -221,7 +221,7 @@ func plainJSON(v starlark.Value, depth int, buf *bytes.Buffer) (any, bool) {
 		if !utf8.ValidString(string(x)) {
 			return nil, false
 		}
-		writeJSONText(buf, string(x))
+		stdlib.WriteJSONString(buf, string(x))
 		return string(x), true
 	case starlark.Int:
 		text := x.String()
@@ -236,7 +236,7 @@ func plainJSON(v starlark.Value, depth int, buf *bytes.Buffer) (any, bool) {
 		if math.IsInf(f, 0) || math.IsNaN(f) {
 			return nil, false
 		}
-		buf.WriteString(strconv.FormatFloat(f, 'g', -1, 64))
+		buf.WriteString(stdlib.PyFloat(f)) // as the JSON encoder writes it: 2.0 stays a float
 		return f, true
 	case *starlark.List:
 		out := make([]any, x.Len())
@@ -264,7 +264,7 @@ func plainJSON(v starlark.Value, depth int, buf *bytes.Buffer) (any, bool) {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			writeJSONText(buf, string(k))
+			stdlib.WriteJSONString(buf, string(k))
 			buf.WriteByte(':')
 			e, ok := plainJSON(item[1], depth+1, buf)
 			if !ok {
@@ -276,35 +276,6 @@ func plainJSON(v starlark.Value, depth int, buf *bytes.Buffer) (any, bool) {
 		return out, true
 	}
 	return nil, false
-}
-
-// writeJSONText writes s (valid UTF-8) as a JSON string.
-func writeJSONText(buf *bytes.Buffer, s string) {
-	buf.WriteByte('"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		buf.WriteString(s[start:i])
-		switch c {
-		case '"', '\\':
-			buf.WriteByte('\\')
-			buf.WriteByte(c)
-		case '\n':
-			buf.WriteString(`\n`)
-		case '\r':
-			buf.WriteString(`\r`)
-		case '\t':
-			buf.WriteString(`\t`)
-		default:
-			fmt.Fprintf(buf, `\u%04x`, c)
-		}
-		start = i + 1
-	}
-	buf.WriteString(s[start:])
-	buf.WriteByte('"')
 }
 
 // rowValue turns a list row into a dict in the kind's column order.

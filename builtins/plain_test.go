@@ -17,7 +17,8 @@ func TestPlainValueIsItsJSON(t *testing.T) {
 	for _, src := range []string{
 		`{}`,
 		`{"name": "ops", "n": 3, "big": 123456789012345678901234567890, "neg": -7, "f": 2.5, "e": 1e300, "t": True, "none": None}`,
-		`{"nested": {"list": [1, "two", [3.0, {"x": None}]], "empty": {}, "el": []}, "uni": "héllo ✓", "esc": "a\"b\\c\n\t\x01"}`,
+		`{"nested": {"list": [1, "two", [3.0, {"x": None}]], "empty": {}, "el": []}, "uni": "héllo ✓", "esc": "a\"b\\c\n\t\x01\b\f"}`,
+		`{"whole": 90.0, "small": 1.5e-05, "large": 1234567.0, "huge": 1e16}`,
 	} {
 		v, err := starlark.Eval(&starlark.Thread{}, "x", src, nil)
 		if err != nil {
@@ -39,6 +40,9 @@ func TestPlainValueIsItsJSON(t *testing.T) {
 		var want any
 		if err := json.Unmarshal(text, &want); err != nil {
 			t.Fatal(err)
+		}
+		if !bytes.Equal(buf.Bytes(), text) {
+			t.Errorf("%s: wrote %s, the JSON encoder %s", src, buf.Bytes(), text)
 		}
 		if !reflect.DeepEqual(plain, want) || !reflect.DeepEqual(own, want) {
 			t.Errorf("%s:\n plain %#v\n own JSON %#v\n JSON  %#v", src, plain, own, want)

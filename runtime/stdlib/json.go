@@ -157,13 +157,13 @@ func (e *jsonEncoder) value(v starlark.Value, depth int) error {
 			e.buf.WriteString(PyFloat(f))
 		}
 	case starlark.String:
-		writeJSONString(&e.buf, string(x))
+		WriteJSONString(&e.buf, string(x))
 	case starlark.Bytes:
 		return fmt.Errorf("cannot encode bytes as JSON (decode them to a str first)")
 	case starlarktime.Time:
-		writeJSONString(&e.buf, time.Time(x).Format(time.RFC3339Nano))
+		WriteJSONString(&e.buf, time.Time(x).Format(time.RFC3339Nano))
 	case starlarktime.Duration:
-		writeJSONString(&e.buf, x.String())
+		WriteJSONString(&e.buf, x.String())
 	case *starlark.Dict:
 		if err := e.enter(x); err != nil {
 			return err
@@ -238,7 +238,7 @@ func (e *jsonEncoder) object(keys []string, val func(int) starlark.Value, depth 
 			e.buf.WriteByte(',')
 		}
 		e.newline(depth + 1)
-		writeJSONString(&e.buf, k)
+		WriteJSONString(&e.buf, k)
 		e.buf.WriteByte(':')
 		if e.pretty {
 			e.buf.WriteByte(' ')
@@ -285,9 +285,9 @@ func (b byKey) Swap(i, j int) {
 	b.items[i], b.items[j] = b.items[j], b.items[i]
 }
 
-// writeJSONString writes s as a JSON string, escaping only what JSON
+// WriteJSONString writes s as a JSON string, escaping only what JSON
 // requires; invalid UTF-8 becomes U+FFFD.
-func writeJSONString(buf *bytes.Buffer, s string) {
+func WriteJSONString(buf *bytes.Buffer, s string) {
 	buf.WriteByte('"')
 	// Most strings need no escape: one copy.
 	plain := 0
