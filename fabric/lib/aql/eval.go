@@ -41,7 +41,11 @@ func Run(q *Query, src Source, binds map[string]any) ([]any, error) {
 			return nil, &QueryError{1552, fmt.Sprintf("bind parameter '%s' was not declared in the query", name)}
 		}
 	}
-	e := &evaluator{src: src, binds: binds}
+	plain := make(map[string]any, len(binds)) // nothing changes a value in place
+	for k, v := range binds {
+		plain[k] = normalize(v)
+	}
+	e := &evaluator{src: src, binds: plain}
 	res, err := e.query(q, scope{})
 	if err != nil {
 		return nil, err
@@ -229,19 +233,11 @@ func (e *evaluator) limitAhead(ops []Op) (int, int) {
 		case *Filter, *Let:
 			continue
 		case *Limit:
-			total := 0
-			for _, x := range []Expr{o.Offset, o.Count} {
-				if x == nil {
-					continue
-				}
-				v, err := e.eval(x, scope{})
-				f, ok := v.(float64)
-				if err != nil || !ok || f < 0 {
-					return 0, -1 // limitOp reports it
-				}
-				total += int(f)
+			off, count, err := e.limitBounds(o)
+			if err != nil {
+				return 0, -1 // limitOp reports it
 			}
-			return n, total
+			return n, off + count
 		}
 		return 0, -1
 	}
@@ -349,6 +345,19 @@ func (e *evaluator) sortOp(o *Sort, rows []scope) ([]scope, error) {
 }
 
 func (e *evaluator) limitOp(o *Limit, rows []scope) ([]scope, error) {
+	off, n, err := e.limitBounds(o)
+	if err != nil {
+		return nil, err
+	}
+	if off >= len(rows) {
+		return nil, nil
+	}
+	return rows[off:min(len(rows), off+n)], nil
+}
+
+// limitBounds evaluates a LIMIT's offset and count (constants: they see
+// no row).
+func (e *evaluator) limitBounds(o *Limit) (off, count int, err error) {
 	num := func(x Expr) (int, error) {
 		if x == nil {
 			return 0, nil
@@ -363,18 +372,10 @@ func (e *evaluator) limitOp(o *Limit, rows []scope) ([]scope, error) {
 		}
 		return int(f), nil
 	}
-	off, err := num(o.Offset)
-	if err != nil {
-		return nil, err
+	if off, err = num(o.Offset); err == nil {
+		count, err = num(o.Count)
 	}
-	n, err := num(o.Count)
-	if err != nil {
-		return nil, err
-	}
-	if off >= len(rows) {
-		return nil, nil
-	}
-	return rows[off:min(len(rows), off+n)], nil
+	return off, count, err
 }
 
 // collectOp groups rows by the groups' values (the groups come out sorted

@@ -32,7 +32,7 @@ func (e *evaluator) eval(x Expr, s scope) (any, error) {
 	case *Current:
 		return s["\x00current"], nil
 	case *Bind:
-		return normalize(e.binds[v.Name]), nil
+		return e.binds[v.Name], nil // normalized once, by Run
 	case *Attr:
 		obj, err := e.eval(v.Obj, s)
 		if err != nil {

@@ -267,13 +267,3 @@ func pick(a []any, keep bool) map[string]any {
 	}
 	return out
 }
-
-// FunctionNames are the functions the evaluator knows, sorted.
-func FunctionNames() []string {
-	names := []string{"AVERAGE", "AVG", "CONCAT", "COUNT", "DOCUMENT", "LENGTH", "LOWER", "MAX", "MIN", "SUM", "TO_NUMBER", "TO_STRING", "UPPER"}
-	for n := range functions {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}

@@ -15,7 +15,7 @@ func Parse(src string) (*Query, error) {
 		return nil, err
 	}
 	p := &parser{src: src, toks: toks}
-	q, err := p.query(false)
+	q, err := p.query()
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +95,7 @@ func (p *parser) name() (string, error) {
 }
 
 // query reads operations up to a RETURN (sub: inside parentheses).
-func (p *parser) query(sub bool) (*Query, error) {
+func (p *parser) query() (*Query, error) {
 	q := &Query{}
 	for {
 		t := p.peek()
@@ -585,7 +585,7 @@ func (p *parser) primary() (Expr, error) {
 		switch t.Text {
 		case "(":
 			if k := p.peek(); k.Kind == Keyword && (k.Text == "FOR" || k.Text == "LET" || k.Text == "RETURN") {
-				q, err := p.query(true)
+				q, err := p.query()
 				if err != nil {
 					return nil, err
 				}

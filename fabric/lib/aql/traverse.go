@@ -162,18 +162,11 @@ func (e *evaluator) traverse(o *Traversal, rows []scope) ([]scope, error) {
 		}
 		// next calls fn with each step out of a path's last vertex that
 		// the uniqueness rules allow, at the time of the call.
-		ns, lean := gs.(NeighborSource)
-		lean = lean && o.Edge == "" && o.Path == ""
+		needDocs := o.Edge != "" || o.Path != ""
 		next := func(vs, es []any, fn func(nv map[string]any, edge any) error) error {
 			id, _ := vs[len(vs)-1].(map[string]any)["_id"].(string)
 			for _, st := range steps {
-				var edges []map[string]any
-				var err error
-				if lean {
-					edges, err = neighborEdges(ns, st, id)
-				} else {
-					edges, err = edgesOf(gs, st, id)
-				}
+				edges, err := hops(gs, st, id, needDocs)
 				if err != nil {
 					return err
 				}
@@ -251,6 +244,16 @@ func vertex(gs GraphSource, id string) (map[string]any, error) {
 	return normalize(v).(map[string]any), nil
 }
 
+// hops reads a vertex's edges of a step: their documents when the query
+// looks at them (needDocs), else, when the source has an index of them,
+// stubs of _id, _from and _to (enough for uniqueness and direction).
+func hops(gs GraphSource, st step, id string, needDocs bool) ([]map[string]any, error) {
+	if ns, ok := gs.(NeighborSource); ok && !needDocs {
+		return neighborEdges(ns, st, id)
+	}
+	return edgesOf(gs, st, id)
+}
+
 // edgesOf reads a vertex's edges of a step as plain values.
 func edgesOf(gs GraphSource, st step, id string) ([]map[string]any, error) {
 	edges, err := gs.Edges(st.coll, id, st.dir)
@@ -263,8 +266,7 @@ func edgesOf(gs GraphSource, st step, id string) ([]map[string]any, error) {
 	return edges, nil
 }
 
-// neighborEdges lists a vertex's edges of a step from the index, each as
-// a stub of _id, _from and _to (enough for uniqueness and direction).
+// neighborEdges lists a vertex's edges of a step from the index, as stubs.
 func neighborEdges(ns NeighborSource, st step, id string) ([]map[string]any, error) {
 	ns2, err := ns.Neighbors(st.coll, id, st.dir)
 	if err != nil {
@@ -337,7 +339,7 @@ func (e *evaluator) shortestPath(o *ShortestPath, rows []scope) ([]scope, error)
 			id := queue[0]
 			queue = queue[1:]
 			for _, st := range steps {
-				edges, err := edgesOf(gs, st, id)
+				edges, err := hops(gs, st, id, o.Edge != "")
 				if err != nil {
 					return nil, err
 				}
