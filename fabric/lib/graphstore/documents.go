@@ -229,7 +229,7 @@ func (s *Store) prepareLine(info *CollectionInfo, line []byte, h Head) *prepared
 		}
 		doc["_from"], doc["_to"] = h.Values[1], h.Values[2]
 	}
-	id, rev := info.Name+"/"+k, "_"+strconv.FormatUint(s.nextRev(), 36)
+	id, rev := info.Name+"/"+k, s.newRev()
 	doc["_id"], doc["_rev"] = id, rev
 	data := make([]byte, 0, len(line)+len(id)+len(rev)+24)
 	data = append(data, `{"_id":`...)
@@ -251,16 +251,11 @@ func (s *Store) prepare(info *CollectionInfo, x any) *prepared {
 	if !ok || !ValidKey(k) {
 		return nil
 	}
-	if info.Type == EdgeCollection && !(validHandle(d["_from"]) && validHandle(d["_to"])) {
+	if badEdge(info, d) {
 		return nil
 	}
-	doc := make(Doc, len(d)+2)
-	for name, v := range d {
-		if name != "_id" && name != "_rev" {
-			doc[name] = v
-		}
-	}
-	doc["_key"], doc["_id"], doc["_rev"] = k, info.Name+"/"+k, "_"+strconv.FormatUint(s.nextRev(), 36)
+	doc := userAttrs(d)
+	doc["_key"], doc["_id"], doc["_rev"] = k, info.Name+"/"+k, s.newRev()
 	data, err := docjson.Encode(doc)
 	if err != nil {
 		return nil
@@ -293,12 +288,7 @@ func (s *Store) insertOne(w *writer, info *CollectionInfo, x any, mode Overwrite
 	if err != nil && !errors.Is(err, ErrDocumentNotFound) {
 		return Result{Err: err}
 	}
-	doc := Doc{}
-	for name, v := range d {
-		if name != "_id" && name != "_rev" {
-			doc[name] = v
-		}
-	}
+	doc := userAttrs(d)
 	var res Result
 	if old != nil {
 		switch mode {
@@ -312,10 +302,10 @@ func (s *Store) insertOne(w *writer, info *CollectionInfo, x any, mode Overwrite
 		}
 		res.OldRev, res.Old = old["_rev"].(string), old
 	}
-	if info.Type == EdgeCollection && !(validHandle(doc["_from"]) && validHandle(doc["_to"])) {
+	if badEdge(info, doc) {
 		return Result{Err: ErrEdgeAttribute}
 	}
-	doc["_key"], doc["_id"], doc["_rev"] = k, id, "_"+strconv.FormatUint(s.nextRev(), 36)
+	doc["_key"], doc["_id"], doc["_rev"] = k, id, s.newRev()
 	data, err := docjson.Encode(doc)
 	if err != nil {
 		return Result{Err: ErrDocumentType}
@@ -334,8 +324,26 @@ func (s *Store) insertOne(w *writer, info *CollectionInfo, x any, mode Overwrite
 	return res
 }
 
-// nextRev returns a new revision number.
-func (s *Store) nextRev() uint64 { return s.nextID.Add(1) }
+// newRev returns a new revision ("_" and a base-36 number).
+func (s *Store) newRev() string { return "_" + strconv.FormatUint(s.nextID.Add(1), 36) }
+
+// userAttrs copies a document's attributes but _id and _rev, which the
+// store sets.
+func userAttrs(d Doc) Doc {
+	doc := make(Doc, len(d)+2)
+	for name, v := range d {
+		if name != "_id" && name != "_rev" {
+			doc[name] = v
+		}
+	}
+	return doc
+}
+
+// badEdge reports a document of an edge collection without a valid _from
+// and _to.
+func badEdge(info *CollectionInfo, doc Doc) bool {
+	return info.Type == EdgeCollection && !(validHandle(doc["_from"]) && validHandle(doc["_to"]))
+}
 
 // merge applies a patch to a document as ArangoDB's update does.
 func merge(old, patch Doc, keepNull, mergeObjects bool) Doc {
@@ -438,19 +446,14 @@ func (s *Store) Modify(db, coll string, items []any, replace, keepNull, mergeObj
 		if err != nil {
 			return Result{Err: err, Key: k}
 		}
-		doc := Doc{}
-		for name, v := range d {
-			if name != "_id" && name != "_rev" {
-				doc[name] = v
-			}
-		}
+		doc := userAttrs(d)
 		if !replace {
 			doc = merge(old, doc, keepNull, mergeObjects)
 		}
-		if info.Type == EdgeCollection && !(validHandle(doc["_from"]) && validHandle(doc["_to"])) {
+		if badEdge(info, doc) {
 			return Result{Err: ErrEdgeAttribute}
 		}
-		doc["_key"], doc["_id"], doc["_rev"] = k, coll+"/"+k, "_"+strconv.FormatUint(s.nextRev(), 36)
+		doc["_key"], doc["_id"], doc["_rev"] = k, coll+"/"+k, s.newRev()
 		data, err := docjson.Encode(doc)
 		if err != nil {
 			return Result{Err: ErrDocumentType}

@@ -22,6 +22,15 @@ const (
 	Inbound
 )
 
+// index is the prefix byte of the direction's edge index: f (by _from)
+// for outbound edges, t (by _to) for inbound ones.
+func (d Direction) index() byte {
+	if d == Inbound {
+		return 't'
+	}
+	return 'f'
+}
+
 func edgeIndexKey(index byte, db, coll, vertex, key string) []byte {
 	return []byte(string(index) + "/" + db + "/" + coll + "/" + vertex + "\x00" + key)
 }
@@ -84,12 +93,8 @@ func (s *Store) Edges(db, coll, vertex string, dir Direction) ([]string, error) 
 	if _, err := s.Collection(db, coll); err != nil {
 		return nil, err
 	}
-	index := byte('f')
-	if dir == Inbound {
-		index = 't'
-	}
 	var keys []string
-	err := s.each(edgeIndexPrefix(index, db, coll, vertex), func(k, _ []byte) bool {
+	err := s.each(edgeIndexPrefix(dir.index(), db, coll, vertex), func(k, _ []byte) bool {
 		keys = append(keys, string(k))
 		return true
 	})
@@ -99,24 +104,6 @@ func (s *Store) Edges(db, coll, vertex string, dir Direction) ([]string, error) 
 // Neighbor is an edge as its index knows it: its key and its other end.
 type Neighbor struct {
 	Key, Other string
-}
-
-// Neighbors returns a vertex's edges in an edge collection with their
-// other ends, from the index alone, in the direction asked.
-func (s *Store) Neighbors(db, coll, vertex string, dir Direction) ([]Neighbor, error) {
-	if _, err := s.Collection(db, coll); err != nil {
-		return nil, err
-	}
-	index := byte('f')
-	if dir == Inbound {
-		index = 't'
-	}
-	var out []Neighbor
-	err := s.each(edgeIndexPrefix(index, db, coll, vertex), func(k, v []byte) bool {
-		out = append(out, Neighbor{Key: string(k), Other: string(v)})
-		return true
-	})
-	return out, err
 }
 
 // dropIndexes deletes a collection's edge indexes and count in the batch.

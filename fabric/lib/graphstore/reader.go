@@ -10,8 +10,9 @@ import (
 // for the many small reads of a query (a traversal's edges and
 // vertices), each a seek instead of a new iterator. Close it when done.
 type Reader struct {
-	s  *Store
-	it *pebble.Iterator
+	s     *Store
+	it    *pebble.Iterator
+	known map[[2]string]bool // collections found (one lock, not one per read)
 }
 
 // NewReader returns a reader of the store as it is now.
@@ -23,13 +24,29 @@ func (s *Store) NewReader() (*Reader, error) {
 	return &Reader{s: s, it: it}, nil
 }
 
+// collection checks once per reader that a collection exists.
+func (r *Reader) collection(db, coll string) error {
+	k := [2]string{db, coll}
+	if r.known[k] {
+		return nil
+	}
+	if _, err := r.s.Collection(db, coll); err != nil {
+		return err
+	}
+	if r.known == nil {
+		r.known = map[[2]string]bool{}
+	}
+	r.known[k] = true
+	return nil
+}
+
 // Close releases the reader's view.
 func (r *Reader) Close() error { return r.it.Close() }
 
 // Document returns a stored document (ErrDocumentNotFound when there is
 // none, ErrCollectionNotFound when the collection does not exist).
 func (r *Reader) Document(db, coll, key string) (Doc, error) {
-	if _, err := r.s.Collection(db, coll); err != nil {
+	if err := r.collection(db, coll); err != nil {
 		return nil, err
 	}
 	if !ValidKey(key) {
@@ -49,14 +66,10 @@ func (r *Reader) Document(db, coll, key string) (Doc, error) {
 
 // Neighbors is Store.Neighbors through the reader.
 func (r *Reader) Neighbors(db, coll, vertex string, dir Direction) ([]Neighbor, error) {
-	if _, err := r.s.Collection(db, coll); err != nil {
+	if err := r.collection(db, coll); err != nil {
 		return nil, err
 	}
-	index := byte('f')
-	if dir == Inbound {
-		index = 't'
-	}
-	prefix := edgeIndexPrefix(index, db, coll, vertex)
+	prefix := edgeIndexPrefix(dir.index(), db, coll, vertex)
 	var out []Neighbor
 	for ok := r.it.SeekGE(prefix); ok && bytes.HasPrefix(r.it.Key(), prefix); ok = r.it.Next() {
 		out = append(out, Neighbor{Key: string(r.it.Key()[len(prefix):]), Other: string(r.it.Value())})

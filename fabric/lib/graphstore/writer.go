@@ -77,7 +77,6 @@ func (w *writer) readAhead(keys, seek []string) error {
 	}
 	defer it.Close()
 	for _, k := range sorted {
-		w.read[k] = true
 		full := docKey(w.db, w.coll, k)
 		if it.SeekPrefixGE(full) && bytes.Equal(it.Key(), full) {
 			w.before[k] = slices.Clone(it.Value())
@@ -110,25 +109,14 @@ type recentBatch struct {
 func (s *Store) writeDocs(db, coll string, n int, keys []string, stop bool, prep func(*CollectionInfo), one func(w *writer, info *CollectionInfo, i int) Result) ([]Result, error) {
 	s.mu.Lock()
 	info, ok := s.colls[db][coll]
-	g0 := s.gen
-	s.readers[g0]++
-	var seek []string // the keys that may exist: the others are new
-	if ok {
-		seek = s.maybeKeys(db, coll, keys)
-	}
-	s.mu.Unlock()
-	done := func() {
-		if s.readers[g0]--; s.readers[g0] == 0 {
-			delete(s.readers, g0)
-		}
-		s.prune()
-	}
 	if !ok {
-		s.mu.Lock()
-		done()
 		s.mu.Unlock()
 		return nil, ErrCollectionNotFound
 	}
+	g0 := s.gen
+	s.readers[g0]++
+	seek := s.maybeKeys(db, coll, keys) // the keys that may exist: the others are new
+	s.mu.Unlock()
 	w := &writer{s: s, b: s.db.NewBatch(), db: db, coll: coll, before: map[string][]byte{}, read: map[string]bool{}, now: map[string]Doc{}, raw: map[string][]byte{}}
 	defer w.b.Close()
 	err := w.readAhead(keys, seek)
@@ -142,13 +130,17 @@ func (s *Store) writeDocs(db, coll string, n int, keys []string, stop bool, prep
 	if err == nil {
 		err = w.catchUp(g0)
 	}
-	done()
+	if s.readers[g0]--; s.readers[g0] == 0 {
+		delete(s.readers, g0)
+	}
+	s.prune()
 	var out []Result
+	committed := false
 	if err == nil {
-		out, err = s.applyDocs(w, info, n, stop, one)
+		out, committed, err = s.applyDocs(w, info, n, stop, one)
 	}
 	s.mu.Unlock()
-	if err != nil || out == nil {
+	if err != nil || !committed {
 		return out, err
 	}
 	return out, s.db.LogData(nil, pebble.Sync)
@@ -202,12 +194,12 @@ func (s *Store) prune() {
 }
 
 // applyDocs applies the items and commits the batch (callers hold mu).
-func (s *Store) applyDocs(w *writer, info *CollectionInfo, n int, stop bool, one func(w *writer, info *CollectionInfo, i int) Result) ([]Result, error) {
-	out := make([]Result, n)
+func (s *Store) applyDocs(w *writer, info *CollectionInfo, n int, stop bool, one func(w *writer, info *CollectionInfo, i int) Result) (out []Result, committed bool, err error) {
+	out = make([]Result, n)
 	for i := range out {
 		out[i] = one(w, info, i)
 		if stop && out[i].Err != nil {
-			return out, nil // the batch is dropped
+			return out, false, nil // the batch is dropped
 		}
 	}
 	w.buf.flush(w.b, w.pre, w.keep)
@@ -215,30 +207,30 @@ func (s *Store) applyDocs(w *writer, info *CollectionInfo, n int, stop bool, one
 	_ = w.b.Set([]byte(keyNextID), []byte(strconv.FormatUint(s.nextID.Load(), 10)), nil)
 	if err := w.b.Commit(pebble.NoSync); err != nil {
 		s.counts[w.db+"/"+w.coll] -= w.delta // not written
-		return nil, err
+		return nil, false, err
 	}
 	s.gen++
-	written := make([]string, 0, len(w.now)+len(w.raw))
+	// The keys the batch wrote, then those it deleted.
+	keys := make([]string, 0, len(w.now)+len(w.raw))
+	for k := range w.raw {
+		keys = append(keys, k)
+	}
 	for k, d := range w.now {
 		if d != nil {
-			written = append(written, k)
+			keys = append(keys, k)
 		}
 	}
-	for k := range w.raw {
-		written = append(written, k)
+	written := len(keys)
+	for k, d := range w.now {
+		if d == nil {
+			keys = append(keys, k)
+		}
 	}
-	s.addKeys(w.db, w.coll, written)
+	s.addKeys(w.db, w.coll, keys[:written])
 	if len(s.readers) > 0 {
-		keys := make([]string, 0, len(w.now)+len(w.raw))
-		for k := range w.now {
-			keys = append(keys, k)
-		}
-		for k := range w.raw {
-			keys = append(keys, k)
-		}
 		s.recent = append(s.recent, recentBatch{gen: s.gen, db: w.db, coll: w.coll, keys: keys})
 	}
-	return out, nil
+	return out, true, nil
 }
 
 // kvWriter is what writes go to: a batch, or the sorted buffer of a

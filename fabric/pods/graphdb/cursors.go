@@ -73,15 +73,23 @@ func (s storeSource) Edges(coll, vertex, direction string) ([]map[string]any, er
 }
 
 // Vertex reads a document by _id; nil when there is none.
+// edgeDirections maps a direction, as AQL (OUTBOUND, INBOUND, ANY) or
+// /_api/edges (out, in, any or none) writes it, to the indexes to read.
+func edgeDirections(d string) ([]graphstore.Direction, bool) {
+	switch strings.ToLower(d) {
+	case "out", "outbound":
+		return []graphstore.Direction{graphstore.Outbound}, true
+	case "in", "inbound":
+		return []graphstore.Direction{graphstore.Inbound}, true
+	case "", "any":
+		return []graphstore.Direction{graphstore.Outbound, graphstore.Inbound}, true
+	}
+	return nil, false
+}
+
 // Neighbors lists a vertex's edges from the edge indexes (aql.NeighborSource).
 func (s storeSource) Neighbors(coll, vertex, direction string) ([]aql.Neighbor, error) {
-	dirs := []graphstore.Direction{graphstore.Outbound}
-	switch direction {
-	case "INBOUND":
-		dirs = []graphstore.Direction{graphstore.Inbound}
-	case "ANY":
-		dirs = append(dirs, graphstore.Inbound)
-	}
+	dirs, _ := edgeDirections(direction)
 	var out []aql.Neighbor
 	seen := map[string]bool{}
 	for _, d := range dirs {

@@ -69,14 +69,9 @@ func (s *Server) document(w http.ResponseWriter, r *request, rest []string) {
 // silent, keepNull and mergeObjects.
 func (s *Server) insert(w http.ResponseWriter, r *request, coll string) {
 	q := r.URL.Query()
-	data, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
-	if err != nil {
-		writeError(w, newError(400, 400, "cannot read the request body"))
-		return
-	}
-	body, err := docjson.Decode(data)
-	if err != nil {
-		writeError(w, newError(400, 600, "invalid JSON object"))
+	body, e := readJSONBody(r.Request)
+	if e != nil {
+		writeError(w, e)
 		return
 	}
 	mode := graphstore.OverwriteMode(q.Get("overwriteMode"))

@@ -228,15 +228,8 @@ func (s *Server) edges(r *request, rest []string) (any, int, error) {
 	if vertex == "" {
 		return nil, 0, newError(400, 1205, "illegal document identifier")
 	}
-	var dirs []graphstore.Direction
-	switch q.Get("direction") {
-	case "out":
-		dirs = []graphstore.Direction{graphstore.Outbound}
-	case "in":
-		dirs = []graphstore.Direction{graphstore.Inbound}
-	case "", "any":
-		dirs = []graphstore.Direction{graphstore.Outbound, graphstore.Inbound}
-	default:
+	dirs, ok := edgeDirections(q.Get("direction"))
+	if !ok {
 		return nil, 0, newError(400, 400, "direction must be in, out or any")
 	}
 	out := []any{}

@@ -147,10 +147,9 @@ func prefix(d any, field, p string) {
 // parseImport reads an import body into documents; empty counts the empty
 // lines, bad the positions of lines that are not JSON objects.
 func parseImport(data []byte, typ string) (docs []any, lines *importLines, empty int, bad []int, err error) {
-	decode := docjson.Decode
 	switch typ {
 	case "array", "list":
-		v, err := decode(data)
+		v, err := docjson.Decode(data)
 		list, ok := v.([]any)
 		if err != nil || !ok {
 			return nil, nil, 0, nil, fmt.Errorf("expecting a JSON array in the body")
@@ -186,7 +185,7 @@ func parseImport(data []byte, typ string) (docs []any, lines *importLines, empty
 				lines.Heads = append(lines.Heads, graphstore.Head{Values: vals, Present: present})
 				continue
 			}
-			v, err := decode(line)
+			v, err := docjson.Decode(line)
 			values, ok := v.([]any)
 			if err != nil || !ok {
 				bad = append(bad, pos)

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fabricops/fabric/fabric/lib/graphstore"
+	"github.com/fabricops/fabric/fabric/lib/safefile"
 	"github.com/fabricops/fabric/fabric/pods/pod"
 )
 
@@ -101,9 +103,8 @@ func loadSecret(path string) ([]byte, error) {
 	if _, err := rand.Read(b); err != nil {
 		return nil, err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return nil, err
-	}
-	return b, os.Rename(tmp, path)
+	return b, safefile.WriteMode(path, 0o600, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
 }
