@@ -9,7 +9,9 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/fabricops/fabric/fabric/client"
 	"github.com/fabricops/fabric/fabric/client/graph"
+	"github.com/fabricops/fabric/fabric/infra/bus"
 	"github.com/fabricops/fabric/fabric/lib/frame"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
@@ -88,21 +90,16 @@ reverse are one). Otherwise as insert_nodes.`, e.graphInsertEdges),
 	})
 }
 
-// graphConn returns the graph database connection, made on first use from
-// the network configuration (starting the local fabric if need be).
-func (e *Env) graphConn(b *starlark.Builtin) (*graph.Conn, error) {
-	c, err := e.connect(b)
-	if err != nil {
-		return nil, err
-	}
-	cfg := c.Config.GraphDB
+// graphConn returns the connection to the graph database a network
+// configuration names, made on first use.
+func graphConn(cfg bus.GraphDBConfig) (*graph.Conn, error) {
 	key := cfg.URL + "\x00" + cfg.User + "\x00" + cfg.Password
 	if g, ok := graphConns.Load(key); ok {
 		return g.(*graph.Conn), nil
 	}
 	g, err := graph.Open(cfg)
 	if err != nil {
-		return nil, fail(b.Name(), err)
+		return nil, err
 	}
 	actual, _ := graphConns.LoadOrStore(key, g)
 	return actual.(*graph.Conn), nil
@@ -112,14 +109,16 @@ func (e *Env) graphConn(b *starlark.Builtin) (*graph.Conn, error) {
 // so that a workflow's calls share their HTTP connections.
 var graphConns sync.Map
 
-// graphCall runs fn with the graph database; errors are named after b.
+// graphCall runs fn with the graph database of the fabric's network
+// configuration (starting the local fabric if need be), as call does.
 func (e *Env) graphCall(thread *starlark.Thread, b *starlark.Builtin, fn func(ctx context.Context, g *graph.Conn) (any, error)) (starlark.Value, error) {
-	g, err := e.graphConn(b)
-	if err != nil {
-		return nil, err
-	}
-	res, err := fn(host.Context(thread), g)
-	return result(b, res, err)
+	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
+		g, err := graphConn(c.Config.GraphDB)
+		if err != nil {
+			return nil, err
+		}
+		return fn(ctx, g)
+	})
 }
 
 func (e *Env) graphNameCall(do func(ctx context.Context, g *graph.Conn, name string) (any, error)) builtinFunc {
@@ -167,11 +166,7 @@ func (e *Env) graphListCollections(thread *starlark.Thread, b *starlark.Builtin,
 		return nil, err
 	}
 	return e.graphCall(thread, b, func(ctx context.Context, g *graph.Conn) (any, error) {
-		cols, err := g.Collections(ctx, database, system)
-		if cols == nil {
-			cols = []graph.Collection{}
-		}
-		return cols, err
+		return g.Collections(ctx, database, system)
 	})
 }
 
@@ -212,11 +207,7 @@ func (e *Env) graphListGraphs(thread *starlark.Thread, b *starlark.Builtin, args
 		return nil, err
 	}
 	return e.graphCall(thread, b, func(ctx context.Context, g *graph.Conn) (any, error) {
-		gs, err := g.Graphs(ctx, database)
-		if gs == nil {
-			gs = []graph.Graph{}
-		}
-		return gs, err
+		return g.Graphs(ctx, database)
 	})
 }
 

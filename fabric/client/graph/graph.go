@@ -60,10 +60,6 @@ func Error(err error) error {
 	if errors.As(err, &ae) && ae.HasError {
 		return &APIError{Code: ae.Code, Num: ae.ErrorNum, Msg: ae.ErrorMessage}
 	}
-	var pae *shared.ArangoError
-	if errors.As(err, &pae) && pae.HasError {
-		return &APIError{Code: pae.Code, Num: pae.ErrorNum, Msg: pae.ErrorMessage}
-	}
 	var ue *url.Error
 	if errors.As(err, &ue) && !errors.Is(err, context.Canceled) {
 		where := ue.URL
@@ -154,7 +150,7 @@ func (g *Conn) Collections(ctx context.Context, database string, system bool) ([
 	if err != nil {
 		return nil, Error(err)
 	}
-	var out []Collection
+	out := []Collection{}
 	for _, c := range cols {
 		isSystem := strings.HasPrefix(c.Name(), "_")
 		if isSystem && !system {
@@ -265,7 +261,7 @@ func (g *Conn) Graphs(ctx context.Context, database string) ([]Graph, error) {
 	if err != nil {
 		return nil, Error(err)
 	}
-	var out []Graph
+	out := []Graph{}
 	for {
 		gr, err := r.Read()
 		if shared.IsNoMoreDocuments(err) {

@@ -268,7 +268,6 @@ func appendRow(b []byte, rec arrow.Record, i int, quoted []string, sys system) (
 
 // batch is a batch of documents with the source rows they came from.
 type batch struct {
-	seq  int
 	body []byte // the documents as JSON lines
 	keys []string
 	rows []int
@@ -276,7 +275,6 @@ type batch struct {
 
 // batchResult is what writing a batch gave.
 type batchResult struct {
-	seq     int
 	written int
 	errs    []RowError
 	err     error // the request failed as a whole
@@ -330,10 +328,10 @@ func load(ctx context.Context, col docWriter, src frame.Source, o LoadOptions, s
 		}()
 	}
 	// The reader: rows to batches, in order. Rows refused by shape are
-	// counted here.
+	// counted here; readErr and shapeErrs are read once done is closed,
+	// which follows the reader's end (todo closed, the workers done).
 	var readErr error
 	var shapeErrs []RowError
-	var mu sync.Mutex
 	stop := make(chan struct{})
 	go func() {
 		defer close(todo)
@@ -351,7 +349,7 @@ func load(ctx context.Context, col docWriter, src frame.Source, o LoadOptions, s
 			case <-ctx.Done():
 				return false
 			}
-			cur = &batch{seq: cur.seq + 1}
+			cur = &batch{}
 			return true
 		}
 		for {
@@ -360,20 +358,15 @@ func load(ctx context.Context, col docWriter, src frame.Source, o LoadOptions, s
 				break
 			}
 			if err != nil {
-				mu.Lock()
 				readErr = err
-				mu.Unlock()
 				return
 			}
 			for i := 0; i < int(rec.NumRows()); i++ {
 				row++
 				sys, err := shape(rec, i)
 				if err != nil {
-					mu.Lock()
 					shapeErrs = append(shapeErrs, RowError{Row: row, Msg: err.Error()})
-					halt := o.HaltOnError
-					mu.Unlock()
-					if halt {
+					if o.HaltOnError {
 						rec.Release()
 						flush()
 						return
@@ -383,9 +376,7 @@ func load(ctx context.Context, col docWriter, src frame.Source, o LoadOptions, s
 				mark := len(cur.body)
 				if cur.body, err = appendRow(cur.body, rec, i, quoted, sys); err != nil {
 					cur.body = cur.body[:mark]
-					mu.Lock()
 					shapeErrs = append(shapeErrs, RowError{Row: row, Msg: err.Error()})
-					mu.Unlock()
 					continue
 				}
 				cur.body = append(cur.body, '\n')
@@ -416,23 +407,20 @@ func load(ctx context.Context, col docWriter, src frame.Source, o LoadOptions, s
 			close(stop)
 		}
 	}
-	mu.Lock()
 	for _, e := range shapeErrs {
 		addErr(e)
 	}
 	if len(shapeErrs) > 0 && o.HaltOnError {
 		res.Halted = true
 	}
-	rerr := readErr
-	mu.Unlock()
 	slices.SortFunc(res.RowErrors, func(a, b RowError) int { return a.Row - b.Row })
 	res.Rows = res.Written + res.Errors
 	res.Seconds = time.Since(start).Seconds()
 	if failed != nil {
 		return res, failed
 	}
-	if rerr != nil {
-		return res, rerr
+	if readErr != nil {
+		return res, readErr
 	}
 	return res, ctx.Err()
 }
@@ -451,7 +439,7 @@ var importDetail = regexp.MustCompile(`^at position (\d+): (?:creating document 
 // with details): one request, a reply of counts and of the failed rows'
 // positions and errors.
 func writeBatch(ctx context.Context, col docWriter, b *batch, mode arangodb.CollectionDocumentImportOnDuplicate) batchResult {
-	res := batchResult{seq: b.seq}
+	var res batchResult
 	details, complete := true, false
 	r, err := col.ImportDocumentsWithOptions(ctx, string(b.body), arangodb.ImportDocumentTypeDocuments,
 		&arangodb.CollectionDocumentImportOptions{OnDuplicate: &mode, Details: &details, Complete: &complete})

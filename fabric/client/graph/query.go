@@ -27,6 +27,11 @@ func (g *Conn) AQL(ctx context.Context, database, query string, binds map[string
 	if err != nil {
 		return 0, err
 	}
+	return runQuery(ctx, db, query, binds, fn)
+}
+
+// runQuery is AQL in a database at hand.
+func runQuery(ctx context.Context, db arangodb.Database, query string, binds map[string]any, fn func(raw json.RawMessage) bool) (int, error) {
 	cur, err := db.Query(ctx, query, &arangodb.QueryOptions{BindVars: binds, BatchSize: queryBatch, Count: true})
 	if err != nil {
 		return 0, Error(err)
@@ -118,7 +123,7 @@ func (g *Conn) Find(ctx context.Context, o FindOptions) ([]map[string]any, []str
 		// Nothing to filter or order here: the server stops at MaxRows.
 		text, binds["n"] = "FOR d IN @@c LIMIT @n RETURN d", o.MaxRows
 	}
-	_, err = g.AQL(ctx, o.Database, text, binds, func(raw json.RawMessage) bool {
+	_, err = runQuery(ctx, db, text, binds, func(raw json.RawMessage) bool {
 		doc, err := decodeDoc(raw)
 		if err != nil {
 			decodeErr = err
