@@ -40,16 +40,19 @@ func ArtifactModuleNames() []string {
 	return names
 }
 
+// artifactRepo opens the tenant's artifact store.
+func artifactRepo(ctx context.Context, c *client.Client) (*artifact.Repo, error) {
+	st, err := c.Data.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &artifact.Repo{Store: st}, nil
+}
+
 // artifactModule makes a kind's module: add, get, list, delete, and
 // enable and disable for the kinds that toggle.
 func (e *Env) artifactModule(name string, k *artifact.Kind) starlark.Value {
-	repo := func(ctx context.Context, c *client.Client) (*artifact.Repo, error) {
-		st, err := c.Data.Store(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return &artifact.Repo{Store: st}, nil
-	}
+	repo := artifactRepo
 	format := "JSON"
 	if k.YAML {
 		format = "YAML"

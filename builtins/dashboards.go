@@ -20,11 +20,11 @@ var kindFunctions = map[string]func(e *Env) starlark.StringDict{
 // module.
 func (e *Env) dashboardFunctions() starlark.StringDict {
 	open := func(ctx context.Context, c *client.Client) (*dashboards.Dashboards, error) {
-		st, err := c.Data.Store(ctx)
+		r, err := artifactRepo(ctx, c)
 		if err != nil {
 			return nil, err
 		}
-		return &dashboards.Dashboards{Repo: &artifact.Repo{Store: st}, Data: c.Data}, nil
+		return &dashboards.Dashboards{Repo: r, Data: c.Data}, nil
 	}
 	return starlark.StringDict{
 		"live_edit": doc.Builtin("dashboard.live_edit", `live_edit(name, editor=None)

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/fabricops/fabric/fabric/client"
-	"github.com/fabricops/fabric/fabric/infra/artifact"
 	"github.com/fabricops/fabric/fabric/infra/backup"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
@@ -46,11 +45,11 @@ func (e *Env) demoBackup(thread *starlark.Thread, b *starlark.Builtin, args star
 		return nil, fail(b.Name(), err) // before reaching the fabric
 	}
 	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
-		st, err := c.Data.Store(ctx)
+		r, err := artifactRepo(ctx, c)
 		if err != nil {
 			return nil, err
 		}
-		counts, err := backup.Write(ctx, &backup.Source{Repo: &artifact.Repo{Store: st}, Data: c.Data}, dir, asYAML)
+		counts, err := backup.Write(ctx, &backup.Source{Repo: r, Data: c.Data}, dir, asYAML)
 		if err != nil {
 			return nil, err
 		}

@@ -38,37 +38,31 @@ func (e *Env) Client() (*client.Client, error) {
 	}
 	explicit := os.Getenv("FABRIC_NETWORK_CONFIG") != ""
 	path := bus.ConfigPath(e.Home)
+	notRunning := func() { e.notice("the local fabric is not running: starting it ('client fabric down' stops it)") }
+	var st *local.State
 	cfg, err := bus.LoadConfig(path)
 	if errors.Is(err, bus.ErrNoConfig) && !explicit {
 		e.notice("no network configuration: starting the local fabric ('client fabric down' stops it)")
-		if cfg, err = e.startLocal(path); err != nil {
-			return nil, err
-		}
+		st, cfg, err = e.startLocal(path, nil)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Local && !explicit {
+	if cfg.Local && !explicit && st == nil {
 		// The local fabric writes its configurations, then starts its
 		// NATS server, then its pods: a client that finds the files but
 		// no ready fabric waits for it (or starts it) instead of asking
 		// pods that are not there yet.
-		if st, _ := local.Status(e.Home); st == nil {
-			_, _, err := local.Up(e.Home, local.UpOptions{Daemon: e.Daemon, OnStart: func() {
-				e.notice("the local fabric is not running: starting it ('client fabric down' stops it)")
-			}})
-			if err != nil {
-				return nil, err
-			}
-			if cfg, err = bus.LoadConfig(path); err != nil {
+		if st, _ = local.Status(e.Home); st == nil {
+			if st, cfg, err = e.startLocal(path, notRunning); err != nil {
 				return nil, err
 			}
 		}
 	}
 	c, err := client.Connect(cfg)
 	if errors.Is(err, bus.ErrUnreachable) && cfg.Local && !explicit {
-		e.notice("the local fabric is not running: starting it ('client fabric down' stops it)")
-		if cfg, err = e.startLocal(path); err != nil {
+		notRunning()
+		if st, cfg, err = e.startLocal(path, nil); err != nil {
 			return nil, err
 		}
 		c, err = client.Connect(cfg)
@@ -77,7 +71,7 @@ func (e *Env) Client() (*client.Client, error) {
 		return nil, err
 	}
 	if cfg.Local && !explicit {
-		e.checkBuild()
+		e.checkBuild(st)
 	}
 	e.client = c
 	return c, nil
@@ -86,9 +80,8 @@ func (e *Env) Client() (*client.Client, error) {
 // checkBuild says so when the local fabric runs another build of fabricd
 // than the one this client would start: its pods lack what that build
 // added.
-func (e *Env) checkBuild() {
-	st, err := local.Status(e.Home)
-	if err != nil || st == nil || st.Build == "" || e.Daemon != "" {
+func (e *Env) checkBuild(st *local.State) {
+	if st == nil || st.Build == "" || e.Daemon != "" {
 		return
 	}
 	daemon, err := local.FindDaemon()
@@ -100,11 +93,16 @@ func (e *Env) checkBuild() {
 	}
 }
 
-func (e *Env) startLocal(path string) (*bus.Config, error) {
-	if _, _, err := local.Up(e.Home, local.UpOptions{Daemon: e.Daemon}); err != nil {
-		return nil, err
+// startLocal starts the local fabric unless it runs (onStart, when set,
+// is called just before it starts it) and returns its state and the
+// configuration at path it wrote.
+func (e *Env) startLocal(path string, onStart func()) (*local.State, *bus.Config, error) {
+	st, _, err := local.Up(e.Home, local.UpOptions{Daemon: e.Daemon, OnStart: onStart})
+	if err != nil {
+		return nil, nil, err
 	}
-	return bus.LoadConfig(path)
+	cfg, err := bus.LoadConfig(path)
+	return st, cfg, err
 }
 
 func (e *Env) notice(msg string) {

@@ -2,12 +2,12 @@ package builtins
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	goio "io"
 	"os"
 	"os/exec"
-	"sync"
 	"time"
 
 	"github.com/fabricops/fabric/fabric/client"
@@ -29,15 +29,13 @@ const editPoll = 250 * time.Millisecond
 func (e *Env) liveEdit(thread *starlark.Thread, b *starlark.Builtin, k *artifact.Kind, name, editor string) (starlark.Value, error) {
 	io := host.From(thread)
 	if editor == "" {
-		editor = firstNonEmpty(os.Getenv("VISUAL"), os.Getenv("EDITOR"), "vi")
+		editor = cmp.Or(os.Getenv("VISUAL"), os.Getenv("EDITOR"), "vi")
 	}
-	var saves int
-	_, err := e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
-		st, err := c.Data.Store(ctx)
+	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
+		r, err := artifactRepo(ctx, c)
 		if err != nil {
 			return nil, err
 		}
-		r := &artifact.Repo{Store: st}
 		rec, err := r.Get(ctx, k, name)
 		if err != nil {
 			return nil, err
@@ -98,7 +96,6 @@ func (e *Env) liveEdit(thread *starlark.Thread, b *starlark.Builtin, k *artifact
 			}
 		}
 		ed.check(ctx, path, false) // its failure is the command's error
-		saves = ed.saves
 		if runErr != nil {
 			if now, err := os.ReadFile(path); err == nil && bytes.Equal(now, text) {
 				os.Remove(path) // nothing was edited: nothing to keep
@@ -110,15 +107,11 @@ func (e *Env) liveEdit(thread *starlark.Thread, b *starlark.Builtin, k *artifact
 			return nil, fmt.Errorf("%v; not stored: your edit is kept in %s", ed.err, path)
 		}
 		os.Remove(path)
-		if saves == 0 {
+		if ed.saves == 0 {
 			fmt.Fprintf(io.Stderr, "%s %q: no change\n", k.Name, name)
 		}
-		return nil, nil
+		return starlark.MakeInt(ed.saves), nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return starlark.MakeInt(saves), nil
 }
 
 // edit is the state of a live edit: the revision the last stored save
@@ -129,7 +122,6 @@ type edit struct {
 	name   string
 	out    goio.Writer // where each save is reported
 	held   bytes.Buffer
-	mu     sync.Mutex
 	rev    uint64
 	last   []byte
 	stored bool
@@ -138,10 +130,9 @@ type edit struct {
 }
 
 // check stores the file's content when it changed since it was last seen;
-// report says a failure too (a success always is).
+// report says a failure too (a success always is). Only the goroutine
+// that waits for the editor calls it.
 func (ed *edit) check(ctx context.Context, path string, report bool) {
-	ed.mu.Lock()
-	defer ed.mu.Unlock()
 	text, err := os.ReadFile(path)
 	if err != nil || bytes.Equal(text, ed.last) {
 		return
@@ -169,13 +160,4 @@ func fileSafe(name string) string {
 		}
 	}
 	return string(b)
-}
-
-func firstNonEmpty(xs ...string) string {
-	for _, x := range xs {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
 }

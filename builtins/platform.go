@@ -34,6 +34,7 @@ infra pods, apps=True the app pods (not both).`, e.healthBuiltin),
 Returns the live agents (event gateways) as pod dicts with agent_type
 added. type keeps one agent type, site one site.`, e.agentsBuiltin),
 		"pod_controller": doc.Module("pod_controller", "The controllers that run the pods.", starlark.StringDict{
+			"POD_TYPES": podTypes(),
 			"status": doc.Builtin("pod_controller.status", `status()
 
 Returns each live pod's controller status: dicts with pod_id, pod_type,
@@ -186,4 +187,16 @@ func dictOf(v any, front, back []starlark.Tuple) (*starlark.Dict, error) {
 		}
 	}
 	return d, nil
+}
+
+// podTypes is the list of pod types (api.PodTypes), frozen: the flag
+// choices of the commands that filter pods by type.
+func podTypes() *starlark.List {
+	l := make([]starlark.Value, len(api.PodTypes))
+	for i, t := range api.PodTypes {
+		l[i] = starlark.String(t)
+	}
+	list := starlark.NewList(l)
+	list.Freeze()
+	return list
 }

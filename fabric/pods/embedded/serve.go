@@ -110,7 +110,7 @@ func Serve(home string, o ServeOptions) error {
 	for i, t := range tenants {
 		cfg := &bus.Config{Tenant: t.Name, Local: true, NATS: bus.NATSConfig{URLs: []string{srv.URL()}, User: t.User, Password: t.Password}}
 		tenantPods := pods
-		graph := runner.Options{}.GraphDB
+		var graph graphdb.PodOptions
 		if set.GraphDB.URL != "" {
 			cfg.GraphDB = set.GraphDB // a graph database of the user's: no pod
 		} else {
