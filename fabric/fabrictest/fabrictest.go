@@ -5,7 +5,6 @@
 package fabrictest
 
 import (
-	"fmt"
 	"log"
 	"os"
 	"path/filepath"
@@ -97,16 +96,10 @@ func Start(t testing.TB, o Options) *Fabric {
 		if slices.Contains(o.Pods, api.GraphDB) {
 			// Each tenant's graph database on a port and with a password
 			// of its own, as the local fabric runs them.
-			port, err := natsserver.FreePortAt("127.0.0.1", 0)
-			if err != nil {
+			var err error
+			if graph, cfg.GraphDB, err = graphdb.Local(filepath.Join(dir, "graphdb", tn.Name), bus.GraphDBConfig{}); err != nil {
 				t.Fatal(err)
 			}
-			pw, err := bus.NewPassword()
-			if err != nil {
-				t.Fatal(err)
-			}
-			graph = graphdb.PodOptions{Dir: filepath.Join(dir, "graphdb", tn.Name), Listen: fmt.Sprintf("127.0.0.1:%d", port)}
-			cfg.GraphDB = bus.GraphDBConfig{URL: "http://" + graph.Listen, User: "root", Password: pw}
 		}
 		path := filepath.Join(f.Home, "tenants", tn.Name, bus.ConfigFileName)
 		if err := cfg.Save(path); err != nil {

@@ -9,11 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"log"
-	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"syscall"
 	"time"
 
@@ -66,7 +64,7 @@ func Serve(home string, o ServeOptions) error {
 	}
 	defer storeLock.Unlock()
 	set := local.LoadSettings(home)
-	tenants, err := loadTenants(home, o.Tenants)
+	tenants, lastGraphs, err := loadTenants(home, o.Tenants)
 	if err != nil {
 		return err
 	}
@@ -114,7 +112,7 @@ func Serve(home string, o ServeOptions) error {
 		if set.GraphDB.URL != "" {
 			cfg.GraphDB = set.GraphDB // a graph database of the user's: no pod
 		} else {
-			if graph, cfg.GraphDB, err = embeddedGraphDB(home, t); err != nil {
+			if graph, cfg.GraphDB, err = graphdb.Local(filepath.Join(local.Dir(home), "graphdb", t.Name), lastGraphs[i]); err != nil {
 				stopAll()
 				return err
 			}
@@ -165,62 +163,27 @@ func Serve(home string, o ServeOptions) error {
 	return nil
 }
 
-// embeddedGraphDB returns where a tenant's graph database pod keeps its
-// store and listens, and the graphdb section of the tenant's network
-// configuration: the port and credentials of the last run when the port
-// is free, else a free port and, the first time, new credentials. Each
-// tenant has a server, a store and credentials of its own, so one tenant
-// cannot open another's databases.
-func embeddedGraphDB(home string, t bus.Tenant) (graphdb.PodOptions, bus.GraphDBConfig, error) {
-	o := graphdb.PodOptions{Dir: filepath.Join(local.Dir(home), "graphdb", t.Name)}
-	var c bus.GraphDBConfig
-	if old, err := bus.LoadConfig(local.TenantConfigPath(home, t.Name)); err == nil && old.GraphDB.Password != "" {
-		c = old.GraphDB
-	}
-	port := 0
-	if u, err := url.Parse(c.URL); err == nil && u.Hostname() == "127.0.0.1" {
-		if p, err := strconv.Atoi(u.Port()); err == nil && portFree(p) {
-			port = p
-		}
-	}
-	if port == 0 {
-		p, err := natsserver.FreePortAt("127.0.0.1", 0)
-		if err != nil {
-			return o, c, fmt.Errorf("no free port for the graph database: %w", err)
-		}
-		port = p
-	}
-	if c.User == "" || c.Password == "" {
-		pw, err := bus.NewPassword()
-		if err != nil {
-			return o, c, err
-		}
-		c.User, c.Password = "root", pw
-	}
-	c.URL = "http://127.0.0.1:" + strconv.Itoa(port)
-	o.Listen = "127.0.0.1:" + strconv.Itoa(port)
-	return o, c, nil
-}
-
 // loadTenants returns the tenants with the credentials they had before, or
 // new ones.
-func loadTenants(home string, names []string) ([]bus.Tenant, error) {
+func loadTenants(home string, names []string) ([]bus.Tenant, []bus.GraphDBConfig, error) {
 	var out []bus.Tenant
-	for _, name := range names {
+	graphs := make([]bus.GraphDBConfig, len(names))
+	for i, name := range names {
 		if err := bus.ValidTenantName(name); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if cfg, err := bus.LoadConfig(local.TenantConfigPath(home, name)); err == nil && cfg.NATS.Password != "" {
 			out = append(out, bus.Tenant{Name: name, User: cfg.NATS.User, Password: cfg.NATS.Password})
+			graphs[i] = cfg.GraphDB
 			continue
 		}
 		t, err := bus.NewTenant(name)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out = append(out, t)
 	}
-	return out, nil
+	return out, graphs, nil
 }
 
 // saveDefault writes the default network configuration unless one exists

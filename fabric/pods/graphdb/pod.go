@@ -8,10 +8,14 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
+	"github.com/fabricops/fabric/fabric/infra/bus"
+	"github.com/fabricops/fabric/fabric/infra/natsserver"
 	"github.com/fabricops/fabric/fabric/lib/graphstore"
 	"github.com/fabricops/fabric/fabric/lib/safefile"
 	"github.com/fabricops/fabric/fabric/pods/pod"
@@ -107,4 +111,38 @@ func loadSecret(path string) ([]byte, error) {
 		_, err := w.Write(b)
 		return err
 	})
+}
+
+// Local returns a graph database on 127.0.0.1 with its store in dir, as
+// the local fabric runs one per tenant, and the graphdb section that
+// reaches it: the port and credentials of last (the tenant's section of
+// the last run) when that port is free, else a free port and, when last
+// has none, new credentials.
+func Local(dir string, last bus.GraphDBConfig) (PodOptions, bus.GraphDBConfig, error) {
+	c := last
+	port := 0
+	if u, err := url.Parse(c.URL); err == nil && u.Hostname() == "127.0.0.1" && c.Password != "" {
+		if p, err := strconv.Atoi(u.Port()); err == nil {
+			if p, err := natsserver.FreePortAt("127.0.0.1", p); err == nil {
+				port = p
+			}
+		}
+	}
+	if port == 0 {
+		p, err := natsserver.FreePortAt("127.0.0.1", 0)
+		if err != nil {
+			return PodOptions{}, c, fmt.Errorf("no free port for the graph database: %w", err)
+		}
+		port = p
+	}
+	if c.User == "" || c.Password == "" {
+		pw, err := bus.NewPassword()
+		if err != nil {
+			return PodOptions{}, c, err
+		}
+		c.User, c.Password = "root", pw
+	}
+	listen := "127.0.0.1:" + strconv.Itoa(port)
+	c.URL = "http://" + listen
+	return PodOptions{Dir: dir, Listen: listen}, c, nil
 }
