@@ -155,8 +155,10 @@ func (s scope) with(name string, v any) scope {
 }
 
 type evaluator struct {
-	src   Source
-	binds map[string]any
+	src    Source
+	binds  map[string]any
+	graphs map[string][]string // a named graph's edge collections, read once
+	colls  map[string][]any    // a collection named as a value, read once
 }
 
 // query runs the operations over rows, starting from one row.

@@ -15,15 +15,20 @@ func (e *evaluator) eval(x Expr, s scope) (any, error) {
 		val, ok := s[v.Name]
 		if !ok {
 			// A collection's name in an expression is its documents,
-			// as ArangoDB reads it (RETURN LENGTH(users)).
-			var docs []any
+			// as ArangoDB reads it (RETURN LENGTH(users)), read once
+			// per query.
+			if docs, ok := e.colls[v.Name]; ok {
+				return docs, nil
+			}
+			docs := []any{}
 			if e.src != nil && e.src.Scan(v.Name, func(d map[string]any) bool {
 				docs = append(docs, normalize(d))
 				return true
 			}) == nil {
-				if docs == nil {
-					docs = []any{}
+				if e.colls == nil {
+					e.colls = map[string][]any{}
 				}
+				e.colls[v.Name] = docs
 				return docs, nil
 			}
 			return nil, &QueryError{1512, fmt.Sprintf("unknown variable '%s'", v.Name)}

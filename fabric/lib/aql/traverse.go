@@ -41,9 +41,16 @@ func (e *evaluator) steps(gs GraphSource, graph Expr, edges []EdgeCollection, di
 		if err != nil {
 			return nil, err
 		}
-		colls, err := gs.GraphEdges(toString(g))
-		if err != nil {
-			return nil, err
+		name := toString(g)
+		colls, ok := e.graphs[name]
+		if !ok { // read once per query, not once per row
+			if colls, err = gs.GraphEdges(name); err != nil {
+				return nil, err
+			}
+			if e.graphs == nil {
+				e.graphs = map[string][]string{}
+			}
+			e.graphs[name] = colls
 		}
 		var out []step
 		for _, c := range colls {
