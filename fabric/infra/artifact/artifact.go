@@ -240,11 +240,25 @@ func (r *Repo) Add(ctx context.Context, k *Kind, data []byte, overwrite bool) (R
 	if err != nil {
 		return Record{}, err
 	}
-	source := "yaml"
-	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
-		source = "json"
+	return r.AddDoc(ctx, k, d, sourceOf(data), overwrite)
+}
+
+// sourceOf says how a document's text is written: "json" or "yaml".
+func sourceOf(text []byte) string {
+	if t := bytes.TrimSpace(text); len(t) > 0 && t[0] == '{' {
+		return "json"
 	}
-	return r.AddDoc(ctx, k, d, source, overwrite)
+	return "yaml"
+}
+
+// stamp sets what the store adds to a document it stores: saved_time,
+// and enabled (true) for the kinds that toggle when the document has
+// none.
+func (r *Repo) stamp(k *Kind, d *Doc) {
+	d.SetValue("saved_time", api.Timestamp(r.now()))
+	if k.Toggle && d.Raw("enabled") == nil {
+		d.SetValue("enabled", true)
+	}
 }
 
 // AddDoc is Add of a document parsed already (see Parse and FromJSON);
@@ -255,10 +269,7 @@ func (r *Repo) AddDoc(ctx context.Context, k *Kind, d *Doc, source string, overw
 		return Record{}, err
 	}
 	name, _ := d.String(k.Key)
-	d.SetValue("saved_time", api.Timestamp(r.now()))
-	if k.Toggle && d.Raw("enabled") == nil {
-		d.SetValue("enabled", true)
-	}
+	r.stamp(k, d)
 	rec := Record{Doc: d, Source: source}
 	return rec, r.put(ctx, k, name, rec, overwrite)
 }
@@ -471,25 +482,8 @@ func (r *Repo) Edit(ctx context.Context, k *Kind, name string, text []byte, rev 
 	if err := r.Validate(ctx, k, d); err != nil {
 		return 0, err
 	}
-	d.SetValue("saved_time", api.Timestamp(r.now()))
-	if k.Toggle && d.Raw("enabled") == nil {
-		d.SetValue("enabled", true)
-	}
-	source := "yaml"
-	if t := bytes.TrimSpace(text); len(t) > 0 && t[0] == '{' {
-		source = "json"
-	}
-	kv, err := r.kv(ctx, k)
-	if err != nil {
-		return 0, err
-	}
-	value, err := Record{Doc: d, Source: source}.MarshalJSON()
-	if err != nil {
-		return 0, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, store.Timeout)
-	defer cancel()
-	newRev, err := kv.Update(ctx, store.Key(name), value, rev)
+	r.stamp(k, d)
+	newRev, err := r.update(ctx, k, name, Record{Doc: d, Source: sourceOf(text), Revision: rev})
 	if wrongRevision(err) {
 		return 0, fmt.Errorf("%s %q was changed by someone else meanwhile; nothing stored", k.Name, name)
 	}
@@ -510,18 +504,37 @@ func wrongRevision(err error) bool {
 // Replace stores rec as the record name of kind k at its revision (a
 // rewrite of a record read with Get: convert, to-app).
 func (r *Repo) Replace(ctx context.Context, k *Kind, name string, rec Record) error {
+	_, err := r.update(ctx, k, name, rec)
+	var ue updateError
+	if errors.As(err, &ue) {
+		return fmt.Errorf("%s %q was changed by someone else meanwhile; try again", k.Name, name)
+	}
+	return err
+}
+
+// updateError is an error of the store's update itself (not of reaching
+// the bucket or encoding the record).
+type updateError struct{ err error }
+
+func (e updateError) Error() string { return e.err.Error() }
+func (e updateError) Unwrap() error { return e.err }
+
+// update writes a record over the one at its revision and returns the new
+// revision.
+func (r *Repo) update(ctx context.Context, k *Kind, name string, rec Record) (uint64, error) {
 	kv, err := r.kv(ctx, k)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	value, err := rec.MarshalJSON()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, store.Timeout)
 	defer cancel()
-	if _, err := kv.Update(ctx, store.Key(name), value, rec.Revision); err != nil {
-		return fmt.Errorf("%s %q was changed by someone else meanwhile; try again", k.Name, name)
+	rev, err := kv.Update(ctx, store.Key(name), value, rec.Revision)
+	if err != nil {
+		return 0, updateError{err}
 	}
-	return nil
+	return rev, nil
 }
