@@ -30,16 +30,6 @@ func (e *Env) artifactModules() starlark.StringDict {
 	return m
 }
 
-// ArtifactModuleNames are the names of the artifact kinds' modules.
-func ArtifactModuleNames() []string {
-	var names []string
-	for name := range artifact.Kinds {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	return names
-}
-
 // artifactRepo opens the tenant's artifact store.
 func artifactRepo(ctx context.Context, c *client.Client) (*artifact.Repo, error) {
 	st, err := c.Data.Store(ctx)

@@ -18,13 +18,14 @@ import (
 // configuration.
 func (e *Env) fabricModule() starlark.Value {
 	return doc.Module("fabric", "The local fabric (the embedded default) and the network configuration.", starlark.StringDict{
-		"up": doc.Builtin("fabric.up", `up(tenants=None, workers=0, graphdb_url="", graphdb_user="root")
+		"up": doc.Builtin("fabric.up", `up(tenants=None, workers=0, graphdb_url="", graphdb_user="")
 
 Starts the local fabric in the background (an embedded NATS server and
 each tenant's pods) and waits until it is ready. Without tenants or
 workers it starts as it ran last time (first time: tenant "default", 2
 workers). Each tenant gets an embedded graph database unless graphdb_url
-names a real ArangoDB (password in FABRIC_GRAPHDB_PASSWORD); "embedded"
+names a real ArangoDB (its user graphdb_user, default root; password in
+FABRIC_GRAPHDB_PASSWORD); "embedded"
 goes back to the embedded one; empty keeps the last choice. Writes one network
 configuration per tenant under FABRIC_HOME/tenants/, and the first
 tenant's as the default one. When it runs already it is left alone.
