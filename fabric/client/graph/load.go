@@ -3,11 +3,12 @@ package graph
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"regexp"
 	"slices"
 	"strconv"
@@ -171,16 +172,28 @@ func (g *Conn) LoadEdges(ctx context.Context, src frame.Source, o EdgeOptions) (
 }
 
 // EdgeKey is the key of an edge made of the values of its key attributes:
-// the first 20 bytes of their SHA-256 (values joined by a unit separator),
-// in hex. With sorted the values are sorted first.
+// the first 128 bits of their SHA-256 (values joined by a unit
+// separator), as 22 letters and digits (base 62: a key is short, as it is
+// stored in every edge index entry, and valid in any key generator's
+// rules). With sorted the values are sorted first.
 func EdgeKey(values []string, sorted bool) string {
 	if sorted {
 		values = slices.Clone(values)
 		slices.Sort(values)
 	}
 	sum := sha256.Sum256([]byte(strings.Join(values, "\x1f")))
-	return hex.EncodeToString(sum[:20])
+	hi, lo := binary.BigEndian.Uint64(sum[:8]), binary.BigEndian.Uint64(sum[8:16])
+	var out [22]byte // 62^22 > 2^128
+	for i := len(out) - 1; i >= 0; i-- {
+		var r uint64
+		hi, r = bits.Div64(0, hi, 62)
+		lo, r = bits.Div64(r, lo, 62)
+		out[i] = base62[r]
+	}
+	return string(out[:])
 }
+
+const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 // keyOf returns value i of a key column as a key.
 func keyOf(arr arrow.Array, i int, column string) (string, error) {

@@ -153,6 +153,7 @@ func (s *Store) insert(db, coll string, docs []any, lines *lineDocs, mode Overwr
 	accepted := make([]bool, len(docs))
 	var pre writeBuffer
 	prep := func(info *CollectionInfo) {
+		var arena keyArena
 		for i, x := range docs {
 			var f *prepared
 			if lines != nil {
@@ -163,14 +164,18 @@ func (s *Store) insert(db, coll string, docs []any, lines *lineDocs, mode Overwr
 			if f == nil {
 				continue
 			}
+			if arena.buf == nil {
+				arena.grow(len(docs) * (len(db) + len(coll) + 2*len(f.key) + len(f.from) + len(f.to) + 16))
+			}
 			fresh[i] = f
 			n := len(pre.ops)
-			_ = pre.Set(docKey(db, coll, f.key), f.data, nil)
+			_ = pre.Set(arena.docKey(db, coll, f.key), f.data, nil)
 			if info.Type == EdgeCollection {
-				indexEdge(&pre, db, coll, f.doc, false)
+				_ = pre.Set(arena.edgeIndexKey('f', db, coll, f.from, f.key), arena.text(f.to), nil)
+				_ = pre.Set(arena.edgeIndexKey('t', db, coll, f.to, f.key), arena.text(f.from), nil)
 			}
 			for j := n; j < len(pre.ops); j++ {
-				pre.ops[j].item = i
+				pre.ops[j].item = int32(i)
 			}
 		}
 		pre.sort()
@@ -189,7 +194,7 @@ func (s *Store) insert(db, coll string, docs []any, lines *lineDocs, mode Overwr
 				}
 				accepted[i] = true
 				w.delta++
-				res := Result{Key: f.key, ID: f.doc["_id"].(string), Rev: f.doc["_rev"].(string)}
+				res := Result{Key: f.key, ID: f.id, Rev: f.rev}
 				if lines == nil {
 					res.New = f.doc
 				}
@@ -207,11 +212,13 @@ func (s *Store) insert(db, coll string, docs []any, lines *lineDocs, mode Overwr
 	})
 }
 
-// prepared is a document ready to store under a key that is new.
+// prepared is a document ready to store under a key that is new: its
+// system attributes, and its text as stored.
 type prepared struct {
-	key  string
-	doc  Doc
-	data []byte
+	key, id, rev string
+	from, to     string // an edge's ends
+	doc          Doc    // the document, when it was given decoded (nil for a line)
+	data         []byte
 }
 
 // prepareLine is prepare for a document given as JSON text and its head:
@@ -222,22 +229,21 @@ func (s *Store) prepareLine(info *CollectionInfo, line []byte, h Head) *prepared
 	if !ok || !info.KeyOptions.AllowUserKeys || !ValidKey(k) || h.Present[3] || h.Present[4] || len(line) < 2 || line[0] != '{' {
 		return nil
 	}
-	doc := Doc{"_key": k}
+	f := &prepared{key: k}
 	if info.Type == EdgeCollection {
 		if !validHandle(h.Values[1]) || !validHandle(h.Values[2]) {
 			return nil
 		}
-		doc["_from"], doc["_to"] = h.Values[1], h.Values[2]
+		f.from, f.to = h.Values[1].(string), h.Values[2].(string)
 	}
-	id, rev := info.Name+"/"+k, s.newRev()
-	doc["_id"], doc["_rev"] = id, rev
-	data := make([]byte, 0, len(line)+len(id)+len(rev)+24)
+	f.id, f.rev = info.Name+"/"+k, s.newRev()
+	data := make([]byte, 0, len(line)+len(f.id)+len(f.rev)+24)
 	data = append(data, `{"_id":`...)
-	data, _ = docjson.Append(data, id)
+	data, _ = docjson.Append(data, f.id)
 	data = append(data, `,"_rev":`...)
-	data, _ = docjson.Append(data, rev)
-	data = append(append(data, ','), line[1:]...)
-	return &prepared{key: k, doc: doc, data: data}
+	data, _ = docjson.Append(data, f.rev)
+	f.data = append(append(data, ','), line[1:]...)
+	return f
 }
 
 // prepare builds a document with a user key as stored when the key is
@@ -255,12 +261,16 @@ func (s *Store) prepare(info *CollectionInfo, x any) *prepared {
 		return nil
 	}
 	doc := userAttrs(d)
-	doc["_key"], doc["_id"], doc["_rev"] = k, info.Name+"/"+k, s.newRev()
-	data, err := docjson.Encode(doc)
-	if err != nil {
+	f := &prepared{key: k, id: info.Name + "/" + k, rev: s.newRev(), doc: doc}
+	doc["_key"], doc["_id"], doc["_rev"] = k, f.id, f.rev
+	if info.Type == EdgeCollection {
+		f.from, f.to = doc["_from"].(string), doc["_to"].(string)
+	}
+	var err error
+	if f.data, err = docjson.Encode(doc); err != nil {
 		return nil
 	}
-	return &prepared{key: k, doc: doc, data: data}
+	return f
 }
 
 // insertOne writes one document into the batch.

@@ -35,6 +35,49 @@ func edgeIndexKey(index byte, db, coll, vertex, key string) []byte {
 	return []byte(string(index) + "/" + db + "/" + coll + "/" + vertex + "\x00" + key)
 }
 
+// keyArena builds many keys in one allocation: each is a slice of buf,
+// which later keys never overwrite (a full buffer is replaced, not grown
+// in place).
+type keyArena struct{ buf []byte }
+
+// grow makes room for n more bytes.
+func (a *keyArena) grow(n int) {
+	if cap(a.buf)-len(a.buf) < n {
+		a.buf = make([]byte, 0, max(n, 2*cap(a.buf)))
+	}
+}
+
+// add returns the concatenation of parts as a slice of the arena.
+func (a *keyArena) add(parts ...string) []byte {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	a.grow(n)
+	start := len(a.buf)
+	for _, p := range parts {
+		a.buf = append(a.buf, p...)
+	}
+	return a.buf[start:len(a.buf):len(a.buf)]
+}
+
+// text returns s as a slice of the arena.
+func (a *keyArena) text(s string) []byte { return a.add(s) }
+
+// docKey is docKey in the arena.
+func (a *keyArena) docKey(db, coll, key string) []byte {
+	return a.add("o/", db, "/", coll, "/", key)
+}
+
+// edgeIndexKey is edgeIndexKey in the arena.
+func (a *keyArena) edgeIndexKey(index byte, db, coll, vertex, key string) []byte {
+	prefix := "f/"
+	if index == 't' {
+		prefix = "t/"
+	}
+	return a.add(prefix, db, "/", coll, "/", vertex, "\x00", key)
+}
+
 func edgeIndexPrefix(index byte, db, coll, vertex string) []byte {
 	return []byte(string(index) + "/" + db + "/" + coll + "/" + vertex + "\x00")
 }
