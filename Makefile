@@ -102,6 +102,7 @@ fuzz:
 	$(GO) test ./fabric/lib/docjson -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./fabric/lib/docjson -run '^$$' -fuzz '^FuzzDecodeFloats$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./fabric/lib/docjson -run '^$$' -fuzz '^FuzzFields$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric/lib/docjson -run '^$$' -fuzz '^FuzzAppendFloat$$' -fuzztime $(FUZZTIME)
 
 # go install puts client and fabricd in GOBIN; client-data goes beside them.
 GOBIN_DIR = $(or $(shell $(GO) env GOBIN),$(shell $(GO) env GOPATH)/bin)

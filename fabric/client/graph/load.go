@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/arangodb/go-driver/v2/arangodb"
 	"github.com/fabricops/fabric/fabric/lib/docjson"
 	"github.com/fabricops/fabric/fabric/lib/frame"
@@ -154,6 +155,8 @@ func (g *Conn) LoadEdges(ctx context.Context, src frame.Source, o EdgeOptions) (
 	if err != nil {
 		return nil, err
 	}
+	parts := make([]string, len(keyAttrs))
+	var buf []byte
 	return load(ctx, col, src, o.LoadOptions, func(rec arrow.Record, i int) (system, error) {
 		left, err := keyOf(rec.Column(idx[o.LeftColumn]), i, o.LeftColumn)
 		if err != nil {
@@ -163,11 +166,12 @@ func (g *Conn) LoadEdges(ctx context.Context, src frame.Source, o EdgeOptions) (
 		if err != nil {
 			return system{}, err
 		}
-		parts := make([]string, len(keyAttrs))
 		for j, a := range keyAttrs {
-			parts[j] = text(frame.ValueAt(rec.Column(idx[a]), i))
+			parts[j] = cellText(rec.Column(idx[a]), i)
 		}
-		return system{key: EdgeKey(parts, o.SortOnKey), from: o.Nodes + "/" + left, to: o.Nodes + "/" + right}, nil
+		var key string
+		key, buf = edgeKey(buf[:0], parts, o.SortOnKey)
+		return system{key: key, from: o.Nodes + "/" + left, to: o.Nodes + "/" + right}, nil
 	})
 }
 
@@ -177,11 +181,23 @@ func (g *Conn) LoadEdges(ctx context.Context, src frame.Source, o EdgeOptions) (
 // stored in every edge index entry, and valid in any key generator's
 // rules). With sorted the values are sorted first.
 func EdgeKey(values []string, sorted bool) string {
+	key, _ := edgeKey(nil, values, sorted)
+	return key
+}
+
+// edgeKey is EdgeKey joining the values in buf (returned for reuse).
+func edgeKey(buf []byte, values []string, sorted bool) (string, []byte) {
 	if sorted {
 		values = slices.Clone(values)
 		slices.Sort(values)
 	}
-	sum := sha256.Sum256([]byte(strings.Join(values, "\x1f")))
+	for i, v := range values {
+		if i > 0 {
+			buf = append(buf, 0x1f)
+		}
+		buf = append(buf, v...)
+	}
+	sum := sha256.Sum256(buf)
 	hi, lo := binary.BigEndian.Uint64(sum[:8]), binary.BigEndian.Uint64(sum[8:16])
 	var out [22]byte // 62^22 > 2^128
 	for i := len(out) - 1; i >= 0; i-- {
@@ -190,18 +206,25 @@ func EdgeKey(values []string, sorted bool) string {
 		lo, r = bits.Div64(r, lo, 62)
 		out[i] = base62[r]
 	}
-	return string(out[:])
+	return string(out[:]), buf
 }
 
 const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 // keyOf returns value i of a key column as a key.
 func keyOf(arr arrow.Array, i int, column string) (string, error) {
-	v := frame.ValueAt(arr, i)
-	if v == nil {
+	if arr.IsNull(i) {
 		return "", fmt.Errorf("empty %s", column)
 	}
-	return text(v), nil
+	return cellText(arr, i), nil
+}
+
+// cellText is text of a column's value i.
+func cellText(arr arrow.Array, i int) string {
+	if a, ok := arr.(*array.String); ok && a.IsValid(i) {
+		return a.Value(i)
+	}
+	return text(frame.ValueAt(arr, i))
 }
 
 // text renders a value as a key or a key part: numbers without exponent
@@ -267,16 +290,30 @@ func appendRow(b []byte, rec arrow.Record, i int, quoted []string, sys system) (
 		if name == "" {
 			continue
 		}
-		v := frame.ValueAt(rec.Column(c), i)
-		if v == nil {
+		col := rec.Column(c)
+		if col.IsNull(i) {
 			continue
 		}
 		b = append(append(b, ','), name...)
-		if b, err = docjson.Append(b, v); err != nil {
+		if b, err = appendCell(b, col, i); err != nil {
 			return b, err
 		}
 	}
 	return append(b, '}'), nil
+}
+
+// appendCell appends the JSON of a column's value i (not null): strings
+// and numbers straight from their arrays, the others as frame reads them.
+func appendCell(b []byte, col arrow.Array, i int) ([]byte, error) {
+	switch a := col.(type) {
+	case *array.String:
+		return docjson.AppendString(b, a.Value(i)), nil
+	case *array.Float64:
+		return docjson.AppendFloat(b, a.Value(i))
+	case *array.Int64:
+		return strconv.AppendInt(b, a.Value(i), 10), nil
+	}
+	return docjson.Append(b, frame.ValueAt(col, i))
 }
 
 // batch is a batch of documents with the source rows they came from.

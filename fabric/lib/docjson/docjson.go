@@ -47,8 +47,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 		if math.IsInf(x, 0) || math.IsNaN(x) {
 			return nil, ErrValue
 		}
-		data, err := json.Marshal(x) // encoding/json's float format
-		return append(b, data...), err
+		return appendFloat(b, x), nil
 	case int64:
 		return strconv.AppendInt(b, x, 10), nil
 	case int:
@@ -90,6 +89,37 @@ func appendValue(b []byte, v any) ([]byte, error) {
 		return nil, ErrValue
 	}
 	return append(b, data...), nil
+}
+
+// appendFloat appends a finite float64 in encoding/json's format: the
+// shortest representation, with an exponent only below 1e-6 or from 1e21
+// on, and no leading zero in a negative exponent.
+func appendFloat(b []byte, f float64) []byte {
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+// AppendString appends s as a JSON string, escaped as encoding/json
+// escapes it.
+func AppendString(b []byte, s string) []byte { return appendString(b, s) }
+
+// AppendFloat appends f as encoding/json writes it (ErrValue for NaN and
+// the infinities).
+func AppendFloat(b []byte, f float64) ([]byte, error) {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return b, ErrValue
+	}
+	return appendFloat(b, f), nil
 }
 
 const hexDigits = "0123456789abcdef"

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"math"
 	"reflect"
 	"testing"
 )
@@ -25,6 +26,20 @@ func FuzzEncode(f *testing.F) {
 		want, err2 := json.Marshal(d)
 		if (err1 == nil) != (err2 == nil) || err1 == nil && !bytes.Equal(got, want) {
 			t.Fatalf("Encode(%s):\n got %s %v\nwant %s %v", s, got, err1, want, err2)
+		}
+	})
+}
+
+// FuzzAppendFloat: a float64 is written as encoding/json writes it.
+func FuzzAppendFloat(f *testing.F) {
+	for _, x := range []float64{0, -0.0, 1.5, 6.88, 1e-7, 1e21, 123456789e13, -2.5e-300, 1e308, math.NaN(), math.Inf(-1)} {
+		f.Add(x)
+	}
+	f.Fuzz(func(t *testing.T, x float64) {
+		got, err1 := AppendFloat([]byte("x"), x)
+		want, err2 := json.Marshal(x)
+		if (err1 == nil) != (err2 == nil) || err1 == nil && string(got) != "x"+string(want) {
+			t.Fatalf("AppendFloat(%v) = %s %v, want %s %v", x, got, err1, want, err2)
 		}
 	})
 }

@@ -153,11 +153,27 @@ func (s *Store) insert(db, coll string, docs []any, lines *lineDocs, mode Overwr
 	accepted := make([]bool, len(docs))
 	var pre writeBuffer
 	prep := func(info *CollectionInfo) {
-		var arena keyArena
+		var arena, text keyArena // keys; the documents' texts
+		var lineDocs []prepared
+		perDoc := 1
+		if info.Type == EdgeCollection {
+			perDoc = 3
+		}
+		pre.ops = make([]kvOp, 0, perDoc*len(docs))
+		if lines != nil {
+			lineDocs = make([]prepared, len(docs))
+			n := 0
+			for _, l := range lines.lines {
+				n += len(l)
+			}
+			text.grow(n + len(docs)*(len(coll)+48))
+		}
 		for i, x := range docs {
 			var f *prepared
 			if lines != nil {
-				f = s.prepareLine(info, lines.lines[i], lines.heads[i])
+				if f = &lineDocs[i]; !s.prepareLine(info, lines.lines[i], lines.heads[i], f, &text) {
+					f = nil
+				}
 			} else {
 				f = s.prepare(info, x)
 			}
@@ -165,7 +181,7 @@ func (s *Store) insert(db, coll string, docs []any, lines *lineDocs, mode Overwr
 				continue
 			}
 			if arena.buf == nil {
-				arena.grow(len(docs) * (len(db) + len(coll) + 2*len(f.key) + len(f.from) + len(f.to) + 16))
+				arena.grow(len(docs) * (perDoc*(len(db)+len(coll)+len(f.key)+4) + 2*(len(f.from)+len(f.to))))
 			}
 			fresh[i] = f
 			n := len(pre.ops)
@@ -221,29 +237,33 @@ type prepared struct {
 	data         []byte
 }
 
-// prepareLine is prepare for a document given as JSON text and its head:
-// the stored text is the document's with _id and _rev put in front (nil
-// when it does not qualify, or names _id or _rev itself).
-func (s *Store) prepareLine(info *CollectionInfo, line []byte, h Head) *prepared {
+// prepareLine is prepare for a document given as JSON text and its head,
+// into f: the stored text, made in text, is the document's with _id and
+// _rev put in front (false when it does not qualify, or names _id or
+// _rev itself).
+func (s *Store) prepareLine(info *CollectionInfo, line []byte, h Head, f *prepared, text *keyArena) bool {
 	k, ok := h.Values[0].(string)
 	if !ok || !info.KeyOptions.AllowUserKeys || !ValidKey(k) || h.Present[3] || h.Present[4] || len(line) < 2 || line[0] != '{' {
-		return nil
+		return false
 	}
-	f := &prepared{key: k}
+	f.key = k
 	if info.Type == EdgeCollection {
 		if !validHandle(h.Values[1]) || !validHandle(h.Values[2]) {
-			return nil
+			return false
 		}
 		f.from, f.to = h.Values[1].(string), h.Values[2].(string)
 	}
 	f.id, f.rev = info.Name+"/"+k, s.newRev()
-	data := make([]byte, 0, len(line)+len(f.id)+len(f.rev)+24)
-	data = append(data, `{"_id":`...)
-	data, _ = docjson.Append(data, f.id)
-	data = append(data, `,"_rev":`...)
-	data, _ = docjson.Append(data, f.rev)
-	f.data = append(append(data, ','), line[1:]...)
-	return f
+	text.grow(len(line) + len(f.id) + len(f.rev) + 24)
+	start := len(text.buf)
+	b := append(text.buf, `{"_id":`...)
+	b = docjson.AppendString(b, f.id)
+	b = append(b, `,"_rev":`...)
+	b = docjson.AppendString(b, f.rev)
+	b = append(append(b, ','), line[1:]...)
+	text.buf = b
+	f.data = b[start:len(b):len(b)]
+	return true
 }
 
 // prepare builds a document with a user key as stored when the key is
