@@ -113,12 +113,11 @@ func (s *Store) CreateCollection(db, name string, typ int, system, waitForSync b
 		return nil, ErrDuplicateName
 	}
 	info := &CollectionInfo{Name: name, ID: s.newID(), Type: typ, IsSystem: name[0] == '_', WaitForSync: waitForSync, KeyOptions: keys}
+	if err := s.reserveIDs(); err != nil {
+		return nil, err
+	}
 	data, _ := json.Marshal(info)
-	b := s.db.NewBatch()
-	defer b.Close()
-	_ = b.Set(collectionKey(db, name), data, nil)
-	_ = b.Set([]byte(keyNextID), []byte(fmt.Sprint(s.nextID.Load())), nil)
-	if err := b.Commit(pebble.Sync); err != nil {
+	if err := s.db.Set(collectionKey(db, name), data, pebble.Sync); err != nil {
 		return nil, err
 	}
 	s.collections(db)[name] = info
@@ -170,6 +169,7 @@ func (s *Store) DropCollection(db, name string, system bool) (*CollectionInfo, e
 	if info.IsSystem && !system {
 		return nil, ErrSystemCollection
 	}
+	s.drain()
 	b := s.db.NewBatch()
 	defer b.Close()
 	_ = b.Delete(collectionKey(db, name), nil)
@@ -193,6 +193,7 @@ func (s *Store) Truncate(db, name string) (*CollectionInfo, error) {
 	if !ok {
 		return nil, ErrCollectionNotFound
 	}
+	s.drain()
 	b := s.db.NewBatch()
 	defer b.Close()
 	p := documentPrefix(db, name)
@@ -208,11 +209,13 @@ func (s *Store) Truncate(db, name string) (*CollectionInfo, error) {
 }
 
 // cleared records that a collection lost every document, for the writers
-// that read ahead meanwhile (callers hold mu).
+// that read ahead meanwhile (callers hold mu, and drained the batches
+// being committed).
 func (s *Store) cleared(db, coll string) {
-	s.gen++
+	s.applied++
+	s.visible = s.applied
 	if len(s.readers) > 0 {
-		s.recent = append(s.recent, recentBatch{gen: s.gen, db: db, coll: coll, all: true})
+		s.recent = append(s.recent, &recentBatch{gen: s.applied, db: db, coll: coll, all: true, done: true})
 	}
 }
 

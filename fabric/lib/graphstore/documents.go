@@ -206,7 +206,7 @@ func (s *Store) insert(db, coll string, docs []any, lines *lineDocs, mode Overwr
 				if lines != nil {
 					w.raw[f.key] = f.data
 				} else {
-					w.now[f.key] = f.doc
+					w.now[f.key], w.data[f.key] = f.doc, f.data
 				}
 				accepted[i] = true
 				w.delta++

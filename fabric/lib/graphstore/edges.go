@@ -101,20 +101,27 @@ func indexEdge(b kvWriter, db, coll string, doc Doc, del bool) {
 	_ = b.Set(edgeIndexKey('t', db, coll, to, key), []byte(from), nil)
 }
 
-// addCount changes a collection's document count by delta in the batch.
+// addCount changes a collection's document count by delta in the batch:
+// the batch writes the delta under a key of its own (n/DB/COLL/ and a
+// new id), so that batches committed in any order never conflict. The
+// deltas are folded into the count (n/DB/COLL) when it is first read
+// after the store opens.
 func (s *Store) addCount(b *pebble.Batch, db, coll string, delta int64) {
 	if delta == 0 {
 		return
 	}
-	n := s.count(db, coll) + delta
-	s.counts[db+"/"+coll] = n
+	s.counts[db+"/"+coll] = s.count(db, coll) + delta
 	var v [8]byte
-	binary.BigEndian.PutUint64(v[:], uint64(n))
-	_ = b.Set(countKey(db, coll), v[:], nil)
+	binary.BigEndian.PutUint64(v[:], uint64(delta))
+	_ = b.Set(binary.BigEndian.AppendUint64(countDeltaPrefix(db, coll), s.nextID.Add(1)), v[:], nil)
 }
 
+func countDeltaPrefix(db, coll string) []byte { return []byte("n/" + db + "/" + coll + "/") }
+
 // count returns a collection's document count (callers hold mu), read
-// from the store the first time.
+// from the store the first time: the count and the deltas written since
+// it was last read, which are then folded into it. No batch of the
+// collection is being committed then: each read the count before.
 func (s *Store) count(db, coll string) int64 {
 	if n, ok := s.counts[db+"/"+coll]; ok {
 		return n
@@ -125,6 +132,24 @@ func (s *Store) count(db, coll string) int64 {
 			n = int64(binary.BigEndian.Uint64(v))
 		}
 		closer.Close()
+	}
+	deltas := 0
+	p := countDeltaPrefix(db, coll)
+	err := s.each(p, func(_, v []byte) bool {
+		if len(v) == 8 {
+			n += int64(binary.BigEndian.Uint64(v))
+		}
+		deltas++
+		return true
+	})
+	if err == nil && deltas > 0 {
+		b := s.db.NewBatch()
+		var v [8]byte
+		binary.BigEndian.PutUint64(v[:], uint64(n))
+		_ = b.Set(countKey(db, coll), v[:], nil)
+		_ = b.DeleteRange(p, prefixEnd(p), nil)
+		_ = b.Commit(pebble.Sync) // when it fails, the deltas are read again next time
+		b.Close()
 	}
 	s.counts[db+"/"+coll] = n
 	return n
@@ -156,4 +181,6 @@ func dropIndexes(b *pebble.Batch, db, coll string) {
 		_ = b.DeleteRange(p, prefixEnd(p), nil)
 	}
 	_ = b.Delete(countKey(db, coll), nil)
+	p := countDeltaPrefix(db, coll)
+	_ = b.DeleteRange(p, prefixEnd(p), nil)
 }

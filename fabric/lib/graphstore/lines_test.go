@@ -75,7 +75,13 @@ func res0rev(t *testing.T, s *Store, key string) string {
 // document collection c of the database d.
 func openCollection(t *testing.T) *Store {
 	t.Helper()
-	s, err := Open(t.TempDir())
+	return openCollectionIn(t, t.TempDir())
+}
+
+// openCollectionIn opens a store in dir with database d and collection c.
+func openCollectionIn(t *testing.T, dir string) *Store {
+	t.Helper()
+	s, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,14 +43,27 @@ type Store struct {
 	dbs    map[string]*DatabaseInfo
 	colls  map[string]map[string]*CollectionInfo // by database, by name
 	counts map[string]int64                      // documents, by "db/collection", read on first use
-	nextID atomic.Uint64                         // ids and revisions; persisted with each batch
-	// gen counts the document batches applied; recent holds the keys of
-	// the batches applied while some writer read ahead (see writeDocs),
-	// readers the gens those writers read at.
-	gen     uint64
-	recent  []recentBatch
-	readers map[uint64]int
-	filters map[string]*keyFilter // by "db/collection" (keyfilter.go)
+	// nextID hands out ids and revisions; reserved is the counter as
+	// stored, above every id a committed write used (see reserveIDs).
+	nextID   atomic.Uint64
+	reserved uint64
+	// Document batches (writer.go) are applied under mu, each numbered
+	// (its gen) in that order, and committed to Pebble after mu is
+	// released, so that several commit at once. pending holds those not
+	// yet committed; visible is the gen up to which all are. recent holds
+	// the writes of the batches a writer that read ahead may have missed;
+	// readers are the gens such writers read at (visible, then).
+	// committed is signalled as batches are committed; broken is the
+	// error of a failed commit, after which the store takes no writes.
+	applied   uint64
+	visible   uint64
+	pending   map[uint64]*recentBatch
+	recent    []*recentBatch
+	readers   map[uint64]int
+	committed *sync.Cond
+	broken    error
+	closed    bool
+	filters   map[string]*keyFilter // by "db/collection" (keyfilter.go)
 }
 
 // DatabaseInfo describes a database.
@@ -74,7 +87,8 @@ func Open(dir string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening the graph store in %s: %v", dir, err)
 	}
-	s := &Store{db: db, dbs: map[string]*DatabaseInfo{}, colls: map[string]map[string]*CollectionInfo{}, counts: map[string]int64{}, readers: map[uint64]int{}, filters: map[string]*keyFilter{}}
+	s := &Store{db: db, dbs: map[string]*DatabaseInfo{}, colls: map[string]map[string]*CollectionInfo{}, counts: map[string]int64{}, pending: map[uint64]*recentBatch{}, readers: map[uint64]int{}, filters: map[string]*keyFilter{}}
+	s.committed = sync.NewCond(&s.mu)
 	if err := s.load(); err != nil {
 		db.Close()
 		return nil, err
@@ -120,6 +134,7 @@ func (s *Store) load() error {
 	if v, closer, err := s.db.Get([]byte(keyNextID)); err == nil {
 		n, _ := strconv.ParseUint(string(v), 10, 64)
 		s.nextID.Store(n)
+		s.reserved = n
 		closer.Close()
 	} else if !errors.Is(err, pebble.ErrNotFound) {
 		return err
@@ -147,14 +162,34 @@ func (s *Store) newID() string {
 	return strconv.FormatUint(s.nextID.Add(1), 10)
 }
 
-// putDatabase writes a database record and the id counter, synced.
+// idLease is how far ahead of the ids handed out the stored counter is
+// kept: it is written about once per idLease/2 ids, not with each batch.
+const idLease = 1 << 20
+
+// reserveIDs makes the stored id counter stay above every id handed out
+// so far (callers hold mu, before committing writes that use them): a
+// synced write of its own, so that batches committed in any order never
+// store an older counter over a newer one.
+func (s *Store) reserveIDs() error {
+	next := s.nextID.Load()
+	if next+idLease/2 <= s.reserved {
+		return nil
+	}
+	reserved := next + idLease
+	if err := s.db.Set([]byte(keyNextID), []byte(strconv.FormatUint(reserved, 10)), pebble.Sync); err != nil {
+		return err
+	}
+	s.reserved = reserved
+	return nil
+}
+
+// putDatabase writes a database record, synced.
 func (s *Store) putDatabase(info *DatabaseInfo) error {
+	if err := s.reserveIDs(); err != nil {
+		return err
+	}
 	data, _ := json.Marshal(info)
-	b := s.db.NewBatch()
-	defer b.Close()
-	_ = b.Set([]byte(prefixDatabase+info.Name), data, nil)
-	_ = b.Set([]byte(keyNextID), []byte(strconv.FormatUint(s.nextID.Load(), 10)), nil)
-	if err := b.Commit(pebble.Sync); err != nil {
+	if err := s.db.Set([]byte(prefixDatabase+info.Name), data, pebble.Sync); err != nil {
 		return err
 	}
 	s.dbs[info.Name] = info
@@ -169,8 +204,18 @@ func (quietLogger) Infof(string, ...any)              {}
 func (quietLogger) Errorf(format string, args ...any) { log.Printf("graph store: "+format, args...) }
 func (quietLogger) Fatalf(format string, args ...any) { log.Fatalf("graph store: "+format, args...) }
 
-// Close closes the store.
-func (s *Store) Close() error { return s.db.Close() }
+// Close closes the store once the batches being committed are (once:
+// closing it again does nothing).
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.drain()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	return s.db.Close()
+}
 
 // ValidDatabaseName reports whether name is a database name a user may
 // create: a letter, then letters, digits, '_' and '-', at most 64 bytes.
@@ -238,6 +283,7 @@ func (s *Store) DropDatabase(name string) error {
 	if _, ok := s.dbs[name]; !ok {
 		return ErrDatabaseNotFound
 	}
+	s.drain()
 	b := s.db.NewBatch()
 	defer b.Close()
 	_ = b.Delete([]byte(prefixDatabase+name), nil)

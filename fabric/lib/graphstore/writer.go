@@ -2,9 +2,8 @@ package graphstore
 
 import (
 	"bytes"
-	"errors"
+	"fmt"
 	"slices"
-	"strconv"
 
 	"github.com/cockroachdb/pebble/v2"
 )
@@ -21,6 +20,7 @@ type writer struct {
 	before   map[string][]byte // stored values of the keys read ahead
 	read     map[string]bool   // the keys read ahead
 	now      map[string]Doc    // written by this batch (nil: deleted)
+	data     map[string][]byte // the texts of now's documents
 	raw      map[string][]byte // written by this batch as text (InsertLines)
 	delta    int64             // documents added less removed
 }
@@ -49,7 +49,7 @@ func (w *writer) old(key string) (Doc, error) {
 // put writes a document.
 func (w *writer) put(key string, doc Doc, data []byte) {
 	_ = w.buf.Set(docKey(w.db, w.coll, key), data, nil)
-	w.now[key] = doc
+	w.now[key], w.data[key] = doc, data
 }
 
 // del deletes a document.
@@ -85,39 +85,49 @@ func (w *writer) readAhead(keys, seek []string) error {
 	return it.Error()
 }
 
-// recentBatch is the keys a document batch wrote, by its gen.
+// recentBatch is what a document batch wrote, by its gen: keys and their
+// values (nil: deleted).
 type recentBatch struct {
 	gen      uint64
 	db, coll string
 	keys     []string
+	values   [][]byte
 	all      bool // the collection was truncated
+	done     bool // committed
 }
 
 // writeDocs makes one write per item (one) in one batch and commits it
-// with the id counter and the collection's count, then returns once the
-// batch is durable.
+// with the change of the collection's count, then returns once the batch
+// is durable.
 //
 // Most of the work happens outside the store's lock, so that concurrent
 // batches share the CPUs: keys, the keys the items name, are read ahead
 // in one pass, and prep (when not nil) prepares the items. Then, under
-// the lock, the keys that batches applied meanwhile wrote are read again,
-// each item is applied (one), and the batch is committed, in the order of
-// the lock, so that each batch reads what the ones before wrote. The
-// write-ahead log is synced after the lock is released, so that
-// concurrent batches share one sync (group commit). With stop, a failed
-// item drops the whole batch (its results so far are returned).
+// the lock, what batches applied meanwhile wrote to those keys is taken
+// from their records (recent), each item is applied (one), and the batch
+// gets its gen, so that each batch reads what the ones before wrote.
+// The batch is committed after the lock is released: at once, unless a
+// batch still being committed wrote one of its keys (then after it; the
+// store's counters are written so that they never conflict). The
+// write-ahead log is synced last, so that concurrent batches share one
+// sync (group commit). With stop, a failed item drops the whole batch
+// (its results so far are returned).
 func (s *Store) writeDocs(db, coll string, n int, keys []string, stop bool, prep func(*CollectionInfo), one func(w *writer, info *CollectionInfo, i int) Result) ([]Result, error) {
 	s.mu.Lock()
+	if s.broken != nil {
+		s.mu.Unlock()
+		return nil, s.broken
+	}
 	info, ok := s.colls[db][coll]
 	if !ok {
 		s.mu.Unlock()
 		return nil, ErrCollectionNotFound
 	}
-	g0 := s.gen
+	g0 := s.visible
 	s.readers[g0]++
 	seek := s.maybeKeys(db, coll, keys) // the keys that may exist: the others are new
 	s.mu.Unlock()
-	w := &writer{s: s, db: db, coll: coll, before: map[string][]byte{}, read: map[string]bool{}, now: map[string]Doc{}, raw: map[string][]byte{}}
+	w := &writer{s: s, db: db, coll: coll, before: map[string][]byte{}, read: map[string]bool{}, now: map[string]Doc{}, data: map[string][]byte{}, raw: map[string][]byte{}}
 	defer func() {
 		if w.b != nil {
 			w.b.Close()
@@ -131,28 +141,36 @@ func (s *Store) writeDocs(db, coll string, n int, keys []string, stop bool, prep
 	if err == nil && s.colls[db][coll] != info {
 		err = ErrCollectionNotFound // dropped meanwhile
 	}
+	if err == nil && s.broken != nil {
+		err = s.broken
+	}
+	var after uint64 // the last batch being committed that wrote one of the keys
 	if err == nil {
-		err = w.catchUp(g0)
+		after = w.catchUp(g0)
 	}
 	if s.readers[g0]--; s.readers[g0] == 0 {
 		delete(s.readers, g0)
 	}
 	s.prune()
 	var out []Result
-	committed := false
+	var rb *recentBatch
 	if err == nil {
-		out, committed, err = s.applyDocs(w, info, n, stop, one)
+		out, rb, err = s.applyDocs(w, info, n, stop, one)
 	}
 	s.mu.Unlock()
-	if err != nil || !committed {
+	if err != nil || rb == nil {
 		return out, err
+	}
+	if err := s.commit(w, rb, after); err != nil {
+		return nil, err
 	}
 	return out, s.db.LogData(nil, pebble.Sync)
 }
 
-// catchUp reads again the keys read ahead that batches applied since gen
-// g0 wrote (callers hold mu).
-func (w *writer) catchUp(g0 uint64) error {
+// catchUp takes what the batches applied since gen g0 wrote to the keys
+// read ahead, and returns the last of them that is not committed yet, if
+// any (callers hold mu).
+func (w *writer) catchUp(g0 uint64) (after uint64) {
 	for _, rb := range w.s.recent {
 		if rb.gen <= g0 || rb.db != w.db || rb.coll != w.coll {
 			continue
@@ -161,32 +179,29 @@ func (w *writer) catchUp(g0 uint64) error {
 			clear(w.before)
 			continue
 		}
-		for _, k := range rb.keys {
+		hit := false
+		for i, k := range rb.keys {
 			if !w.read[k] {
 				continue
 			}
-			v, closer, err := w.s.db.Get(docKey(w.db, w.coll, k))
-			switch {
-			case errors.Is(err, pebble.ErrNotFound):
+			hit = true
+			if v := rb.values[i]; v == nil {
 				delete(w.before, k)
-			case err != nil:
-				return err
-			default:
-				w.before[k] = slices.Clone(v)
-				closer.Close()
+			} else {
+				w.before[k] = v
 			}
 		}
+		if hit && !rb.done {
+			after = rb.gen
+		}
 	}
-	return nil
+	return after
 }
 
-// prune drops the recent batches no writer needs (callers hold mu).
+// prune drops the recent batches no writer needs: committed, and applied
+// before every reader read (callers hold mu).
 func (s *Store) prune() {
-	if len(s.readers) == 0 {
-		s.recent = s.recent[:0]
-		return
-	}
-	oldest := s.gen
+	oldest := s.visible
 	for g := range s.readers {
 		oldest = min(oldest, g)
 	}
@@ -194,48 +209,89 @@ func (s *Store) prune() {
 	for i < len(s.recent) && s.recent[i].gen <= oldest {
 		i++
 	}
-	s.recent = append(s.recent[:0], s.recent[i:]...)
+	if i > 0 {
+		n := copy(s.recent, s.recent[i:])
+		clear(s.recent[n:])
+		s.recent = s.recent[:n]
+	}
 }
 
-// applyDocs applies the items and commits the batch (callers hold mu).
-func (s *Store) applyDocs(w *writer, info *CollectionInfo, n int, stop bool, one func(w *writer, info *CollectionInfo, i int) Result) (out []Result, committed bool, err error) {
+// applyDocs applies the items, builds the batch and numbers it (callers
+// hold mu); rb is nil when the batch is dropped.
+func (s *Store) applyDocs(w *writer, info *CollectionInfo, n int, stop bool, one func(w *writer, info *CollectionInfo, i int) Result) (out []Result, rb *recentBatch, err error) {
 	out = make([]Result, n)
 	for i := range out {
 		out[i] = one(w, info, i)
 		if stop && out[i].Err != nil {
-			return out, false, nil // the batch is dropped
+			return out, nil, nil // the batch is dropped
 		}
 	}
 	w.b = s.db.NewBatch(pebble.WithInitialSizeBytes(w.buf.size(w.pre) + 256))
 	w.buf.flush(w.b, w.pre, w.keep)
 	s.addCount(w.b, w.db, w.coll, w.delta)
-	_ = w.b.Set([]byte(keyNextID), []byte(strconv.FormatUint(s.nextID.Load(), 10)), nil)
-	if err := w.b.Commit(pebble.NoSync); err != nil {
+	if err := s.reserveIDs(); err != nil {
 		s.counts[w.db+"/"+w.coll] -= w.delta // not written
-		return nil, false, err
+		return nil, nil, err
 	}
-	s.gen++
-	// The keys the batch wrote, then those it deleted.
-	keys := make([]string, 0, len(w.now)+len(w.raw))
-	for k := range w.raw {
-		keys = append(keys, k)
+	// What the batch wrote: the keys it wrote, then those it deleted.
+	rb = &recentBatch{db: w.db, coll: w.coll, keys: make([]string, 0, len(w.now)+len(w.raw))}
+	for k, v := range w.raw {
+		rb.keys, rb.values = append(rb.keys, k), append(rb.values, v)
 	}
 	for k, d := range w.now {
 		if d != nil {
-			keys = append(keys, k)
+			rb.keys, rb.values = append(rb.keys, k), append(rb.values, w.data[k])
 		}
 	}
-	written := len(keys)
+	s.addKeys(w.db, w.coll, rb.keys)
 	for k, d := range w.now {
 		if d == nil {
-			keys = append(keys, k)
+			rb.keys, rb.values = append(rb.keys, k), append(rb.values, nil)
 		}
 	}
-	s.addKeys(w.db, w.coll, keys[:written])
-	if len(s.readers) > 0 {
-		s.recent = append(s.recent, recentBatch{gen: s.gen, db: w.db, coll: w.coll, keys: keys})
+	s.applied++
+	rb.gen = s.applied
+	s.pending[rb.gen] = rb
+	s.recent = append(s.recent, rb)
+	return out, rb, nil
+}
+
+// commit commits a batch applied as rb, once the batches up to gen after
+// are committed.
+func (s *Store) commit(w *writer, rb *recentBatch, after uint64) error {
+	if after > 0 {
+		s.mu.Lock()
+		for s.visible < after && s.broken == nil {
+			s.committed.Wait()
+		}
+		s.mu.Unlock()
 	}
-	return out, true, nil
+	err := w.b.Commit(pebble.NoSync)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err != nil && s.broken == nil {
+		s.broken = fmt.Errorf("the graph store failed to write, and takes no more writes until it is opened again: %w", err)
+	}
+	delete(s.pending, rb.gen)
+	rb.done = true
+	s.visible = s.applied
+	for g := range s.pending {
+		s.visible = min(s.visible, g-1)
+	}
+	s.prune()
+	s.committed.Broadcast()
+	if err != nil {
+		return s.broken
+	}
+	return nil
+}
+
+// drain waits until no batch is being committed (callers hold mu): what
+// drops or truncates collections must not be overtaken by a batch.
+func (s *Store) drain() {
+	for len(s.pending) > 0 {
+		s.committed.Wait()
+	}
 }
 
 // kvWriter is what writes go to: a batch, or the sorted buffer of a
