@@ -8,11 +8,20 @@ import "bytes"
 // whether it is there. The other members are checked, not built: what a
 // bulk load reads of each document it stores as its text.
 func Fields(data []byte, names []string) (values []any, present []bool, err error) {
-	d := decoder{data: data}
 	values, present = make([]any, len(names)), make([]bool, len(names))
+	if err := FieldsInto(data, names, values, present); err != nil {
+		return nil, nil, err
+	}
+	return values, present, nil
+}
+
+// FieldsInto is Fields into values and present, which have len(names)
+// elements, all nil and false.
+func FieldsInto(data []byte, names []string, values []any, present []bool) error {
+	d := decoder{data: data}
 	d.blank()
 	if d.pos >= len(d.data) || d.data[d.pos] != '{' {
-		return nil, nil, ErrSyntax
+		return ErrSyntax
 	}
 	d.pos++
 	d.blank()
@@ -22,37 +31,37 @@ func Fields(data []byte, names []string) (values []any, present []bool, err erro
 		for {
 			d.blank()
 			if d.pos >= len(d.data) || d.data[d.pos] != '"' {
-				return nil, nil, ErrSyntax
+				return ErrSyntax
 			}
 			want := d.member(names)
 			if want == -2 {
-				return nil, nil, ErrSyntax
+				return ErrSyntax
 			}
 			d.blank()
 			if d.pos >= len(d.data) || d.data[d.pos] != ':' {
-				return nil, nil, ErrSyntax
+				return ErrSyntax
 			}
 			d.pos++
 			d.blank()
 			if want >= 0 {
 				v, err := d.value(1)
 				if err != nil {
-					return nil, nil, err
+					return err
 				}
 				values[want], present[want] = v, true
 			} else if err := d.skip(1); err != nil {
-				return nil, nil, err
+				return err
 			}
 			d.blank()
 			if d.pos >= len(d.data) {
-				return nil, nil, ErrSyntax
+				return ErrSyntax
 			}
 			if d.data[d.pos] == ',' {
 				d.pos++
 				continue
 			}
 			if d.data[d.pos] != '}' {
-				return nil, nil, ErrSyntax
+				return ErrSyntax
 			}
 			d.pos++
 			break
@@ -60,9 +69,9 @@ func Fields(data []byte, names []string) (values []any, present []bool, err erro
 	}
 	d.blank()
 	if d.pos != len(d.data) {
-		return nil, nil, ErrSyntax
+		return ErrSyntax
 	}
-	return values, present, nil
+	return nil
 }
 
 // member reads a member's name and returns its index in names, -1 when

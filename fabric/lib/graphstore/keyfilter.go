@@ -2,6 +2,7 @@ package graphstore
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/bits-and-blooms/bloom/v3"
 )
@@ -17,12 +18,13 @@ import (
 // sized for twice the keys of the one before, so that a growing
 // collection needs no rescan; keys go to the newest.
 type keyFilter struct {
+	mu       sync.RWMutex // writers test it outside the store's lock
 	fs       []*bloom.BloomFilter
 	capacity uint // of the newest
 	added    uint // to the newest
 }
 
-// test reports whether key may be in the filter.
+// test reports whether key may be in the filter (callers hold mu).
 func (kf *keyFilter) test(key string) bool {
 	for _, f := range kf.fs {
 		if f.TestString(key) {
@@ -32,7 +34,8 @@ func (kf *keyFilter) test(key string) bool {
 	return false
 }
 
-// add adds a key, starting a new filter when the newest is full.
+// add adds a key, starting a new filter when the newest is full (callers
+// hold mu for writing).
 func (kf *keyFilter) add(key []byte) {
 	if kf.added >= kf.capacity {
 		kf.capacity *= 2
@@ -46,13 +49,16 @@ func (kf *keyFilter) add(key []byte) {
 // minFilterKeys is the smallest capacity a filter is sized for.
 const minFilterKeys = 1 << 16
 
-// maybeKeys returns the keys that may exist in a collection (callers hold
-// mu): all of them when the filter cannot be built.
-func (s *Store) maybeKeys(db, coll string, keys []string) []string {
-	kf := s.keyFilter(db, coll)
+// maybeKeys returns the keys that may exist in a collection whose filter
+// is kf (all of them when kf is nil: it could not be built). It needs not
+// the store's lock: the filter holds at least the keys of every batch
+// applied before the caller took kf.
+func maybeKeys(kf *keyFilter, keys []string) []string {
 	if kf == nil {
 		return keys
 	}
+	kf.mu.RLock()
+	defer kf.mu.RUnlock()
 	var out []string
 	for _, k := range keys {
 		if kf.test(k) {
@@ -79,6 +85,15 @@ func (s *Store) keyFilter(db, coll string) *keyFilter {
 		delete(s.filters, name)
 		return nil
 	}
+	// And the keys of the batches being committed, which the scan may
+	// not have seen (they are all in recent).
+	for _, rb := range s.recent {
+		if rb.db == db && rb.coll == coll {
+			for _, k := range rb.keys {
+				kf.add([]byte(k))
+			}
+		}
+	}
 	s.filters[name] = kf
 	return kf
 }
@@ -90,6 +105,8 @@ func (s *Store) addKeys(db, coll string, keys []string) {
 	if kf == nil {
 		return
 	}
+	kf.mu.Lock()
+	defer kf.mu.Unlock()
 	for _, k := range keys {
 		kf.add([]byte(k))
 	}

@@ -125,8 +125,9 @@ func (s *Store) writeDocs(db, coll string, n int, keys []string, stop bool, prep
 	}
 	g0 := s.visible
 	s.readers[g0]++
-	seek := s.maybeKeys(db, coll, keys) // the keys that may exist: the others are new
+	kf := s.keyFilter(db, coll)
 	s.mu.Unlock()
+	seek := maybeKeys(kf, keys) // the keys that may exist: the others are new
 	w := &writer{s: s, db: db, coll: coll, before: map[string][]byte{}, read: map[string]bool{}, now: map[string]Doc{}, data: map[string][]byte{}, raw: map[string][]byte{}}
 	defer func() {
 		if w.b != nil {
@@ -324,60 +325,8 @@ func (w *writeBuffer) Delete(key []byte, _ *pebble.WriteOptions) error {
 }
 
 // sort orders the buffered writes by key (writes of one key in the order
-// they were made). The writes are first split by their key's first byte
-// (the kind of record: documents, each edge index), and each part sorted
-// alone: fewer comparisons, and an index written in its order (a load
-// sorted by _from) is sorted in one pass.
-func (w *writeBuffer) sort() {
-	var count [256]int
-	for _, op := range w.ops {
-		count[firstByte(op.key)]++
-	}
-	parts := 0
-	for _, n := range count {
-		if n > 0 {
-			parts++
-		}
-	}
-	if parts > 1 {
-		var start [256]int
-		for i, n := 1, 0; i < 256; i++ {
-			n += count[i-1]
-			start[i] = n
-		}
-		bounds := start
-		out := make([]kvOp, len(w.ops))
-		for _, op := range w.ops {
-			b := firstByte(op.key)
-			out[start[b]] = op
-			start[b]++
-		}
-		w.ops = out
-		for b := range 256 {
-			if count[b] > 1 {
-				sortOps(out[bounds[b] : bounds[b]+count[b]])
-			}
-		}
-		return
-	}
-	sortOps(w.ops)
-}
-
-func firstByte(key []byte) byte {
-	if len(key) == 0 {
-		return 0
-	}
-	return key[0]
-}
-
-func sortOps(ops []kvOp) {
-	slices.SortFunc(ops, func(x, y kvOp) int {
-		if c := bytes.Compare(x.key, y.key); c != 0 {
-			return c
-		}
-		return int(x.seq - y.seq)
-	})
-}
+// they were made).
+func (w *writeBuffer) sort() { sortOps(w.ops) }
 
 // size is about the bytes of a batch holding the buffered writes and pre.
 func (w *writeBuffer) size(pre []kvOp) int {

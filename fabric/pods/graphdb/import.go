@@ -157,6 +157,14 @@ func parseImport(data []byte, typ string) (docs []any, lines *importLines, empty
 		return list, nil, 0, nil, nil
 	case "documents", "":
 		var header []string
+		// The heads of all the lines in two allocations.
+		nh := len(graphstore.HeadNames)
+		var headVals []any
+		var headPresent []bool
+		if typ == "documents" {
+			n := bytes.Count(data, []byte{'\n'}) + 1
+			headVals, headPresent = make([]any, n*nh), make([]bool, n*nh)
+		}
 		rest := data
 		for pos := 0; len(rest) > 0; pos++ {
 			line := rest
@@ -173,11 +181,14 @@ func parseImport(data []byte, typ string) (docs []any, lines *importLines, empty
 			if typ == "documents" {
 				// Checked and read in part: most lines are stored as
 				// they are (graphstore.InsertLines).
-				vals, present, err := docjson.Fields(line, graphstore.HeadNames)
-				if err != nil {
+				vals, present := headVals[:nh:nh], headPresent[:nh:nh]
+				if err := docjson.FieldsInto(line, graphstore.HeadNames, vals, present); err != nil {
+					clear(vals)
+					clear(present)
 					bad = append(bad, pos)
 					continue
 				}
+				headVals, headPresent = headVals[nh:], headPresent[nh:]
 				if lines == nil {
 					lines = &importLines{}
 				}
