@@ -8,7 +8,8 @@
 # edges.csv, reused while current), starts a local fabric of its own (a
 # temporary FABRIC_HOME with one worker, stopped and removed on exit),
 # then, RUNS times (default 1), each into a fresh database graphN made
-# beforehand (client graphdb create, untimed):
+# beforehand (client graphdb create, untimed), each side after a sync (no
+# writeback of earlier work under the timed one):
 #   - ours, the insert: client graphdb insert-nodes nodes nodes.csv, then
 #     client graphdb insert-edges nodes edges edges.csv, both with
 #     --batch-size BATCH (default 10000, where the commands' default is
@@ -77,6 +78,7 @@ for i in $(seq "$RUNS"); do
   db="graph$i"
   "$out/client" graphdb create "$db" >/dev/null 2>"$out/last.err" || { cat "$out/last.err" >&2; exit 1; }
   fabricd_reset
+  sync # a quiet disk: no writeback of the previous run under this one
   measure "$out/client" graphdb insert-nodes nodes "$nodes_csv" --database "$db" --batch-size "$BATCH"
   t_nodes+=("$WALL") m1=$RSS
   measure "$out/client" graphdb insert-edges nodes edges "$edges_csv" --database "$db" --batch-size "$BATCH"
@@ -85,6 +87,7 @@ for i in $(seq "$RUNS"); do
   m_ins+=("$(printf '%s\n' "$m1" "$RSS" | maximum)")
 
   rm -f "$duck" "$duck.wal"
+  sync
   measure node "$out/node/graphdb.mjs" load "$duck" "$nodes_csv" "$edges_csv"
   t_whole+=("$WALL") m_whole+=("$RSS") t_in+=("$(field secs)")
   check_rows "nodes loaded by DuckDB" "$NODES" "$(field nodes)"

@@ -399,7 +399,8 @@ func load(ctx context.Context, col docWriter, src frame.Source, o LoadOptions, s
 			case <-ctx.Done():
 				return false
 			}
-			cur = &batch{}
+			// The next batch is about as large as this one.
+			cur = &batch{body: make([]byte, 0, cap(cur.body)), keys: make([]string, 0, len(cur.keys)), rows: make([]int, 0, len(cur.rows))}
 			return true
 		}
 		for {

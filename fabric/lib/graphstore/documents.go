@@ -256,11 +256,14 @@ func (s *Store) prepareLine(info *CollectionInfo, line []byte, h Head, f *prepar
 	f.id, f.rev = info.Name+"/"+k, s.newRev()
 	text.grow(len(line) + len(f.id) + len(f.rev) + 24)
 	start := len(text.buf)
-	b := append(text.buf, `{"_id":`...)
-	b = docjson.AppendString(b, f.id)
-	b = append(b, `,"_rev":`...)
-	b = docjson.AppendString(b, f.rev)
-	b = append(append(b, ','), line[1:]...)
+	b, ok := compactLine(text.buf, line, k, f.rev)
+	if !ok { // _key is not first: the whole document, _id and _rev in front
+		b = append(b, `{"_id":`...)
+		b = docjson.AppendString(b, f.id)
+		b = append(b, `,"_rev":`...)
+		b = docjson.AppendString(b, f.rev)
+		b = append(append(b, ','), line[1:]...)
+	}
 	text.buf = b
 	f.data = b[start:len(b):len(b)]
 	return true
@@ -287,7 +290,7 @@ func (s *Store) prepare(info *CollectionInfo, x any) *prepared {
 		f.from, f.to = doc["_from"].(string), doc["_to"].(string)
 	}
 	var err error
-	if f.data, err = docjson.Encode(doc); err != nil {
+	if f.data, err = compactData(doc); err != nil {
 		return nil
 	}
 	return f
@@ -336,7 +339,7 @@ func (s *Store) insertOne(w *writer, info *CollectionInfo, x any, mode Overwrite
 		return Result{Err: ErrEdgeAttribute}
 	}
 	doc["_key"], doc["_id"], doc["_rev"] = k, id, s.newRev()
-	data, err := docjson.Encode(doc)
+	data, err := compactData(doc)
 	if err != nil {
 		return Result{Err: ErrDocumentType}
 	}
@@ -400,8 +403,8 @@ func merge(old, patch Doc, keepNull, mergeObjects bool) Doc {
 }
 
 // getDoc reads a stored document through r (the store or a batch).
-func getDoc(r pebble.Reader, key []byte) (Doc, error) {
-	v, closer, err := r.Get(key)
+func getDoc(r pebble.Reader, db, coll, key string) (Doc, error) {
+	v, closer, err := r.Get(docKey(db, coll, key))
 	if errors.Is(err, pebble.ErrNotFound) {
 		return nil, ErrDocumentNotFound
 	}
@@ -409,7 +412,7 @@ func getDoc(r pebble.Reader, key []byte) (Doc, error) {
 		return nil, err
 	}
 	defer closer.Close()
-	return DecodeDoc(v)
+	return decodeStored(coll, key, v)
 }
 
 // Document returns the stored document key of a collection, as JSON.
@@ -428,7 +431,7 @@ func (s *Store) Document(db, coll, key string) ([]byte, error) {
 		return nil, err
 	}
 	defer closer.Close()
-	return append([]byte(nil), v...), nil
+	return storedJSON(coll, key, v), nil
 }
 
 // itemKey returns the key of a bulk item: a key string or an object with
@@ -484,7 +487,7 @@ func (s *Store) Modify(db, coll string, items []any, replace, keepNull, mergeObj
 			return Result{Err: ErrEdgeAttribute}
 		}
 		doc["_key"], doc["_id"], doc["_rev"] = k, coll+"/"+k, s.newRev()
-		data, err := docjson.Encode(doc)
+		data, err := compactData(doc)
 		if err != nil {
 			return Result{Err: ErrDocumentType}
 		}
@@ -573,8 +576,8 @@ func (s *Store) Scan(db, coll string, fn func(Doc) bool) error {
 		return err
 	}
 	var derr error
-	err := s.each(documentPrefix(db, coll), func(_, v []byte) bool {
-		d, err := DecodeDoc(v)
+	err := s.each(documentPrefix(db, coll), func(k, v []byte) bool {
+		d, err := decodeStored(coll, string(k), v)
 		if err != nil {
 			derr = err
 			return false

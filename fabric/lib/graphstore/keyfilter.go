@@ -15,8 +15,11 @@ import (
 // "may exist" costs one seek).
 
 // keyFilter is a collection's filter: a series of Bloom filters, each
-// sized for twice the keys of the one before, so that a growing
-// collection needs no rescan; keys go to the newest.
+// sized for four times the keys of the one before, so that a growing
+// collection needs no rescan and a key is tested against few filters;
+// keys go to the newest. Being sized for the same rate of false
+// positives, they have the same number of hash functions, so that a key
+// is hashed once for all of them.
 type keyFilter struct {
 	mu       sync.RWMutex // writers test it outside the store's lock
 	fs       []*bloom.BloomFilter
@@ -26,20 +29,30 @@ type keyFilter struct {
 
 // test reports whether key may be in the filter (callers hold mu).
 func (kf *keyFilter) test(key string) bool {
+	k := kf.fs[0].K()
+	locs := bloom.Locations([]byte(key), k)
 	for _, f := range kf.fs {
-		if f.TestString(key) {
+		if f.K() != k { // not with the estimates used here, but cheap to allow
+			k = f.K()
+			locs = bloom.Locations([]byte(key), k)
+		}
+		if f.TestLocations(locs) {
 			return true
 		}
 	}
 	return false
 }
 
+// filterFalsePositives is the rate of false "may exist" each filter is
+// sized for.
+const filterFalsePositives = 0.005
+
 // add adds a key, starting a new filter when the newest is full (callers
 // hold mu for writing).
 func (kf *keyFilter) add(key []byte) {
 	if kf.added >= kf.capacity {
-		kf.capacity *= 2
-		kf.fs = append(kf.fs, bloom.NewWithEstimates(kf.capacity, 0.005))
+		kf.capacity *= 4
+		kf.fs = append(kf.fs, bloom.NewWithEstimates(kf.capacity, filterFalsePositives))
 		kf.added = 0
 	}
 	kf.fs[len(kf.fs)-1].Add(key)
@@ -76,7 +89,7 @@ func (s *Store) keyFilter(db, coll string) *keyFilter {
 		return kf
 	}
 	capacity := max(2*uint(max(s.count(db, coll), 0)), minFilterKeys)
-	kf := &keyFilter{fs: []*bloom.BloomFilter{bloom.NewWithEstimates(capacity, 0.005)}, capacity: capacity}
+	kf := &keyFilter{fs: []*bloom.BloomFilter{bloom.NewWithEstimates(capacity, filterFalsePositives)}, capacity: capacity}
 	err := s.each(documentPrefix(db, coll), func(k, _ []byte) bool {
 		kf.add(k)
 		return true

@@ -61,7 +61,7 @@ func (r *Reader) Document(db, coll, key string) (Doc, error) {
 		}
 		return nil, ErrDocumentNotFound
 	}
-	return DecodeDoc(r.it.Value())
+	return decodeStored(coll, key, r.it.Value())
 }
 
 // Neighbors is Store.Neighbors through the reader.

@@ -34,16 +34,16 @@ func (w *writer) old(key string) (Doc, error) {
 		return d, nil
 	}
 	if data, ok := w.raw[key]; ok {
-		return DecodeDoc(data)
+		return decodeStored(w.coll, key, data)
 	}
 	if w.read[key] {
 		v, ok := w.before[key]
 		if !ok {
 			return nil, ErrDocumentNotFound
 		}
-		return DecodeDoc(v)
+		return decodeStored(w.coll, key, v)
 	}
-	return getDoc(w.s.db, docKey(w.db, w.coll, key)) // not read ahead (a generated key)
+	return getDoc(w.s.db, w.db, w.coll, key) // not read ahead (a generated key)
 }
 
 // put writes a document.

@@ -190,7 +190,8 @@ func parseImport(data []byte, typ string) (docs []any, lines *importLines, empty
 				}
 				headVals, headPresent = headVals[nh:], headPresent[nh:]
 				if lines == nil {
-					lines = &importLines{}
+					n := len(headVals)/nh + 1
+					lines = &importLines{Lines: make([][]byte, 0, n), Heads: make([]graphstore.Head, 0, n)}
 				}
 				lines.Lines = append(lines.Lines, line)
 				lines.Heads = append(lines.Heads, graphstore.Head{Values: vals, Present: present})
