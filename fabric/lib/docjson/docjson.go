@@ -124,6 +124,15 @@ func AppendFloat(b []byte, f float64) ([]byte, error) {
 
 const hexDigits = "0123456789abcdef"
 
+// plain holds the bytes a JSON string holds as they are: ASCII but the
+// controls, '"', '\\' and the HTML-sensitive '<', '>' and '&'.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
 // appendString quotes s as encoding/json does (HTML-safe escapes,
 // invalid UTF-8 as U+FFFD, U+2028 and U+2029 escaped).
 func appendString(b []byte, s string) []byte {
@@ -131,11 +140,11 @@ func appendString(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
+		if plain[c] {
+			i++
+			continue
+		}
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
 			b = append(b, s[start:i]...)
 			switch c {
 			case '"', '\\':
