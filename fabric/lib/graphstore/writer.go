@@ -17,8 +17,7 @@ type writer struct {
 	pre      []kvOp      // writes sorted before the lock (see insert)
 	keep     func(kvOp) bool
 	db, coll string
-	before   map[string][]byte // stored values of the keys read ahead
-	read     map[string]bool   // the keys read ahead
+	before   map[string][]byte // stored values of the keys read ahead (nil: none)
 	now      map[string]Doc    // written by this batch (nil: deleted)
 	data     map[string][]byte // the texts of now's documents
 	raw      map[string][]byte // written by this batch as text (InsertLines)
@@ -36,9 +35,8 @@ func (w *writer) old(key string) (Doc, error) {
 	if data, ok := w.raw[key]; ok {
 		return decodeStored(w.coll, key, data)
 	}
-	if w.read[key] {
-		v, ok := w.before[key]
-		if !ok {
+	if v, read := w.before[key]; read {
+		if v == nil {
 			return nil, ErrDocumentNotFound
 		}
 		return decodeStored(w.coll, key, v)
@@ -63,7 +61,7 @@ func (w *writer) del(key string) {
 // skipping the keys that are not there; the others are known new.
 func (w *writer) readAhead(keys, seek []string) error {
 	for _, k := range keys {
-		w.read[k] = true
+		w.before[k] = nil
 	}
 	sorted := slices.Clone(seek)
 	slices.Sort(sorted)
@@ -128,7 +126,7 @@ func (s *Store) writeDocs(db, coll string, n int, keys []string, stop bool, prep
 	kf := s.keyFilter(db, coll)
 	s.mu.Unlock()
 	seek := maybeKeys(kf, keys) // the keys that may exist: the others are new
-	w := &writer{s: s, db: db, coll: coll, before: map[string][]byte{}, read: map[string]bool{}, now: map[string]Doc{}, data: map[string][]byte{}, raw: map[string][]byte{}}
+	w := &writer{s: s, db: db, coll: coll, before: make(map[string][]byte, len(keys)), now: map[string]Doc{}, data: map[string][]byte{}, raw: make(map[string][]byte, len(keys))}
 	defer func() {
 		if w.b != nil {
 			w.b.Close()
@@ -177,19 +175,16 @@ func (w *writer) catchUp(g0 uint64) (after uint64) {
 			continue
 		}
 		if rb.all {
-			clear(w.before)
+			for k := range w.before {
+				w.before[k] = nil
+			}
 			continue
 		}
 		hit := false
 		for i, k := range rb.keys {
-			if !w.read[k] {
-				continue
-			}
-			hit = true
-			if v := rb.values[i]; v == nil {
-				delete(w.before, k)
-			} else {
-				w.before[k] = v
+			if _, read := w.before[k]; read {
+				hit = true
+				w.before[k] = rb.values[i]
 			}
 		}
 		if hit && !rb.done {
