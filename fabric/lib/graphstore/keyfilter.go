@@ -111,10 +111,10 @@ func (s *Store) keyFilter(db, coll string) *keyFilter {
 	return kf
 }
 
-// addKeys adds the keys a batch wrote to their collection's filter
-// (callers hold mu).
-func (s *Store) addKeys(db, coll string, keys []string) {
-	kf := s.filters[db+"/"+coll]
+// addKeys adds the keys a batch wrote to the filter (nil: none). Callers
+// need not hold the store's lock, but must add a batch's keys before
+// marking it committed: until then, writers take its keys from recent.
+func (kf *keyFilter) addKeys(keys []string) {
 	if kf == nil {
 		return
 	}

@@ -92,6 +92,10 @@ type recentBatch struct {
 	values   [][]byte
 	all      bool // the collection was truncated
 	done     bool // committed
+	// filter is the collection's key filter when the batch was applied,
+	// which the first written of keys go to before it is committed.
+	filter  *keyFilter
+	written int
 }
 
 // writeDocs makes one write per item (one) in one batch and commits it
@@ -239,7 +243,7 @@ func (s *Store) applyDocs(w *writer, info *CollectionInfo, n int, stop bool, one
 			rb.keys, rb.values = append(rb.keys, k), append(rb.values, w.data[k])
 		}
 	}
-	s.addKeys(w.db, w.coll, rb.keys)
+	rb.filter, rb.written = s.filters[w.db+"/"+w.coll], len(rb.keys)
 	for k, d := range w.now {
 		if d == nil {
 			rb.keys, rb.values = append(rb.keys, k), append(rb.values, nil)
@@ -255,6 +259,7 @@ func (s *Store) applyDocs(w *writer, info *CollectionInfo, n int, stop bool, one
 // commit commits a batch applied as rb, once the batches up to gen after
 // are committed.
 func (s *Store) commit(w *writer, rb *recentBatch, after uint64) error {
+	rb.filter.addKeys(rb.keys[:rb.written])
 	if after > 0 {
 		s.mu.Lock()
 		for s.visible < after && s.broken == nil {
