@@ -1,6 +1,7 @@
 // Package apiserver is the api-server pod's service: it answers the
 // tenant-wide questions (every pod's info, health, status) in one request,
-// by asking each live pod of the registry it keeps in memory.
+// by asking each live pod of the registry it keeps in memory, and makes
+// the tenant's system streams when they are missing.
 package apiserver
 
 import (
@@ -15,6 +16,7 @@ import (
 	"github.com/fabricops/fabric/fabric/infra/jobs"
 	"github.com/fabricops/fabric/fabric/infra/registry"
 	"github.com/fabricops/fabric/fabric/infra/store"
+	"github.com/fabricops/fabric/fabric/infra/streams"
 	"github.com/fabricops/fabric/fabric/pods/pod"
 	"github.com/nats-io/nats.go"
 )
@@ -23,6 +25,9 @@ import (
 func Serve(p *pod.Pod) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	if err := streams.EnsureSystem(ctx, p.JetStream()); err != nil {
+		return err
+	}
 	kv, err := p.JetStream().KeyValue(ctx, api.PodsBucket)
 	if err != nil {
 		return err

@@ -1,0 +1,42 @@
+package api
+
+// Persistent streams (SPEC 6): named streams of records (JSON objects) in
+// the tenant's JetStream. The system streams below exist in every tenant;
+// users add their own with pstream add.
+const (
+	// StreamWorkerResources receives each worker's resource usage (the
+	// resources of SPEC 2.1 with pod_id, hostname, site_name, timestamp)
+	// every WorkerResourcesPeriod.
+	StreamWorkerResources = "fabric_worker_resource_usage"
+	// StreamTraceSummaries receives one record per job that ended: job
+	// id, pipeline, version, pod, status, reason, steps, rows, duration.
+	StreamTraceSummaries = "fabric_worker_trace_summaries"
+	// StreamDeploymentUpdates receives the deployment controller's
+	// activity (SPEC 6: timestamp, severity, message).
+	StreamDeploymentUpdates = "fabric_deployment_updates"
+	// StreamGatewayMetrics receives each event gateway endpoint's
+	// counters every GatewayMetricsPeriod.
+	StreamGatewayMetrics = "fabric_gateway_endpoint_metrics"
+	// StreamGatewayErrors keeps what event gateways could not parse, as
+	// received (SPEC 6; the error stream).
+	StreamGatewayErrors = "fabric_gateway_errors"
+)
+
+// SystemStreams are the streams every tenant has, which users cannot
+// delete.
+var SystemStreams = []string{StreamWorkerResources, StreamTraceSummaries, StreamDeploymentUpdates, StreamGatewayMetrics, StreamGatewayErrors}
+
+// IsSystemStream reports whether name is one of SystemStreams.
+func IsSystemStream(name string) bool {
+	for _, s := range SystemStreams {
+		if s == name {
+			return true
+		}
+	}
+	return false
+}
+
+// StreamSubjectPrefix begins the subject of every persistent stream: the
+// stream with key K (store.Key of its name) takes the messages published
+// on StreamSubjectPrefix + K.
+const StreamSubjectPrefix = "fabric.ps."
