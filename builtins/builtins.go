@@ -23,8 +23,8 @@ import (
 // fabric's (fabric), projects, secrets, the artifact kinds and their
 // backups.
 var DataNames = []string{
-	"pipeline", "object", "dataset", "schema", "file_ops", "frame", "cfxql", "graphdb",
-	"run", "verify_pipeline", "jobs", "job", "wait", "evict", "output", "output_export", "purge_outputs", "watch_traces",
+	"pipeline", "object", "dataset", "schema", "file_ops", "frame", "cfxql", "graphdb", "stream",
+	"run", "verify_pipeline", "jobs", "job", "wait", "evict", "output", "output_export", "purge_outputs", "watch_traces", "watch_logs", "watch_changes",
 }
 
 // moduleConsts are the constants of the data modules, which scripts read

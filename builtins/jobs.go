@@ -57,6 +57,16 @@ xlsx; auto: from the extension), streamed and atomically. Returns the rows.`, e.
 Calls fn(trace) for every step trace of every job on every worker, until
 Ctrl-C (or timeout seconds). A trace has jobid, pod_id, pipeline, time,
 block, step, tag, status, rows, columns, duration_ms, message.`, e.watchTraces),
+		"watch_logs": doc.Builtin("watch_logs", `watch_logs(fn, timeout=None)
+
+Calls fn(line) for every line every pod logs, until Ctrl-C (or timeout
+seconds). A line has time, pod_type, pod_id, message.`, e.watchLogs),
+		"watch_changes": doc.Builtin("watch_changes", `watch_changes(fn, timeout=None)
+
+Calls fn(change) for every change of a record of the tenant (artifacts,
+datasets, objects, pipelines, jobs, ...; not the pods' heartbeats), until
+Ctrl-C (or timeout seconds). A change has time, bucket, key, operation
+(put, delete or purge) and revision.`, e.watchChanges),
 	}
 }
 
@@ -249,6 +259,26 @@ func outputTable(ctx context.Context, c *client.Client, jobid string) (*lazy.Tab
 }
 
 func (e *Env) watchTraces(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	return e.watch(thread, b, args, kwargs, func(ctx context.Context, c *client.Client, emit func(any)) error {
+		return c.WatchTraces(ctx, func(t api.Trace) { emit(t) })
+	})
+}
+
+func (e *Env) watchLogs(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	return e.watch(thread, b, args, kwargs, func(ctx context.Context, c *client.Client, emit func(any)) error {
+		return c.WatchLogs(ctx, func(l api.LogLine) { emit(l) })
+	})
+}
+
+func (e *Env) watchChanges(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	return e.watch(thread, b, args, kwargs, func(ctx context.Context, c *client.Client, emit func(any)) error {
+		return c.WatchChanges(ctx, func(ch api.Change) { emit(ch) })
+	})
+}
+
+// watch is a watch_* builtin: watch(fn, timeout=None) calls fn with each
+// thing run emits, until Ctrl-C, timeout seconds, or an error of fn.
+func (e *Env) watch(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple, run func(ctx context.Context, c *client.Client, emit func(any)) error) (starlark.Value, error) {
 	var fn starlark.Callable
 	var timeout starlark.Value = starlark.None
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "fn", &fn, "timeout?", &timeout); err != nil {
@@ -271,12 +301,15 @@ func (e *Env) watchTraces(thread *starlark.Thread, b *starlark.Builtin, args sta
 	wctx, stop := context.WithCancel(ctx)
 	defer stop()
 	var cbErr error
-	err = c.WatchTraces(wctx, func(t api.Trace) {
-		v, err := value.ToStarlark(t)
+	err = run(wctx, c, func(x any) {
+		if cbErr != nil {
+			return
+		}
+		v, err := value.ToStarlark(x)
 		if err == nil {
 			_, err = starlark.Call(thread, fn, starlark.Tuple{v}, nil)
 		}
-		if err != nil && cbErr == nil {
+		if err != nil {
 			cbErr = err
 			stop()
 		}

@@ -18,6 +18,7 @@ func (e *Env) dataModules() starlark.StringDict {
 		"frame":    frameModule(),
 		"cfxql":    cfxqlModule(),
 		"graphdb":  e.graphdbModule(),
+		"stream":   e.streamModule(),
 	}
 	for k, v := range e.jobBuiltins() {
 		m[k] = v

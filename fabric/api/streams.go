@@ -40,3 +40,28 @@ func IsSystemStream(name string) bool {
 // stream with key K (store.Key of its name) takes the messages published
 // on StreamSubjectPrefix + K.
 const StreamSubjectPrefix = "fabric.ps."
+
+// SubjectLogs begins the subjects of the pods' log lines: each pod
+// publishes its lines (LogLine) on SubjectLogs.<pod_type>.<pod_id>.
+const SubjectLogs = "fabric.logs"
+
+// LogSubject returns the subject of a pod's log lines.
+func LogSubject(podType, podID string) string { return SubjectLogs + "." + podType + "." + podID }
+
+// LogLine is a line a pod logged (watch logs).
+type LogLine struct {
+	Time    string `json:"time"`
+	PodType string `json:"pod_type"`
+	PodID   string `json:"pod_id"`
+	Message string `json:"message"`
+}
+
+// Change is a change of a record in one of the tenant's KV buckets
+// (watch changes): an artifact, a dataset, an object, a job...
+type Change struct {
+	Time      string `json:"time"`
+	Bucket    string `json:"bucket"`
+	Key       string `json:"key"`
+	Operation string `json:"operation"` // put, delete or purge
+	Revision  uint64 `json:"revision"`
+}

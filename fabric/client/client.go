@@ -233,3 +233,10 @@ func timeoutError(err error) error {
 	}
 	return err
 }
+
+// JetStream returns the tenant's JetStream (its streams, KV buckets and
+// object stores).
+func (c *Client) JetStream() jetstream.JetStream {
+	js, _ := jetstream.New(c.nc) // fails only for a nil connection
+	return js
+}

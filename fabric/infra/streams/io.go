@@ -1,9 +1,11 @@
 package streams
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/fabricops/fabric/fabric/infra/store"
@@ -138,7 +140,7 @@ func NewWriter(ctx context.Context, js jetstream.JetStream, name string) (*Write
 	return &Writer{js: js, name: name, subject: Subject(name)}, nil
 }
 
-// Write publishes one record (the data is not kept: it may be reused).
+// Write publishes one record (data must not change until Flush).
 func (w *Writer) Write(ctx context.Context, data []byte) error {
 	f, err := w.js.PublishAsync(w.subject, data)
 	if err != nil {
@@ -181,3 +183,29 @@ func (w *Writer) Flush(ctx context.Context) error {
 
 // Written is how many records the stream acknowledged.
 func (w *Writer) Written() int { return w.written }
+
+// Lines returns a writer of JSON lines to w: each complete line written
+// to it is one record (blank lines skipped). Flush w once done.
+func (w *Writer) Lines(ctx context.Context) io.Writer { return &lineWriter{ctx: ctx, w: w} }
+
+type lineWriter struct {
+	ctx context.Context
+	w   *Writer
+	buf []byte
+}
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	l.buf = append(l.buf, p...)
+	for {
+		i := bytes.IndexByte(l.buf, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		if line := bytes.TrimSpace(l.buf[:i]); len(line) > 0 {
+			if err := l.w.Write(l.ctx, line); err != nil {
+				return 0, err
+			}
+		}
+		l.buf = l.buf[i+1:]
+	}
+}

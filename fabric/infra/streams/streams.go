@@ -28,10 +28,14 @@ var (
 	ErrName     = errors.New("a stream name is 1 to 128 printable characters, without spaces")
 )
 
-// Retention of the system streams: a day, and 256 MB each.
+// Retention of the system streams: a day, and a number of records (not a
+// size: a stream's size limit is reserved out of the tenant's storage
+// whether used or not, where a count costs only what it holds); the
+// gateway errors, which keep raw input, fewer.
 const (
-	SystemMaxAge   = 24 * time.Hour
-	SystemMaxBytes = 256 << 20
+	SystemMaxAge       = 24 * time.Hour
+	SystemMaxMsgs      = 100_000
+	SystemErrorMaxMsgs = 10_000
 )
 
 // Config is a stream's configuration.
@@ -41,8 +45,11 @@ type Config struct {
 	// MaxAge drops messages older than it (0: kept whatever their age).
 	MaxAge time.Duration
 	// MaxBytes drops the oldest messages beyond that size (0: none but
-	// the tenant's storage limit).
+	// the tenant's storage limit). The size is reserved out of the
+	// tenant's storage.
 	MaxBytes int64
+	// MaxMsgs drops the oldest messages beyond that number (0: none).
+	MaxMsgs int64
 }
 
 // Info describes a stream (pstream get and list).
@@ -52,6 +59,7 @@ type Info struct {
 	System         bool    `json:"system"`
 	RetentionHours float64 `json:"retention_hours"` // 0: by age, never
 	MaxSizeMB      float64 `json:"max_size_mb"`     // 0: no size of its own
+	MaxMessages    int64   `json:"max_messages"`    // 0: no number
 	Messages       uint64  `json:"messages"`
 	SizeMB         float64 `json:"size_mb"`
 	FirstTime      string  `json:"first_time"` // "" when empty
@@ -88,6 +96,7 @@ func (c Config) jetstream(replicas int) jetstream.StreamConfig {
 		Discard:     jetstream.DiscardOld,
 		MaxAge:      c.MaxAge,
 		MaxBytes:    orUnlimited(c.MaxBytes),
+		MaxMsgs:     orUnlimited(c.MaxMsgs),
 		Replicas:    replicas,
 	}
 }
@@ -115,6 +124,13 @@ func Add(ctx context.Context, js jetstream.JetStream, c Config) (Info, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, store.Timeout)
 	defer cancel()
+	// JetStream makes a stream again without complaint when the config is
+	// the same: look first.
+	if _, err := js.Stream(ctx, JetStreamName(c.Name)); err == nil {
+		return Info{}, fmt.Errorf("%w: %s", ErrExists, c.Name)
+	} else if !errors.Is(err, jetstream.ErrStreamNotFound) {
+		return Info{}, fmt.Errorf("adding stream %s: %w", c.Name, err)
+	}
 	st, err := js.CreateStream(ctx, c.jetstream(store.Replicas(js.Conn())))
 	if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
 		return Info{}, fmt.Errorf("%w: %s", ErrExists, c.Name)
@@ -150,7 +166,11 @@ func Ensure(ctx context.Context, js jetstream.JetStream, c Config) (jetstream.St
 // EnsureSystem makes the system streams that are missing.
 func EnsureSystem(ctx context.Context, js jetstream.JetStream) error {
 	for _, name := range api.SystemStreams {
-		if _, err := Ensure(ctx, js, Config{Name: name, Description: "system stream", MaxAge: SystemMaxAge, MaxBytes: SystemMaxBytes}); err != nil {
+		c := Config{Name: name, Description: "system stream", MaxAge: SystemMaxAge, MaxMsgs: SystemMaxMsgs}
+		if name == api.StreamGatewayErrors {
+			c.MaxMsgs = SystemErrorMaxMsgs
+		}
+		if _, err := Ensure(ctx, js, c); err != nil {
 			return err
 		}
 	}
@@ -232,6 +252,9 @@ func info(i *jetstream.StreamInfo) Info {
 	}
 	if i.Config.MaxBytes > 0 {
 		out.MaxSizeMB = mb(i.Config.MaxBytes)
+	}
+	if i.Config.MaxMsgs > 0 {
+		out.MaxMessages = i.Config.MaxMsgs
 	}
 	if i.State.Msgs > 0 {
 		out.FirstTime, out.LastTime = api.Timestamp(i.State.FirstTime), api.Timestamp(i.State.LastTime)

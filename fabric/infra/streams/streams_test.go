@@ -45,7 +45,7 @@ func TestStreams(t *testing.T) {
 		t.Fatalf("a new tenant has streams %v, want the system streams %v", list, api.SystemStreams)
 	}
 	for _, s := range list {
-		if !s.System || s.RetentionHours != 24 {
+		if !s.System || s.RetentionHours != 24 || s.MaxMessages == 0 {
 			t.Errorf("system stream %+v", s)
 		}
 	}
@@ -60,7 +60,7 @@ func TestStreams(t *testing.T) {
 	if info.Name != "syslog.events/a" || info.Description != "test" || info.RetentionHours != 1 || info.MaxSizeMB != 1 || info.System {
 		t.Errorf("added %+v", info)
 	}
-	if _, err := streams.Add(ctx, js, streams.Config{Name: "syslog.events/a"}); !errors.Is(err, streams.ErrExists) {
+	if _, err := streams.Add(ctx, js, streams.Config{Name: "syslog.events/a", Description: "test", MaxAge: time.Hour, MaxBytes: 1 << 20}); !errors.Is(err, streams.ErrExists) {
 		t.Errorf("adding it again: %v", err)
 	}
 	for _, bad := range []string{"", "a b", "x\ny"} {

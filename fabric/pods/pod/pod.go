@@ -56,10 +56,16 @@ type Spec struct {
 	Logger *log.Logger
 }
 
-// Logf logs a line of the pod, naming it.
+// Logf logs a line of the pod, naming it, and publishes it on the pod's
+// log subject (watch logs).
 func (p *Pod) Logf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
 	if p.Logger != nil {
-		p.Logger.Printf("[%s %s %s] "+format, append([]any{p.Tenant, p.Type, p.ID}, args...)...)
+		p.Logger.Printf("[%s %s %s] %s", p.Tenant, p.Type, p.ID, msg)
+	}
+	if p.nc != nil {
+		data, _ := json.Marshal(api.LogLine{Time: api.Timestamp(time.Now()), PodType: p.Type, PodID: p.ID, Message: msg})
+		_ = p.nc.Publish(api.LogSubject(p.Type, p.ID), data)
 	}
 }
 

@@ -109,6 +109,7 @@ func Serve(p *pod.Pod, o Options) error {
 		}
 		w.stopAll()
 	})
+	go w.reportResources()
 	return nil
 }
 
@@ -205,7 +206,7 @@ func failed(reason string) api.StartResponse {
 func (w *Worker) engine(job api.Job) *engine.Engine {
 	nc := w.p.Conn()
 	subject := api.TraceSubject(w.p.ID, job.JobID)
-	return &engine.Engine{Store: w.store, JobID: job.JobID, Trace: func(t engine.Trace) {
+	return &engine.Engine{Store: w.store, JobID: job.JobID, Extensions: streamBots(w.p.JetStream()), Trace: func(t engine.Trace) {
 		data, _ := json.Marshal(api.Trace{JobID: job.JobID, PodID: w.p.ID, Pipeline: job.Pipeline,
 			Time: api.Timestamp(t.Time), Block: t.Block, Step: t.Step, Tag: t.Tag, Status: t.Status,
 			Rows: t.Rows, Columns: t.Columns, DurationMS: float64(t.Duration.Microseconds()) / 1000, Message: t.Message})
@@ -232,7 +233,10 @@ func (w *Worker) run(ctx context.Context, job api.Job, runSteps func(context.Con
 		j.Status = api.JobRunning
 		return nil
 	})
+	started := time.Now()
 	out, err := runSteps(ctx)
+	status, reason, rows := api.JobCompleted, "", int64(0)
+	defer func() { w.jobEnded(job, status, reason, rows, time.Since(started)) }()
 	// Recording the end is tried again until it holds (Finish changes a
 	// job that ended already not at all), so that a server of a cluster
 	// that dies meanwhile leaves no job Running.
@@ -247,20 +251,26 @@ func (w *Worker) run(ctx context.Context, job api.Job, runSteps func(context.Con
 	var cause stopCause
 	switch {
 	case errors.As(context.Cause(ctx), &cause):
-		err = finish(cause.status, cause.reason, nil)
+		status, reason = cause.status, cause.reason
+		err = finish(status, reason, nil)
 	case err != nil:
-		err = finish(api.JobFailed, err.Error(), nil)
+		status, reason = api.JobFailed, err.Error()
+		err = finish(status, reason, nil)
 	default:
 		path := jobs.OutputPath(job.JobID)
 		sctx, scancel := context.WithTimeout(context.Background(), 30*time.Second)
 		serr := w.saveOutput(sctx, path, out)
 		scancel()
 		if serr != nil {
-			err = finish(api.JobFailed, "cannot store the output: "+serr.Error(), nil)
+			status, reason = api.JobFailed, "cannot store the output: "+serr.Error()
+			err = finish(status, reason, nil)
 			break
 		}
+		if out != nil {
+			rows = int64(out.NumRows())
+		}
 		err = finish(api.JobCompleted, "", func(j *api.Job) {
-			j.Output, j.OutputRows = path, int64(out.NumRows())
+			j.Output, j.OutputRows = path, rows
 		})
 	}
 	if err != nil {

@@ -1,0 +1,104 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/infra/streams"
+	"github.com/fabricops/fabric/fabric/lib/engine"
+	"github.com/fabricops/fabric/fabric/lib/frame"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// streamBots are the pipeline bots of persistent streams, which the
+// engine (knowing nothing of NATS) gets from the worker.
+func streamBots(js jetstream.JetStream) []engine.Extension {
+	return []engine.Extension{
+		{Doc: engine.BotDoc{Tag: "@dm:read-stream",
+			Description: "Loads the records of a persistent stream as the frame (each record a row, its fields columns): from the first it keeps, or from 'from', to the last it held when the step started.",
+			Params: []engine.ParamDoc{
+				{Name: "name", Type: "string", Required: true, Description: "the stream"},
+				{Name: "from", Type: "string", Description: "the time of the first record: ISO 8601 (UTC unless a zone is given), epoch seconds, or a duration before now such as -15m"},
+				{Name: "max_rows", Type: "int", Default: "0", Description: "stop after this many records (0: no limit)"},
+			}},
+			Run: func(ctx context.Context, _ *frame.Frame, p map[string]string) (*frame.Frame, error) {
+				return readStream(ctx, js, p)
+			}},
+		{Doc: engine.BotDoc{Tag: "@dm:write-stream", Streams: true,
+			Description: "Writes each row of the frame in hand to a persistent stream as a record (a JSON object) and passes the frame on.",
+			Params:      []engine.ParamDoc{{Name: "name", Type: "string", Required: true, Description: "the stream"}}},
+			Run: func(ctx context.Context, in *frame.Frame, p map[string]string) (*frame.Frame, error) {
+				return in, writeStream(ctx, js, p["name"], in)
+			}},
+	}
+}
+
+func readStream(ctx context.Context, js jetstream.JetStream, p map[string]string) (*frame.Frame, error) {
+	var o streams.ReadOptions
+	if s := strings.TrimSpace(p["from"]); s != "" {
+		t, err := api.ParseWhen(s, time.Now())
+		if err != nil {
+			return nil, fmt.Errorf("from: %v", err)
+		}
+		o.From = t
+	}
+	if s := p["max_rows"]; s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("max_rows: %q is not a count", s)
+		}
+		o.MaxRows = n
+	}
+	pr, pw := io.Pipe()
+	read := make(chan error, 1)
+	go func() {
+		n, err := streams.Read(ctx, js, p["name"], o, func(m streams.Message) error {
+			if _, err := pw.Write(append(m.Data, '\n')); err != nil {
+				return err
+			}
+			return nil
+		})
+		if err == nil && n == 0 {
+			err = errNoRecords
+		}
+		pw.CloseWithError(err)
+		read <- err
+	}()
+	src, err := frame.OpenReader(pr, frame.JSONL, frame.NoCompression)
+	if err != nil {
+		pr.CloseWithError(err)
+		if rerr := <-read; errors.Is(rerr, errNoRecords) {
+			return frame.FromRows(nil, nil)
+		} else if rerr != nil {
+			return nil, rerr
+		}
+		return nil, err
+	}
+	defer src.Close()
+	f, err := frame.ReadFrom(src)
+	pr.CloseWithError(errors.New("read"))
+	if rerr := <-read; rerr != nil && !errors.Is(rerr, errNoRecords) {
+		return nil, rerr
+	}
+	return f, err
+}
+
+var errNoRecords = errors.New("no records")
+
+func writeStream(ctx context.Context, js jetstream.JetStream, name string, in *frame.Frame) error {
+	w, err := streams.NewWriter(ctx, js, name)
+	if err != nil {
+		return err
+	}
+	err = in.WriteTo(w.Lines(ctx), frame.JSONL, frame.NoCompression)
+	if ferr := w.Flush(ctx); err == nil {
+		err = ferr
+	}
+	return err
+}
