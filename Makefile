@@ -20,12 +20,14 @@ build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/client-data ./cmd/client
 	$(GO) build -trimpath -ldflags '$(DLDFLAGS)' -o $(BIN)/fabricd ./cmd/fabricd
 
-# Debian packages the tests use, installed when missing: tmux drives the REPL
-# in a real terminal; nats-server is the standalone server fabricd is tested
-# against.
-DEB_TOOLS := tmux nats-server
+# Debian packages the tests use, installed when missing (COMMAND:PACKAGE when
+# the names differ): tmux drives the REPL in a real terminal; nats-server is
+# the standalone server fabricd is tested against; net-snmp's snmptrap and
+# logger send real traps and syslog to the event gateway.
+DEB_TOOLS := tmux nats-server snmptrap:snmp logger:bsdutils
 deps:
-	@missing=""; for t in $(DEB_TOOLS); do command -v $$t >/dev/null 2>&1 || missing="$$missing $$t"; done; \
+	@missing=""; for t in $(DEB_TOOLS); do cmd=$${t%%:*}; pkg=$${t#*:}; \
+	  command -v $$cmd >/dev/null 2>&1 || missing="$$missing $$pkg"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing$$missing (Debian packages for the tests)"; \
 	  if command -v apt-get >/dev/null 2>&1; then \
@@ -103,6 +105,9 @@ fuzz:
 	$(GO) test ./fabric/lib/docjson -run '^$$' -fuzz '^FuzzDecodeFloats$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./fabric/lib/docjson -run '^$$' -fuzz '^FuzzFields$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./fabric/lib/docjson -run '^$$' -fuzz '^FuzzAppendFloat$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric/lib/snmptrap -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric/lib/syslog -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric/lib/syslog -run '^$$' -fuzz '^FuzzScanner$$' -fuzztime $(FUZZTIME)
 
 # go install puts client and fabricd in GOBIN; client-data goes beside them.
 GOBIN_DIR = $(or $(shell $(GO) env GOBIN),$(shell $(GO) env GOPATH)/bin)

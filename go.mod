@@ -10,7 +10,9 @@ require (
 	github.com/chzyer/readline v1.5.1
 	github.com/cockroachdb/pebble/v2 v2.1.7
 	github.com/google/jsonschema-go v0.4.3
+	github.com/gosnmp/gosnmp v1.47.0
 	github.com/klauspost/compress v1.20.3
+	github.com/leodido/go-syslog/v4 v4.6.0
 	github.com/nats-io/nats-server/v2 v2.15.2
 	github.com/nats-io/nats.go v1.55.0
 	github.com/nats-io/nkeys v0.4.16

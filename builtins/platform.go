@@ -1,11 +1,13 @@
 package builtins
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/client"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
 	"github.com/fabricops/fabric/runtime/value"
@@ -33,6 +35,18 @@ infra pods, apps=True the app pods (not both).`, e.healthBuiltin),
 
 Returns the live agents (event gateways) as pod dicts with agent_type
 added. type keeps one agent type, site one site.`, e.agentsBuiltin),
+		"event_gw_status": doc.Builtin("event_gw_status", `event_gw_status()
+
+Returns the live event gateways (pod_id and endpoints), each endpoint a
+dict with name, type, address, port, stream, state (listening, disabled,
+failed), error, the counters received, parsed, errors, published and
+dropped, last_event, and the gateway's pod_id, hostname and site_name.
+An empty list when the tenant has no event gateway.`, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
+				return nil, err
+			}
+			return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) { return c.GatewayStatus(ctx) })
+		}),
 		"pod_controller": doc.Module("pod_controller", "The controllers that run the pods.", starlark.StringDict{
 			"POD_TYPES": podTypes(),
 			"status": doc.Builtin("pod_controller.status", `status()

@@ -15,6 +15,7 @@ import (
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/bus"
 	"github.com/fabricops/fabric/fabric/infra/natsserver"
+	"github.com/fabricops/fabric/fabric/pods/eventgw"
 	"github.com/fabricops/fabric/fabric/pods/graphdb"
 	"github.com/fabricops/fabric/fabric/pods/runner"
 	"github.com/fabricops/fabric/fabric/pods/worker"
@@ -51,6 +52,9 @@ type Options struct {
 	// Logger receives the pods' log lines (nil: none), as fabricd's log
 	// would.
 	Logger *log.Logger
+	// EventGateway configures the event gateways (the local fabric's add
+	// default endpoints: Defaults).
+	EventGateway eventgw.Options
 }
 
 // DefaultPods are the pods of a tenant of the local fabric.
@@ -121,7 +125,7 @@ func Start(t testing.TB, o Options) *Fabric {
 		}
 		r, err := runner.Start(runner.Options{Config: cfg, Pods: o.Pods, Site: "local", BuildTag: "test",
 			CapacityFilter:  TestCapacityFilter,
-			PlatformVersion: "test", LicenseExpires: time.Now().AddDate(1, 0, 0), LeaseTTL: o.LeaseTTL, Worker: wo, Logger: o.Logger, GraphDB: graph})
+			PlatformVersion: "test", LicenseExpires: time.Now().AddDate(1, 0, 0), LeaseTTL: o.LeaseTTL, Worker: wo, Logger: o.Logger, GraphDB: graph, EventGateway: o.EventGateway})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -404,9 +405,18 @@ func (r *Repo) Row(k *Kind, rec Record) map[string]any {
 			row[c] = v
 			continue
 		}
-		row[c] = decodeJSONValue(rec.Doc.Raw(c))
+		row[c] = rowValue(rec.Doc.Raw(c))
 	}
 	return row
+}
+
+// rowValue decodes a field of a list row: an integer written as one
+// stays one (a port, a count), where JSON numbers decode as floats.
+func rowValue(raw json.RawMessage) any {
+	if n, err := strconv.ParseInt(string(bytes.TrimSpace(raw)), 10, 64); err == nil {
+		return n
+	}
+	return decodeJSONValue(raw)
 }
 
 // Delete removes the record name of kind k (and its history), and the

@@ -222,15 +222,16 @@ var DashGroup = &Kind{
 
 // Kinds are the declared kinds, by the name of their Starlark module.
 var Kinds = map[string]*Kind{
-	"alert_rules":  AlertRules,
-	"dashboard":    Dashboard,
-	"dashgroup":    DashGroup,
-	"stack":        Stack,
-	"site_profile": SiteProfile,
-	"synthetics":   Synthetics,
-	"fmt_template": FmtTemplate,
-	"staging_area": StagingArea,
-	"subscription": Subscription,
+	"alert_rules":    AlertRules,
+	"dashboard":      Dashboard,
+	"dashgroup":      DashGroup,
+	"stack":          Stack,
+	"site_profile":   SiteProfile,
+	"synthetics":     Synthetics,
+	"fmt_template":   FmtTemplate,
+	"staging_area":   StagingArea,
+	"subscription":   Subscription,
+	"event_endpoint": EventEndpoint,
 }
 
 // Stack is a stack kind: the components a synthetic profile exercises.

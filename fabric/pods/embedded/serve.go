@@ -19,6 +19,7 @@ import (
 	"github.com/fabricops/fabric/fabric/infra/bus"
 	"github.com/fabricops/fabric/fabric/infra/local"
 	"github.com/fabricops/fabric/fabric/infra/natsserver"
+	"github.com/fabricops/fabric/fabric/pods/eventgw"
 	"github.com/fabricops/fabric/fabric/pods/graphdb"
 	"github.com/fabricops/fabric/fabric/pods/runner"
 	"github.com/fabricops/fabric/fabric/pods/worker"
@@ -134,7 +135,8 @@ func Serve(home string, o ServeOptions) error {
 		}
 		r, err := runner.Start(runner.Options{Config: cfg, Pods: tenantPods, Site: local.Site, BuildTag: o.Version,
 			PlatformVersion: o.Version, LicenseExpires: expires, Logger: logger,
-			Worker: worker.Options{DataDir: dataDir}, GraphDB: graph})
+			Worker: worker.Options{DataDir: dataDir}, GraphDB: graph,
+			EventGateway: eventgw.Options{Defaults: true, CertDir: filepath.Join(home, "local", "certs", t.Name)}})
 		if err != nil {
 			stopAll()
 			return err

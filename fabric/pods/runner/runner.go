@@ -17,6 +17,7 @@ import (
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/bus"
 	"github.com/fabricops/fabric/fabric/pods/apiserver"
+	"github.com/fabricops/fabric/fabric/pods/eventgw"
 	"github.com/fabricops/fabric/fabric/pods/graphdb"
 	"github.com/fabricops/fabric/fabric/pods/pod"
 	"github.com/fabricops/fabric/fabric/pods/scheduler"
@@ -52,6 +53,9 @@ type Options struct {
 	// and listen address; the credentials come from Config's graphdb
 	// section.
 	GraphDB graphdb.PodOptions
+	// EventGateway configures the event gateways: the local fabric's add
+	// default endpoints and keep their certificates.
+	EventGateway eventgw.Options
 }
 
 // dependencies are the pod types each type needs live to be healthy.
@@ -145,6 +149,8 @@ func (r *Runner) startSlot(s *slot) error {
 			err = apiserver.Serve(p)
 		case api.Worker:
 			err = worker.Serve(p, r.opts.Worker)
+		case api.EventGateway:
+			err = eventgw.Serve(p, r.opts.EventGateway)
 		case api.GraphDB:
 			o := r.opts.GraphDB
 			o.User, o.Password = r.opts.Config.GraphDB.User, r.opts.Config.GraphDB.Password

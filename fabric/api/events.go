@@ -1,0 +1,92 @@
+package api
+
+// Event gateways (SPEC 6): pods of type event-gateway that receive syslog,
+// SNMP traps and webhook posts on ingestion endpoints and publish each
+// event as a record (Event) to the endpoint's stream.
+
+// Endpoint types of an event gateway.
+const (
+	EndpointSyslogTCP = "syslog_tcp_go"
+	EndpointSyslogUDP = "syslog_udp_go"
+	EndpointSNMPTrap  = "snmp_trap"
+	EndpointWebhook   = "webhook"
+)
+
+// EndpointTypes lists the endpoint types.
+var EndpointTypes = []string{EndpointSyslogTCP, EndpointSyslogUDP, EndpointSNMPTrap, EndpointWebhook}
+
+// EndpointGatewayStatus is the per-pod endpoint of an event gateway that
+// answers its GatewayStatus.
+const EndpointGatewayStatus = "gateway-status"
+
+// DefaultWebhookPort is the webhook endpoint's port unless configured
+// (SPEC 6: 443 after the upgrade), with https.
+const DefaultWebhookPort = 443
+
+// Event is a record an endpoint publishes: when it happened (its own time
+// when it says, else when received), who sent it, how severe, its text
+// and the input as received; plus what its format carries.
+type Event struct {
+	Timestamp string `json:"timestamp"`
+	Received  string `json:"received"`
+	Endpoint  string `json:"endpoint"`
+	Type      string `json:"type"`
+	Source    string `json:"source"` // the sender's address (host:port)
+	Host      string `json:"host"`
+	Severity  string `json:"severity"` // emerg, alert, crit, err, warning, notice, info, debug
+	Message   string `json:"message"`
+	Raw       string `json:"raw"`
+	// Syslog.
+	Format   string `json:"format,omitempty"` // rfc5424, rfc3164
+	Facility string `json:"facility,omitempty"`
+	AppName  string `json:"app_name,omitempty"`
+	ProcID   string `json:"proc_id,omitempty"`
+	MsgID    string `json:"msg_id,omitempty"`
+	// SNMP traps.
+	TrapOID   string            `json:"trap_oid,omitempty"`
+	Community string            `json:"community,omitempty"`
+	Vars      map[string]string `json:"vars,omitempty"`
+	// Webhooks: the posted JSON.
+	Body any `json:"body,omitempty"`
+}
+
+// EventError is a record of StreamGatewayErrors: input an endpoint could
+// not take, kept as received (up to the endpoint's size limit).
+type EventError struct {
+	Timestamp string `json:"timestamp"`
+	PodID     string `json:"pod_id"`
+	Endpoint  string `json:"endpoint"`
+	Type      string `json:"type"`
+	Source    string `json:"source"`
+	Error     string `json:"error"`
+	Raw       string `json:"raw"`
+	Truncated bool   `json:"truncated,omitempty"`
+}
+
+// IngestStatus is an endpoint as a gateway runs it (event-gw-status),
+// with its counters since the gateway started it.
+type IngestStatus struct {
+	PodID     string `json:"pod_id"`
+	Hostname  string `json:"hostname"`
+	Site      string `json:"site_name"`
+	Name      string `json:"name"`
+	Type      string `json:"type"`
+	Address   string `json:"address"`
+	Port      int    `json:"port"`
+	Stream    string `json:"stream"`
+	State     string `json:"state"` // listening, disabled, failed
+	Error     string `json:"error,omitempty"`
+	Received  int64  `json:"received"` // messages: frames, datagrams, posts
+	Parsed    int64  `json:"parsed"`   // messages taken (a post may hold several events)
+	Errors    int64  `json:"errors"`
+	Published int64  `json:"published"`
+	Dropped   int64  `json:"dropped"`
+	LastEvent string `json:"last_event"`
+}
+
+// GatewayStatus is what an event gateway answers on
+// EndpointGatewayStatus: its endpoints.
+type GatewayStatus struct {
+	PodID     string         `json:"pod_id"`
+	Endpoints []IngestStatus `json:"endpoints"`
+}

@@ -1,0 +1,324 @@
+// Package eventgw is the event gateway pod (SPEC 6): it runs the tenant's
+// ingestion endpoints (artifact kind event endpoint: syslog over TCP and
+// UDP, SNMP traps, webhooks), parses what they receive into records
+// (api.Event) and publishes them in batches to each endpoint's stream.
+// Input it cannot take is counted and kept, as received, in the system
+// stream of gateway errors; no input stops an endpoint or the gateway.
+// Endpoints are started, changed and stopped as their records change.
+package eventgw
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/infra/artifact"
+	"github.com/fabricops/fabric/fabric/infra/store"
+	"github.com/fabricops/fabric/fabric/infra/streams"
+	"github.com/fabricops/fabric/fabric/infra/tenant"
+	"github.com/fabricops/fabric/fabric/pods/pod"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Options configure a gateway.
+type Options struct {
+	// Defaults makes the gateway add, when the tenant has no endpoint,
+	// one of each type on 127.0.0.1 on free ports, each into a stream of
+	// its name (the local fabric).
+	Defaults bool
+	// CertDir keeps the certificates a webhook endpoint generates (empty:
+	// generated anew at each start).
+	CertDir string
+	// MetricsPeriod is how often each endpoint's counters go to the
+	// system stream of gateway metrics (default 30 s).
+	MetricsPeriod time.Duration
+}
+
+// Gateway is a running event gateway.
+type Gateway struct {
+	p    *pod.Pod
+	o    Options
+	js   jetstream.JetStream
+	repo *artifact.Repo
+	host string
+	errs *sink // the system stream of gateway errors
+
+	mu      sync.Mutex
+	running map[string]*endpoint // by name
+}
+
+// Serve starts the gateway on pod p until the pod stops.
+func Serve(p *pod.Pod, o Options) error {
+	if o.MetricsPeriod <= 0 {
+		o.MetricsPeriod = 30 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	st, err := tenant.New(p.Conn()).Store(ctx)
+	if err != nil {
+		return err
+	}
+	host, _ := os.Hostname()
+	g := &Gateway{p: p, o: o, js: p.JetStream(), repo: &artifact.Repo{Store: st}, host: host, running: map[string]*endpoint{}}
+	if err := streams.EnsureSystem(ctx, g.js); err != nil {
+		return err
+	}
+	g.errs = newSink(g.js, api.StreamGatewayErrors, p.ID, "errors", 100)
+	if o.Defaults {
+		if err := g.addDefaults(ctx); err != nil {
+			return fmt.Errorf("adding the default endpoints: %w", err)
+		}
+	}
+	kv, err := st.KV(ctx, jetstream.KeyValueConfig{Bucket: artifact.EventEndpoint.Bucket, History: 1})
+	if err != nil {
+		return err
+	}
+	life, stop := context.WithCancel(context.Background())
+	watcher, err := kv.WatchAll(life)
+	if err != nil {
+		stop()
+		return err
+	}
+	sub, err := p.Conn().Subscribe(api.PodSubject(p.ID, api.EndpointGatewayStatus), func(m *nats.Msg) {
+		pod.Reply(m, api.GatewayStatus{PodID: p.ID, Endpoints: g.status()})
+	})
+	if err != nil {
+		stop()
+		return err
+	}
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() { defer wg.Done(); g.errs.run(life) }()
+	go func() { defer wg.Done(); g.watch(life, watcher) }()
+	go func() { defer wg.Done(); g.reportMetrics(life) }()
+	p.OnStop(func() {
+		_ = sub.Unsubscribe()
+		_ = watcher.Stop()
+		stop()
+		g.stopAll()
+		wg.Wait()
+	})
+	return nil
+}
+
+// retryFailed is how often a gateway tries again the endpoints that
+// failed to start (a port held by another process, say).
+const retryFailed = 5 * time.Second
+
+// watch reconciles the running endpoints with their records at the start
+// and after each change (a burst of changes once), and tries the failed
+// ones again every retryFailed.
+func (g *Gateway) watch(ctx context.Context, w jetstream.KeyWatcher) {
+	retry := time.NewTicker(retryFailed)
+	defer retry.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-retry.C:
+			if g.dropFailed() {
+				g.reconcile(ctx)
+			}
+			continue
+		case _, ok := <-w.Updates():
+			if !ok {
+				return
+			}
+		}
+		// Take the rest of a burst (and the end of the initial values).
+	more:
+		for {
+			select {
+			case _, ok := <-w.Updates():
+				if !ok {
+					break more
+				}
+			case <-time.After(20 * time.Millisecond):
+				break more
+			}
+		}
+		g.reconcile(ctx)
+	}
+}
+
+// reconcile starts the endpoints of this gateway that do not run, stops
+// those no longer wanted and restarts those whose configuration changed.
+func (g *Gateway) reconcile(ctx context.Context) {
+	lctx, cancel := context.WithTimeout(ctx, store.Timeout)
+	recs, err := g.repo.List(lctx, artifact.EventEndpoint)
+	cancel()
+	if err != nil {
+		g.p.Logf("reading the event endpoints: %v", err)
+		return
+	}
+	want := map[string]Config{}
+	for _, rec := range recs {
+		var c Config
+		data, _ := json.Marshal(rec.Doc.Value())
+		if err := json.Unmarshal(data, &c); err != nil {
+			continue
+		}
+		if c.Site != "" && c.Site != g.p.Site {
+			continue
+		}
+		want[c.Name] = c.withDefaults()
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for name, e := range g.running {
+		if c, ok := want[name]; !ok || c != e.cfg {
+			e.stop()
+			delete(g.running, name)
+			if !ok {
+				g.p.Logf("endpoint %s stopped", name)
+			}
+		}
+	}
+	names := make([]string, 0, len(want))
+	for name := range want {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if _, ok := g.running[name]; ok {
+			continue
+		}
+		e := g.start(want[name])
+		g.running[name] = e
+		if e.state == stateListening {
+			g.p.Logf("endpoint %s (%s) listening on %s into stream %s", name, e.cfg.Type, e.addr, e.cfg.Stream)
+		} else if e.err != "" {
+			g.p.Logf("endpoint %s (%s): %s", name, e.cfg.Type, e.err)
+		}
+	}
+}
+
+// dropFailed forgets the endpoints that failed to start, so that the next
+// reconcile starts them again; it reports whether there were any.
+func (g *Gateway) dropFailed() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	dropped := false
+	for name, e := range g.running {
+		if e.state == stateFailed {
+			e.stop()
+			delete(g.running, name)
+			dropped = true
+		}
+	}
+	return dropped
+}
+
+func (g *Gateway) stopAll() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for name, e := range g.running {
+		e.stop()
+		delete(g.running, name)
+	}
+}
+
+// status returns the endpoints this gateway runs, by name.
+func (g *Gateway) status() []api.IngestStatus {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	out := []api.IngestStatus{}
+	for _, e := range g.running {
+		out = append(out, e.status(g))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// reportMetrics writes each endpoint's counters to the system stream of
+// gateway metrics every MetricsPeriod.
+func (g *Gateway) reportMetrics(ctx context.Context) {
+	t := time.NewTicker(g.o.MetricsPeriod)
+	defer t.Stop()
+	subject := streams.Subject(api.StreamGatewayMetrics)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		now := api.Timestamp(time.Now())
+		for _, s := range g.status() {
+			data, _ := json.Marshal(struct {
+				Timestamp string `json:"timestamp"`
+				api.IngestStatus
+			}{now, s})
+			_ = g.p.Conn().Publish(subject, data)
+		}
+	}
+}
+
+// rejected counts input an endpoint could not take and keeps it in the
+// errors stream (as received, up to the endpoint's size limit).
+func (g *Gateway) rejected(e *endpoint, source string, why error, raw []byte) {
+	e.errors.Add(1)
+	rec := api.EventError{Timestamp: api.Timestamp(time.Now()), PodID: g.p.ID, Endpoint: e.cfg.Name, Type: e.cfg.Type,
+		Source: source, Error: why.Error()}
+	if len(raw) > e.cfg.MaxMessageBytes {
+		raw, rec.Truncated = raw[:e.cfg.MaxMessageBytes], true
+	}
+	rec.Raw = string(raw)
+	if e.cfg.Type == api.EndpointSNMPTrap {
+		rec.Raw = fmt.Sprintf("%x", raw) // binary: as its events keep it
+	}
+	data, _ := json.Marshal(rec)
+	g.errs.put(context.Background(), data, false)
+}
+
+// freePort returns a port of 127.0.0.1 free now, for network ("tcp" or
+// "udp").
+func freePort(network string) (int, error) {
+	if network == "udp" {
+		c, err := net.ListenPacket("udp", "127.0.0.1:0")
+		if err != nil {
+			return 0, err
+		}
+		defer c.Close()
+		return c.LocalAddr().(*net.UDPAddr).Port, nil
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// addDefaults adds one endpoint of each type on 127.0.0.1, on ports free
+// now (kept in their records, so that they stay the same), when the
+// tenant has none.
+func (g *Gateway) addDefaults(ctx context.Context) error {
+	recs, err := g.repo.List(ctx, artifact.EventEndpoint)
+	if err != nil || len(recs) > 0 {
+		return err
+	}
+	for _, d := range []struct{ name, typ, network string }{
+		{"syslog-tcp", api.EndpointSyslogTCP, "tcp"},
+		{"syslog-udp", api.EndpointSyslogUDP, "udp"},
+		{"snmp-traps", api.EndpointSNMPTrap, "udp"},
+		{"webhook", api.EndpointWebhook, "tcp"},
+	} {
+		port, err := freePort(d.network)
+		if err != nil {
+			return err
+		}
+		doc, _ := json.Marshal(map[string]any{"name": d.name, "type": d.typ, "address": "127.0.0.1", "port": port, "stream": d.name,
+			"description": "the local fabric's " + d.typ + " endpoint"})
+		if _, err := g.repo.Add(ctx, artifact.EventEndpoint, doc, false); err != nil && !isExists(err) {
+			return err
+		}
+	}
+	return nil
+}
