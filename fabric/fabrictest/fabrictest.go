@@ -6,9 +6,11 @@ package fabrictest
 
 import (
 	"log"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -30,6 +32,30 @@ type Fabric struct {
 	Configs map[string]*bus.Config
 	// Runners holds each tenant's pods.
 	Runners map[string]*runner.Runner
+
+	serverOptions natsserver.ServerOptions
+}
+
+// RestartServer stops the fabric's NATS server, waits down, and starts it
+// again on the same port with the same store, as a server restart in
+// production does: the pods' connections reconnect.
+func (f *Fabric) RestartServer(t testing.TB, down time.Duration) {
+	t.Helper()
+	o := f.serverOptions
+	u, err := url.Parse(f.Server.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Port, err = strconv.Atoi(u.Port()); err != nil {
+		t.Fatal(err)
+	}
+	f.Server.Shutdown()
+	time.Sleep(down)
+	srv, err := natsserver.StartServer(o)
+	if err != nil {
+		t.Fatalf("starting the NATS server again: %v", err)
+	}
+	f.Server = srv
 }
 
 // TestCapacityFilter is the capacity filter of the test fabric's pods.
@@ -83,16 +109,17 @@ func Start(t testing.TB, o Options) *Fabric {
 		tn.Limits = o.Limits
 		tenants = append(tenants, tn)
 	}
-	srv, err := natsserver.StartServer(natsserver.ServerOptions{Name: "test", Host: "127.0.0.1", Port: -1, StoreDir: filepath.Join(dir, "jetstream"), Tenants: tenants})
+	so := natsserver.ServerOptions{Name: "test", Host: "127.0.0.1", Port: -1, StoreDir: filepath.Join(dir, "jetstream"), Tenants: tenants}
+	srv, err := natsserver.StartServer(so)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &Fabric{Server: srv, Home: filepath.Join(dir, "home"), Configs: map[string]*bus.Config{}, Runners: map[string]*runner.Runner{}}
+	f := &Fabric{Server: srv, Home: filepath.Join(dir, "home"), Configs: map[string]*bus.Config{}, Runners: map[string]*runner.Runner{}, serverOptions: so}
 	t.Cleanup(func() {
 		for _, r := range f.Runners {
 			r.Stop()
 		}
-		srv.Shutdown()
+		f.Server.Shutdown()
 	})
 	for i, tn := range tenants {
 		cfg := &bus.Config{Tenant: tn.Name, NATS: bus.NATSConfig{URLs: []string{srv.URL()}, User: tn.User, Password: tn.Password}}
