@@ -42,7 +42,7 @@ const batchWait = 50 * time.Millisecond
 
 func newSink(js jetstream.JetStream, stream, podID, endpoint string, batch int) *sink {
 	if batch <= 0 {
-		batch = 500
+		batch = 2000
 	}
 	s := &sink{js: js, stream: stream, subject: streams.Subject(stream), batch: batch, queue: make(chan []byte, queueSize),
 		idBase: podID + "." + endpoint + "." + strconv.FormatInt(time.Now().UnixNano(), 36) + "."}
