@@ -276,6 +276,21 @@ func (e *Env) watchChanges(thread *starlark.Thread, b *starlark.Builtin, args st
 	})
 }
 
+// timeoutContext is the thread's context, ended after timeout seconds
+// unless timeout is None.
+func timeoutContext(thread *starlark.Thread, b *starlark.Builtin, timeout starlark.Value) (context.Context, context.CancelFunc, error) {
+	ctx := host.Context(thread)
+	if timeout == starlark.None {
+		return ctx, func() {}, nil
+	}
+	secs, ok := starlark.AsFloat(timeout)
+	if !ok {
+		return nil, nil, fmt.Errorf("%s: timeout must be a number of seconds, not %s", b.Name(), timeout.Type())
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Duration(secs*float64(time.Second)))
+	return ctx, cancel, nil
+}
+
 // watch is a watch_* builtin: watch(fn, timeout=None) calls fn with each
 // thing run emits, until Ctrl-C, timeout seconds, or an error of fn.
 func (e *Env) watch(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple, run func(ctx context.Context, c *client.Client, emit func(any)) error) (starlark.Value, error) {
@@ -284,16 +299,11 @@ func (e *Env) watch(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "fn", &fn, "timeout?", &timeout); err != nil {
 		return nil, err
 	}
-	ctx := host.Context(thread)
-	if timeout != starlark.None {
-		secs, ok := starlark.AsFloat(timeout)
-		if !ok {
-			return nil, fmt.Errorf("%s: timeout must be a number of seconds, not %s", b.Name(), timeout.Type())
-		}
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, time.Duration(secs*float64(time.Second)))
-		defer cancel()
+	ctx, cancel, err := timeoutContext(thread, b, timeout)
+	if err != nil {
+		return nil, err
 	}
+	defer cancel()
 	c, err := e.connect(b)
 	if err != nil {
 		return nil, err

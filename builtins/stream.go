@@ -227,7 +227,7 @@ func fileRecords(r io.Reader, label string, yield func([]byte) error) error {
 		return fmt.Errorf("%s: %v", label, err)
 	}
 	defer src.Close()
-	sink, err := frame.NewSink(&lineSplitter{yield: yield}, frame.JSONL, frame.NoCompression, src.Schema())
+	sink, err := frame.NewSink(&streams.LineSplitter{Yield: yield}, frame.JSONL, frame.NoCompression, src.Schema())
 	if err != nil {
 		return err
 	}
@@ -255,28 +255,6 @@ func spoolStdin(r io.Reader) (*os.File, error) {
 		return nil, err
 	}
 	return f, nil
-}
-
-// lineSplitter hands each complete line written to it to yield.
-type lineSplitter struct {
-	buf   []byte
-	yield func([]byte) error
-}
-
-func (l *lineSplitter) Write(p []byte) (int, error) {
-	l.buf = append(l.buf, p...)
-	for {
-		i := bytes.IndexByte(l.buf, '\n')
-		if i < 0 {
-			return len(p), nil
-		}
-		if line := bytes.TrimSpace(l.buf[:i]); len(line) > 0 {
-			if err := l.yield(line); err != nil {
-				return 0, err
-			}
-		}
-		l.buf = l.buf[i+1:]
-	}
 }
 
 // readWhen reads a from_ argument (None: the zero time).
@@ -350,16 +328,11 @@ func (e *Env) streamFollow(thread *starlark.Thread, b *starlark.Builtin, args st
 	if t.IsZero() {
 		t = time.Now()
 	}
-	ctx := host.Context(thread)
-	if timeout != starlark.None {
-		secs, ok := starlark.AsFloat(timeout)
-		if !ok {
-			return nil, fmt.Errorf("%s: timeout must be a number of seconds, not %s", b.Name(), timeout.Type())
-		}
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, time.Duration(secs*float64(time.Second)))
-		defer cancel()
+	ctx, cancel, err := timeoutContext(thread, b, timeout)
+	if err != nil {
+		return nil, err
 	}
+	defer cancel()
 	c, err := e.connect(b)
 	if err != nil {
 		return nil, err

@@ -302,21 +302,5 @@ func (c *Client) PurgeOutputs(ctx context.Context) (int, error) {
 // WatchTraces calls fn with every step trace of every job on every worker
 // until ctx ends.
 func (c *Client) WatchTraces(ctx context.Context, fn func(api.Trace)) error {
-	ch := make(chan *nats.Msg, 256)
-	sub, err := c.nc.ChanSubscribe(api.SubjectTraces+".>", ch)
-	if err != nil {
-		return err
-	}
-	defer sub.Unsubscribe()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case m := <-ch:
-			var t api.Trace
-			if json.Unmarshal(m.Data, &t) == nil {
-				fn(t)
-			}
-		}
-	}
+	return watchSubject(ctx, c, api.SubjectTraces+".>", fn)
 }

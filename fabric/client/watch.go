@@ -15,8 +15,14 @@ import (
 
 // WatchLogs calls fn with every log line of every pod until ctx ends.
 func (c *Client) WatchLogs(ctx context.Context, fn func(api.LogLine)) error {
+	return watchSubject(ctx, c, api.SubjectLogs+".>", fn)
+}
+
+// watchSubject calls fn with every message on subject that decodes as a
+// T, until ctx ends.
+func watchSubject[T any](ctx context.Context, c *Client, subject string, fn func(T)) error {
 	ch := make(chan *nats.Msg, 256)
-	sub, err := c.nc.ChanSubscribe(api.SubjectLogs+".>", ch)
+	sub, err := c.nc.ChanSubscribe(subject, ch)
 	if err != nil {
 		return err
 	}
@@ -26,9 +32,9 @@ func (c *Client) WatchLogs(ctx context.Context, fn func(api.LogLine)) error {
 		case <-ctx.Done():
 			return nil
 		case m := <-ch:
-			var l api.LogLine
-			if json.Unmarshal(m.Data, &l) == nil {
-				fn(l)
+			var v T
+			if json.Unmarshal(m.Data, &v) == nil {
+				fn(v)
 			}
 		}
 	}

@@ -186,15 +186,19 @@ func (w *Writer) Written() int { return w.written }
 
 // Lines returns a writer of JSON lines to w: each complete line written
 // to it is one record (blank lines skipped). Flush w once done.
-func (w *Writer) Lines(ctx context.Context) io.Writer { return &lineWriter{ctx: ctx, w: w} }
-
-type lineWriter struct {
-	ctx context.Context
-	w   *Writer
-	buf []byte
+func (w *Writer) Lines(ctx context.Context) io.Writer {
+	return &LineSplitter{Yield: func(line []byte) error { return w.Write(ctx, line) }}
 }
 
-func (l *lineWriter) Write(p []byte) (int, error) {
+// LineSplitter is a writer that hands each complete line written to it,
+// trimmed, to Yield (blank lines skipped; a last line without its end is
+// not handed). A line is not changed afterwards: Yield may keep it.
+type LineSplitter struct {
+	Yield func(line []byte) error
+	buf   []byte
+}
+
+func (l *LineSplitter) Write(p []byte) (int, error) {
 	l.buf = append(l.buf, p...)
 	for {
 		i := bytes.IndexByte(l.buf, '\n')
@@ -202,7 +206,7 @@ func (l *lineWriter) Write(p []byte) (int, error) {
 			return len(p), nil
 		}
 		if line := bytes.TrimSpace(l.buf[:i]); len(line) > 0 {
-			if err := l.w.Write(l.ctx, line); err != nil {
+			if err := l.Yield(line); err != nil {
 				return 0, err
 			}
 		}

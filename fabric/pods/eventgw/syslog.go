@@ -104,9 +104,24 @@ func (g *Gateway) readSyslogConn(ctx context.Context, e *endpoint, c net.Conn) {
 }
 
 // listenSyslogUDP listens for syslog over UDP: each datagram a message.
-// A datagram the queue has no room for is dropped (counted): UDP cannot
-// slow a sender down.
 func (g *Gateway) listenSyslogUDP(ctx context.Context, e *endpoint) error {
+	return g.listenUDP(ctx, e, func(source string, data []byte) {
+		now := time.Now()
+		m, err := syslog.Parse(data, now)
+		if err != nil {
+			g.rejected(e, source, err, data)
+			return
+		}
+		e.parsed.Add(1)
+		e.publish(ctx, syslogEvent(e, source, data, m, now), false)
+	})
+}
+
+// listenUDP listens on the endpoint's UDP port and calls take with each
+// datagram (a copy) within the endpoint's size limit; one over it is
+// rejected. An event the queue has no room for is dropped (counted): UDP
+// cannot slow a sender down.
+func (g *Gateway) listenUDP(ctx context.Context, e *endpoint, take func(source string, data []byte)) error {
 	pc, err := net.ListenPacket("udp", net.JoinHostPort(e.cfg.Address, strconv.Itoa(e.cfg.Port)))
 	if err != nil {
 		return err
@@ -132,14 +147,7 @@ func (g *Gateway) listenSyslogUDP(ctx context.Context, e *endpoint) error {
 				g.rejected(e, source, fmt.Errorf("a datagram over %d bytes", e.cfg.MaxMessageBytes), data)
 				continue
 			}
-			now := time.Now()
-			m, err := syslog.Parse(data, now)
-			if err != nil {
-				g.rejected(e, source, err, data)
-				continue
-			}
-			e.parsed.Add(1)
-			e.publish(ctx, syslogEvent(e, source, data, m, now), false)
+			take(source, data)
 		}
 	}()
 	return nil
