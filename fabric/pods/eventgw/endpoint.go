@@ -2,7 +2,6 @@ package eventgw
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -151,7 +150,7 @@ func (e *endpoint) stop() {
 // than drop).
 func (e *endpoint) publish(ctx context.Context, ev *api.Event, block bool) {
 	e.last.Store(time.Now().UnixNano())
-	data, err := json.Marshal(ev)
+	data, err := appendEvent(make([]byte, 0, 2*len(ev.Raw)+256), ev)
 	if err != nil {
 		return
 	}
