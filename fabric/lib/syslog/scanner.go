@@ -41,7 +41,9 @@ var (
 // octet count (digits not followed by a space, or more than nine digits) is
 // reported with ErrBadCount, and the scanner resynchronises after the next
 // LF (or NUL). A frame cut short by the end of the stream is reported with
-// ErrTruncated, after which Scan returns false.
+// ErrTruncated, after which Scan returns false; but a last newline-framed
+// message that only lacks its LF is taken whole, as senders that close the
+// connection after their last message often send it so.
 //
 // A Scanner is not safe for concurrent use.
 type Scanner struct {
@@ -177,6 +179,12 @@ func (s *Scanner) scanLine() {
 	overflow := false
 	for {
 		if _, err := s.r.Peek(1); err != nil {
+			// A last message without its LF, the sender having closed the
+			// connection: taken whole (senders often end so).
+			if err == io.EOF && len(s.frame) > 0 && s.frameErr == nil && !overflow {
+				s.readErr = io.EOF
+				break
+			}
 			s.endOfStream(err)
 			return
 		}

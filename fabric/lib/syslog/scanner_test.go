@@ -138,9 +138,14 @@ var scanTests = []struct {
 		want: []scanned{{frame: "<13>hello"}, {frame: "", err: ErrTruncated}},
 	},
 	{
-		name: "EOF inside a newline-framed frame",
+		name: "a last newline-framed message without its LF",
 		in:   "<13>hello\n<13>wor",
-		want: []scanned{{frame: "<13>hello"}, {frame: "<13>wor", err: ErrTruncated}},
+		want: []scanned{{frame: "<13>hello"}, {frame: "<13>wor"}},
+	},
+	{
+		name: "a last newline-framed message without its LF, ending in CR",
+		in:   "<13>hello\r",
+		want: []scanned{{frame: "<13>hello"}},
 	},
 	{
 		name:    "EOF inside an oversize octet-counted frame",
