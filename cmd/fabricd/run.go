@@ -15,6 +15,7 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/bus"
+	"github.com/fabricops/fabric/fabric/pods/eventgw"
 	"github.com/fabricops/fabric/fabric/pods/graphdb"
 	"github.com/fabricops/fabric/fabric/pods/runner"
 	"github.com/fabricops/fabric/fabric/pods/worker"
@@ -38,6 +39,7 @@ type Settings struct {
 	LicenseExpiry string   `yaml:"license_expires"`
 	DataDir       string   `yaml:"data_dir"`
 	GraphDBDir    string   `yaml:"graphdb_dir"`
+	CertDir       string   `yaml:"cert_dir"`
 	GraphDBListen string   `yaml:"graphdb_listen"`
 }
 
@@ -55,13 +57,17 @@ local" runs the local fabric (what 'client fabric up' starts).
 The password is best given in FABRIC_PASSWORD (a flag shows in ps).
 The YAML file takes the same keys: network_config, nats, tenant, user,
 password, creds_file, pods (a list), site, license_expires (YYYY-MM-DD),
-data_dir, graphdb_dir, graphdb_listen.
+data_dir, graphdb_dir, graphdb_listen, cert_dir.
 
 A graphdb pod serves ArangoDB's HTTP API from a store in --graphdb-dir on
 --graphdb-listen (default :8529). Its credentials are the graphdb user and
 password of the network configuration (FABRIC_GRAPHDB_USER and
 FABRIC_GRAPHDB_PASSWORD with --nats); clients reach it through the graphdb
 url of theirs.
+
+An event-gateway pod runs the tenant's ingestion endpoints (client
+event-endpoint add) of its site, or of every site; the webhook
+certificates it generates are kept in --cert-dir.
 
 Flags:
 `
@@ -134,6 +140,7 @@ func (s *Settings) flags() []settingFlag {
 		{"data-dir", &s.DataDir, "the tenant's directory of files that pipelines' @files:loadfile reads (none when empty)"},
 		{"graphdb-dir", &s.GraphDBDir, "where a graphdb pod keeps its store (required with one)"},
 		{"graphdb-listen", &s.GraphDBListen, "the address a graphdb pod listens on (default :8529)"},
+		{"cert-dir", &s.CertDir, "where event gateways keep the webhook certificates they generate (none: generated at each start)"},
 	}
 }
 
@@ -181,7 +188,8 @@ func (s *Settings) options() (runner.Options, error) {
 		return o, fmt.Errorf("--pods: %v", err)
 	}
 	o = runner.Options{Config: cfg, Pods: pods, Site: s.Site, BuildTag: Version, PlatformVersion: Version,
-		Worker: worker.Options{DataDir: s.DataDir}, GraphDB: graphdb.PodOptions{Dir: s.GraphDBDir, Listen: s.GraphDBListen}}
+		Worker: worker.Options{DataDir: s.DataDir}, GraphDB: graphdb.PodOptions{Dir: s.GraphDBDir, Listen: s.GraphDBListen},
+		EventGateway: eventgw.Options{CertDir: s.CertDir}}
 	if slices.Contains(pods, api.GraphDB) {
 		if s.NATS != "" && cfg.GraphDB.User == "" {
 			cfg.GraphDB.User, cfg.GraphDB.Password = os.Getenv("FABRIC_GRAPHDB_USER"), os.Getenv("FABRIC_GRAPHDB_PASSWORD")

@@ -297,8 +297,9 @@ func freePort(network string) (int, error) {
 }
 
 // addDefaults adds one endpoint of each type on 127.0.0.1, on ports free
-// now (kept in their records, so that they stay the same), when the
-// tenant has none.
+// now (kept in their records, so that they stay the same), of the
+// gateway's site (another gateway of the tenant does not take them), when
+// the tenant has none.
 func (g *Gateway) addDefaults(ctx context.Context) error {
 	recs, err := g.repo.List(ctx, artifact.EventEndpoint)
 	if err != nil || len(recs) > 0 {
@@ -315,7 +316,7 @@ func (g *Gateway) addDefaults(ctx context.Context) error {
 			return err
 		}
 		doc, _ := json.Marshal(map[string]any{"name": d.name, "type": d.typ, "address": "127.0.0.1", "port": port, "stream": d.name,
-			"description": "the local fabric's " + d.typ + " endpoint"})
+			"site": g.p.Site, "description": "the local fabric's " + d.typ + " endpoint"})
 		if _, err := g.repo.Add(ctx, artifact.EventEndpoint, doc, false); err != nil && !isExists(err) {
 			return err
 		}
