@@ -10,15 +10,16 @@ const Lean = false
 // dataModules returns the modules and builtins named in DataNames.
 func (e *Env) dataModules() starlark.StringDict {
 	m := starlark.StringDict{
-		"pipeline": e.pipelineModule(),
-		"object":   e.objectModule(),
-		"dataset":  e.datasetModule(),
-		"schema":   e.schemaModule(),
-		"file_ops": fileOpsModule(),
-		"frame":    frameModule(),
-		"cfxql":    cfxqlModule(),
-		"graphdb":  e.graphdbModule(),
-		"stream":   e.streamModule(),
+		"pipeline":   e.pipelineModule(),
+		"object":     e.objectModule(),
+		"dataset":    e.datasetModule(),
+		"schema":     e.schemaModule(),
+		"file_ops":   fileOpsModule(),
+		"frame":      frameModule(),
+		"cfxql":      cfxqlModule(),
+		"graphdb":    e.graphdbModule(),
+		"stream":     e.streamModule(),
+		"logarchive": e.logarchiveModule(),
 	}
 	for k, v := range e.jobBuiltins() {
 		m[k] = v

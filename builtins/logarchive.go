@@ -1,0 +1,343 @@
+//go:build !lean
+
+package builtins
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/client"
+	"github.com/fabricops/fabric/fabric/infra/logarchive"
+	"github.com/fabricops/fabric/fabric/lib/safefile"
+	"github.com/fabricops/fabric/runtime/doc"
+	"github.com/fabricops/fabric/runtime/host"
+	"go.starlark.net/starlark"
+)
+
+// logarchiveModule is the logarchive module: the tenant's log archive
+// repositories and the archives in them (SPEC 2.13, 4.12).
+func (e *Env) logarchiveModule() starlark.Value {
+	return doc.Module("logarchive", "Log archives: repositories in the tenant's object store, minutes of records as gzipped JSON lines.", starlark.StringDict{
+		"add_platform": doc.Builtin("logarchive.add_platform", `add_platform(repo, prefix, retention=0)
+
+Adds a log archive repository (a bucket of the tenant's object store)
+whose archives live under prefix; retention (days) deletes older minutes
+(0: not managed). Returns its record (name, endpoint, bucket, prefix,
+retention_days, created).`, e.logarchiveAdd),
+		"repos": doc.Builtin("logarchive.repos", `repos()
+
+Returns the repositories.`, e.logarchiveRepos),
+		"names": doc.Builtin("logarchive.names", `names(repo)
+
+Returns the names archived in a repository.`, e.logarchiveNames),
+		"data_size": doc.Builtin("logarchive.data_size", `data_size(repo, name, from_=None, minutes=15)
+
+Returns the size of an archive's minutes from from_ (default: minutes
+before now) for minutes: one row per minute (minute, files, bytes).`, e.logarchiveSize),
+		"read": doc.Builtin("logarchive.read", `read(repo, name, from_=None, minutes=15, max_rows=0)
+
+Returns the records of an archive's minutes from from_ (default: minutes
+before now) for minutes, in order, at most max_rows when above 0 (a
+record that is not a JSON object comes as {"message": text}).`, e.logarchiveRead),
+		"play": doc.Builtin("logarchive.play", `play(repo, name, fn, from_=None, minutes=15, max_rows=0, speed=0)
+
+Calls fn(record) with the records of an archive's minutes in order, as
+read does, paced by their timestamps (the "timestamp" field, ISO 8601):
+speed 0 as fast as possible, 1.0 at the original pace, 2.0 twice as
+fast, 0.5 half as fast. Returns how many. Ctrl-C stops it.`, e.logarchivePlay),
+		"download": doc.Builtin("logarchive.download", `download(repo, name, out, from_=None, minutes=15, flatten=False)
+
+Writes an archive's objects of those minutes, gzipped as stored, under the
+directory out: in their YYYY/MM/DD/HH/MM/ folders, or all in out with
+flatten=True (named by minute). Returns {"files", "bytes"}.`, e.logarchiveDownload),
+	})
+}
+
+func (e *Env) logarchiveAdd(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var repo, prefix string
+	retention := 0
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "repo", &repo, "prefix", &prefix, "retention?", &retention); err != nil {
+		return nil, err
+	}
+	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
+		st, err := c.Data.Store(ctx)
+		if err != nil {
+			return nil, err
+		}
+		endpoint := ""
+		if len(c.Config.NATS.URLs) > 0 {
+			endpoint = c.Config.NATS.URLs[0]
+		}
+		return logarchive.AddRepo(ctx, st, repo, prefix, endpoint, retention)
+	})
+}
+
+func (e *Env) logarchiveRepos(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
+		return nil, err
+	}
+	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
+		st, err := c.Data.Store(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return logarchive.Repos(ctx, st)
+	})
+}
+
+// archiveCall runs fn with the repository repo opened.
+func (e *Env) archiveCall(thread *starlark.Thread, b *starlark.Builtin, repo string, fn func(ctx context.Context, a *logarchive.Archive) (any, error)) (starlark.Value, error) {
+	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
+		st, err := c.Data.Store(ctx)
+		if err != nil {
+			return nil, err
+		}
+		a, err := logarchive.Open(ctx, st, repo)
+		if err != nil {
+			return nil, err
+		}
+		return fn(ctx, a)
+	})
+}
+
+func (e *Env) logarchiveNames(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var repo string
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "repo", &repo); err != nil {
+		return nil, err
+	}
+	return e.archiveCall(thread, b, repo, func(ctx context.Context, a *logarchive.Archive) (any, error) { return a.Names(ctx) })
+}
+
+// archiveRange reads the from_ and minutes arguments: the range of
+// minutes [from, from+minutes), from defaulting to minutes before now.
+func archiveRange(b *starlark.Builtin, from starlark.Value, minutes int) (time.Time, time.Duration, error) {
+	if minutes <= 0 {
+		return time.Time{}, 0, fmt.Errorf("%s: minutes must be above 0, not %d", b.Name(), minutes)
+	}
+	span := time.Duration(minutes) * time.Minute
+	t, err := readWhen(b, from)
+	if err != nil {
+		return time.Time{}, 0, err
+	}
+	if t.IsZero() {
+		t = time.Now().Add(-span)
+	}
+	return t, span, nil
+}
+
+func (e *Env) logarchiveSize(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var repo, name string
+	var from starlark.Value = starlark.None
+	minutes := 15
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "repo", &repo, "name", &name, "from_?", &from, "minutes?", &minutes); err != nil {
+		return nil, err
+	}
+	t, span, err := archiveRange(b, from, minutes)
+	if err != nil {
+		return nil, err
+	}
+	return e.archiveCall(thread, b, repo, func(ctx context.Context, a *logarchive.Archive) (any, error) {
+		files, err := a.Files(ctx, name, t, span)
+		if err != nil {
+			return nil, err
+		}
+		type row struct {
+			Minute string `json:"minute"`
+			Files  int    `json:"files"`
+			Bytes  int64  `json:"bytes"`
+		}
+		rows := []row{}
+		for _, f := range files {
+			m := api.Timestamp(f.Minute)
+			if len(rows) == 0 || rows[len(rows)-1].Minute != m {
+				rows = append(rows, row{Minute: m})
+			}
+			rows[len(rows)-1].Files++
+			rows[len(rows)-1].Bytes += f.Size
+		}
+		return rows, nil
+	})
+}
+
+func (e *Env) logarchiveRead(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var repo, name string
+	var from starlark.Value = starlark.None
+	minutes, maxRows := 15, 0
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "repo", &repo, "name", &name, "from_?", &from, "minutes?", &minutes, "max_rows?", &maxRows); err != nil {
+		return nil, err
+	}
+	t, span, err := archiveRange(b, from, minutes)
+	if err != nil {
+		return nil, err
+	}
+	var out []starlark.Value
+	_, err = e.archiveCall(thread, b, repo, func(ctx context.Context, a *logarchive.Archive) (any, error) {
+		files, err := a.Files(ctx, name, t, span)
+		if err != nil {
+			return nil, err
+		}
+		errEnough := fmt.Errorf("enough")
+		err = a.Read(ctx, files, func(r []byte) error {
+			out = append(out, recordValue(r))
+			if maxRows > 0 && len(out) >= maxRows {
+				return errEnough
+			}
+			return nil
+		})
+		if err == errEnough {
+			err = nil
+		}
+		return nil, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return starlark.NewList(out), nil
+}
+
+func (e *Env) logarchivePlay(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var repo, name string
+	var fn starlark.Callable
+	var from, speedV starlark.Value = starlark.None, starlark.MakeInt(0)
+	minutes, maxRows := 15, 0
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "repo", &repo, "name", &name, "fn", &fn, "from_?", &from, "minutes?", &minutes, "max_rows?", &maxRows, "speed?", &speedV); err != nil {
+		return nil, err
+	}
+	speed, ok := starlark.AsFloat(speedV)
+	if !ok || speed < 0 {
+		return nil, fmt.Errorf("%s: speed must be a number, 0 or more", b.Name())
+	}
+	t, span, err := archiveRange(b, from, minutes)
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	var cbErr error
+	_, err = e.archiveCall(thread, b, repo, func(ctx context.Context, a *logarchive.Archive) (any, error) {
+		files, err := a.Files(ctx, name, t, span)
+		if err != nil {
+			return nil, err
+		}
+		pace := newPacer(speed)
+		errEnough := fmt.Errorf("enough")
+		err = a.Read(ctx, files, func(r []byte) error {
+			if err := pace.wait(ctx, r); err != nil {
+				return err
+			}
+			if _, err := starlark.Call(thread, fn, starlark.Tuple{recordValue(r)}, nil); err != nil {
+				cbErr = err
+				return err
+			}
+			if n++; maxRows > 0 && n >= maxRows {
+				return errEnough
+			}
+			return nil
+		})
+		if err == errEnough {
+			err = nil
+		}
+		return nil, err
+	})
+	if cbErr != nil {
+		return nil, cbErr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return starlark.MakeInt(n), nil
+}
+
+// pacer spaces records by their timestamps divided by speed (0: no
+// pacing): record i waits until (ts_i - ts_0) / speed has passed since
+// the first.
+type pacer struct {
+	speed   float64
+	first   time.Time // of the first record
+	started time.Time
+}
+
+func newPacer(speed float64) *pacer { return &pacer{speed: speed} }
+
+func (p *pacer) wait(ctx context.Context, record []byte) error {
+	if p.speed == 0 {
+		return nil
+	}
+	ts, ok := recordTime(record)
+	if !ok {
+		return nil
+	}
+	if p.first.IsZero() {
+		p.first, p.started = ts, time.Now()
+		return nil
+	}
+	due := p.started.Add(time.Duration(float64(ts.Sub(p.first)) / p.speed))
+	if d := time.Until(due); d > 0 {
+		select {
+		case <-time.After(d):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// recordTime reads a record's "timestamp" field.
+func recordTime(record []byte) (time.Time, bool) {
+	var v struct {
+		Timestamp string `json:"timestamp"`
+	}
+	if json.Unmarshal(record, &v) != nil || v.Timestamp == "" {
+		return time.Time{}, false
+	}
+	t, err := api.ParseWhen(v.Timestamp, time.Now())
+	return t, err == nil
+}
+
+func (e *Env) logarchiveDownload(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var repo, name, outDir string
+	var from starlark.Value = starlark.None
+	minutes, flatten := 15, false
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "repo", &repo, "name", &name, "out", &outDir, "from_?", &from, "minutes?", &minutes, "flatten?", &flatten); err != nil {
+		return nil, err
+	}
+	t, span, err := archiveRange(b, from, minutes)
+	if err != nil {
+		return nil, err
+	}
+	dir := host.From(thread).Path(outDir)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("%s: out: %s is not a directory", b.Name(), outDir)
+	}
+	return e.archiveCall(thread, b, repo, func(ctx context.Context, a *logarchive.Archive) (any, error) {
+		files, err := a.Files(ctx, name, t, span)
+		if err != nil {
+			return nil, err
+		}
+		var n int
+		var size int64
+		for _, f := range files {
+			rel := strings.TrimPrefix(f.Path, a.Repo.Prefix+"/"+name+"/")
+			if flatten {
+				rel = strings.ReplaceAll(rel, "/", "_")
+			}
+			path := filepath.Join(dir, filepath.FromSlash(rel))
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				return nil, err
+			}
+			err := safefile.Write(path, func(w io.Writer) error { return a.Download(ctx, f, w) })
+			if err != nil {
+				return nil, err
+			}
+			n++
+			size += f.Size
+		}
+		return map[string]any{"files": n, "bytes": size}, nil
+	})
+}

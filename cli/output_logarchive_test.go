@@ -1,0 +1,107 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/fabrictest"
+	"github.com/fabricops/fabric/fabric/infra/bus"
+	"github.com/fabricops/fabric/fabric/infra/logarchive"
+	"github.com/fabricops/fabric/fabric/infra/tenant"
+)
+
+// TestOutputLogArchive: the log archive commands on three minutes of
+// records written as the archiver writes them: repositories added
+// (twice, badly), listed; names, sizes, records read (a table, lines,
+// some, paced), downloaded in both layouts; and the errors of each.
+func TestOutputLogArchive(t *testing.T) {
+	f := fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer}})
+	s := newSession(t, "logarchive-add-platform", "logarchive-repos", "logarchive-names", "logarchive-data-size",
+		"logarchive-data-read", "logarchive-download")
+	s.sc.Column("Bytes", "<BYTES>")
+	s.steps(
+		step{cmd: "logarchive-repos"},
+		step{cmd: "logarchive-add-platform --repo edge --prefix logs --retention 30"},
+		step{cmd: "logarchive-add-platform --repo edge --prefix logs", code: 1},
+		step{cmd: "logarchive-add-platform --repo 'a b' --prefix logs", code: 1},
+		step{cmd: "logarchive-add-platform --repo x", code: 2},
+		step{cmd: "logarchive-repos"},
+		step{cmd: "logarchive-repos --json"},
+		step{cmd: "logarchive-repos --all", code: 2},
+	)
+	// Three minutes of syslog records, as the archiver writes them.
+	nc, err := bus.Connect(f.Configs["a"], "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	ctx := context.Background()
+	st, err := tenant.New(nc).Store(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := logarchive.Open(ctx, st, "edge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+	for m := range 3 {
+		var recs [][]byte
+		for i := range 2 {
+			ts := start.Add(time.Duration(m)*time.Minute + time.Duration(i)*200*time.Millisecond)
+			recs = append(recs, fmt.Appendf(nil, `{"timestamp":%q,"host":"r%d","message":"event %d.%d"}`, api.Timestamp(ts), i+1, m, i))
+		}
+		if _, err := a.WriteMinute(ctx, "syslog", start.Add(time.Duration(m)*time.Minute), recs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := s.vars["DIR"] + "/out"
+	flat := s.vars["DIR"] + "/flat"
+	if err := os.Mkdir(flat, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s.steps(
+		step{cmd: "logarchive-names --repo edge"},
+		step{cmd: "logarchive-names --repo edge --json"},
+		step{cmd: "logarchive-names --repo nope", code: 1},
+		step{cmd: "logarchive-data-size --repo edge --name syslog --from 2026-11-25T10:00:00 --minutes 15"},
+		step{cmd: "logarchive-data-size --repo edge --name syslog --from 2026-11-25T12:00:00 --minutes 1 --json"},
+		step{cmd: "logarchive-data-size --repo edge --name syslog --from soon", code: 1},
+		step{cmd: "logarchive-data-read --repo edge --name syslog --from 2026-11-25T10:00:00"},
+		step{cmd: "logarchive-data-read --repo edge --name syslog --from 2026-11-25T10:00:00 --line --max_rows 3"},
+		step{cmd: "logarchive-data-read --repo edge --name syslog --from 2026-11-25T10:02:00 --minutes 1 --speed 1.0"},
+		step{cmd: "logarchive-data-read --repo edge --name syslog --from 2026-11-25T11:00:00"},
+		step{cmd: "logarchive-data-read --repo edge --name syslog --minutes 0", code: 1},
+		step{cmd: "logarchive-download --repo edge --name syslog --from 2026-11-25T10:00:00 --out $DIR/out"},
+		step{cmd: "logarchive-download --repo edge --name syslog --from 2026-11-25T10:00:00 --out $DIR/flat --flatten"},
+		step{cmd: "logarchive-download --repo edge --name syslog --out $DIR/none", code: 1},
+	)
+	// The layouts.
+	for dir, want := range map[string]int{out: 3, flat: 3} {
+		var files []string
+		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				rel, _ := filepath.Rel(dir, p)
+				files = append(files, rel)
+			}
+			return nil
+		})
+		sort.Strings(files)
+		if len(files) != want {
+			t.Errorf("%s holds %v", dir, files)
+		}
+		for _, rel := range files {
+			nested := strings.Count(rel, string(filepath.Separator)) == 5 && strings.HasPrefix(rel, filepath.FromSlash("2026/11/25/10/0"))
+			if (dir == out) != nested {
+				t.Errorf("%s: %s is not in the expected layout", dir, rel)
+			}
+		}
+	}
+}
