@@ -25,12 +25,13 @@ import (
 // repositories and the archives in them (SPEC 2.13, 4.12).
 func (e *Env) logarchiveModule() starlark.Value {
 	return doc.Module("logarchive", "Log archives: repositories in the tenant's object store, minutes of records as gzipped JSON lines.", starlark.StringDict{
-		"add_platform": doc.Builtin("logarchive.add_platform", `add_platform(repo, prefix, retention=0)
+		"add_platform": doc.Builtin("logarchive.add_platform", `add_platform(repo, prefix, retention=0, streams=[])
 
 Adds a log archive repository (a bucket of the tenant's object store)
 whose archives live under prefix; retention (days) deletes older minutes
-(0: not managed). Returns its record (name, endpoint, bucket, prefix,
-retention_days, created).`, e.logarchiveAdd),
+(0: not managed). The leading scheduler archives each of streams into it
+(under the stream's name), minute by minute. Returns its record (name,
+endpoint, bucket, prefix, retention_days, created, streams).`, e.logarchiveAdd),
 		"repos": doc.Builtin("logarchive.repos", `repos()
 
 Returns the repositories.`, e.logarchiveRepos),
@@ -63,8 +64,13 @@ flatten=True (named by minute). Returns {"files", "bytes"}.`, e.logarchiveDownlo
 func (e *Env) logarchiveAdd(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var repo, prefix string
 	retention := 0
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "repo", &repo, "prefix", &prefix, "retention?", &retention); err != nil {
+	var streamsV starlark.Value = starlark.NewList(nil)
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "repo", &repo, "prefix", &prefix, "retention?", &retention, "streams?", &streamsV); err != nil {
 		return nil, err
+	}
+	names, err := columnNames(streamsV)
+	if err != nil {
+		return nil, fmt.Errorf("%s: streams: %v", b.Name(), err)
 	}
 	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		st, err := c.Data.Store(ctx)
@@ -75,7 +81,7 @@ func (e *Env) logarchiveAdd(thread *starlark.Thread, b *starlark.Builtin, args s
 		if len(c.Config.NATS.URLs) > 0 {
 			endpoint = c.Config.NATS.URLs[0]
 		}
-		return logarchive.AddRepo(ctx, st, repo, prefix, endpoint, retention)
+		return logarchive.AddRepo(ctx, st, repo, prefix, endpoint, retention, names...)
 	})
 }
 

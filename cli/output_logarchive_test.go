@@ -28,7 +28,7 @@ func TestOutputLogArchive(t *testing.T) {
 	s.sc.Column("Bytes", "<BYTES>")
 	s.steps(
 		step{cmd: "logarchive-repos"},
-		step{cmd: "logarchive-add-platform --repo edge --prefix logs --retention 30"},
+		step{cmd: "logarchive-add-platform --repo edge --prefix logs --retention 30 --streams syslog-tcp,snmp-traps"},
 		step{cmd: "logarchive-add-platform --repo edge --prefix logs", code: 1},
 		step{cmd: "logarchive-add-platform --repo 'a b' --prefix logs", code: 1},
 		step{cmd: "logarchive-add-platform --repo x", code: 2},

@@ -45,6 +45,9 @@ type Repo struct {
 	Prefix        string `json:"prefix"`
 	RetentionDays int    `json:"retention_days"` // 0: not managed
 	Created       string `json:"created"`
+	// Streams are the streams the leading scheduler archives into the
+	// repository, each under its own name.
+	Streams []string `json:"streams,omitempty"`
 }
 
 // checkName checks a repository, prefix or archive name: it becomes a
@@ -63,7 +66,7 @@ func checkName(s string) error {
 
 // AddRepo adds a repository and makes its bucket; endpoint is the object
 // store's address as the tenant's network configuration names it.
-func AddRepo(ctx context.Context, st *store.Store, name, prefix, endpoint string, retentionDays int) (Repo, error) {
+func AddRepo(ctx context.Context, st *store.Store, name, prefix, endpoint string, retentionDays int, streams ...string) (Repo, error) {
 	if err := checkName(name); err != nil {
 		return Repo{}, fmt.Errorf("repository %q: %w", name, err)
 	}
@@ -74,7 +77,12 @@ func AddRepo(ctx context.Context, st *store.Store, name, prefix, endpoint string
 		return Repo{}, fmt.Errorf("retention of %d days: not a number of days", retentionDays)
 	}
 	r := Repo{Name: name, Endpoint: endpoint, Bucket: "logarchive_" + strings.ReplaceAll(name, ".", "_"), Prefix: prefix,
-		RetentionDays: retentionDays, Created: api.Timestamp(time.Now())}
+		RetentionDays: retentionDays, Created: api.Timestamp(time.Now()), Streams: streams}
+	for _, s := range streams {
+		if err := checkName(s); err != nil {
+			return Repo{}, fmt.Errorf("stream %q: %w", s, err)
+		}
+	}
 	if _, err := st.Bucket(ctx, r.Bucket); err != nil {
 		return Repo{}, err
 	}

@@ -25,6 +25,9 @@ type ReadOptions struct {
 	// From is the time of the first message read (zero: the first the
 	// stream keeps).
 	From time.Time
+	// AfterSeq, when not zero, reads the messages after that sequence
+	// number instead (From is not used).
+	AfterSeq uint64
 	// MaxRows stops after that many messages (0: no limit).
 	MaxRows int
 	// Follow keeps reading new messages until ctx ends; otherwise Read
@@ -57,11 +60,14 @@ func Read(ctx context.Context, js jetstream.JetStream, name string, o ReadOption
 		return 0, fmt.Errorf("stream %s: %w", name, err)
 	}
 	last := si.State.LastSeq
-	if !o.Follow && (si.State.Msgs == 0 || !o.From.IsZero() && o.From.After(si.State.LastTime)) {
+	if !o.Follow && (si.State.Msgs == 0 || !o.From.IsZero() && o.From.After(si.State.LastTime) || o.AfterSeq >= last) {
 		return 0, nil // nothing to read
 	}
 	cfg := jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverAllPolicy}
-	if !o.From.IsZero() {
+	switch {
+	case o.AfterSeq > 0:
+		cfg = jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: o.AfterSeq + 1}
+	case !o.From.IsZero():
 		from := o.From
 		cfg = jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverByStartTimePolicy, OptStartTime: &from}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/bus"
 	"github.com/fabricops/fabric/fabric/pods/apiserver"
+	"github.com/fabricops/fabric/fabric/pods/archiver"
 	"github.com/fabricops/fabric/fabric/pods/eventgw"
 	"github.com/fabricops/fabric/fabric/pods/graphdb"
 	"github.com/fabricops/fabric/fabric/pods/pod"
@@ -144,7 +145,9 @@ func (r *Runner) startSlot(s *slot) error {
 	if err == nil {
 		switch s.spec.Type {
 		case api.Scheduler:
-			err = scheduler.Elect(p, r.opts.LeaseTTL)
+			if err = scheduler.Elect(p, r.opts.LeaseTTL); err == nil {
+				archiver.Run(p)
+			}
 		case api.APIServer:
 			err = apiserver.Serve(p)
 		case api.Worker:
