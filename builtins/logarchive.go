@@ -5,16 +5,21 @@ package builtins
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client"
 	"github.com/fabricops/fabric/fabric/infra/logarchive"
+	"github.com/fabricops/fabric/fabric/infra/streams"
+	"github.com/fabricops/fabric/fabric/lib/engine"
+	"github.com/fabricops/fabric/fabric/lib/frame"
 	"github.com/fabricops/fabric/fabric/lib/safefile"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
@@ -45,8 +50,19 @@ before now) for minutes: one row per minute (minute, files, bytes).`, e.logarchi
 		"read": doc.Builtin("logarchive.read", `read(repo, name, from_=None, minutes=15, max_rows=0)
 
 Returns the records of an archive's minutes from from_ (default: minutes
-before now) for minutes, in order, at most max_rows when above 0 (a
-record that is not a JSON object comes as {"message": text}).`, e.logarchiveRead),
+before now) for minutes as a frame (a row per record, in order; a column
+per field), at most max_rows when above 0 (a record that is not a JSON
+object comes as {"message": text}).`, e.logarchiveRead),
+		"replay": doc.Builtin("logarchive.replay", `replay(repo, name, stream, site, from_=None, minutes=15, max_rows=0, speed=0, batch_size=1000, label="", timeout=3600)
+
+Replays the records of an archive's minutes into stream (created when
+missing) from a worker of site (a name or a pattern), as a job, and
+waits for it: records in order, each once, paced by their timestamps
+(speed 0 as fast as possible, 1.0 the original pacing, 2.0 twice as
+fast); batch_size records in flight at a time; label, when given, added
+to each record as its replay_label. Returns {"jobid", "stream",
+"created", "files", "records", "seconds", "duration" (as text),
+"records_per_second", "first", "last"}. Ctrl-C stops waiting, not the job (evict it).`, e.logarchiveReplay),
 		"play": doc.Builtin("logarchive.play", `play(repo, name, fn, from_=None, minutes=15, max_rows=0, speed=0)
 
 Calls fn(record) with the records of an archive's minutes in order, as
@@ -183,29 +199,36 @@ func (e *Env) logarchiveRead(thread *starlark.Thread, b *starlark.Builtin, args 
 	if err != nil {
 		return nil, err
 	}
-	var out []starlark.Value
-	_, err = e.archiveCall(thread, b, repo, func(ctx context.Context, a *logarchive.Archive) (any, error) {
+	return e.archiveCall(thread, b, repo, func(ctx context.Context, a *logarchive.Archive) (any, error) {
 		files, err := a.Files(ctx, name, t, span)
 		if err != nil {
 			return nil, err
 		}
-		errEnough := fmt.Errorf("enough")
-		err = a.Read(ctx, files, func(r []byte) error {
-			out = append(out, recordValue(r))
-			if maxRows > 0 && len(out) >= maxRows {
-				return errEnough
+		f, err := frame.FromJSONLines(func(yield func([]byte) error) error {
+			n := 0
+			errEnough := errors.New("enough")
+			err := a.Read(ctx, files, func(r []byte) error {
+				if r[0] != '{' || !json.Valid(r) {
+					r, _ = json.Marshal(map[string]string{"message": string(r)})
+				}
+				if err := yield(r); err != nil {
+					return err
+				}
+				if n++; maxRows > 0 && n >= maxRows {
+					return errEnough
+				}
+				return nil
+			})
+			if errors.Is(err, errEnough) {
+				err = nil
 			}
-			return nil
+			return err
 		})
-		if err == errEnough {
-			err = nil
+		if err != nil {
+			return nil, err
 		}
-		return nil, err
+		return NewFrameValue(f), nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return starlark.NewList(out), nil
 }
 
 func (e *Env) logarchivePlay(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -231,11 +254,13 @@ func (e *Env) logarchivePlay(thread *starlark.Thread, b *starlark.Builtin, args 
 		if err != nil {
 			return nil, err
 		}
-		pace := newPacer(speed)
+		pace := logarchive.NewPacer(speed)
 		errEnough := fmt.Errorf("enough")
 		err = a.Read(ctx, files, func(r []byte) error {
-			if err := pace.wait(ctx, r); err != nil {
-				return err
+			if ts, ok := logarchive.RecordTime(r); ok {
+				if err := pace.Wait(ctx, ts); err != nil {
+					return err
+				}
 			}
 			if _, err := starlark.Call(thread, fn, starlark.Tuple{recordValue(r)}, nil); err != nil {
 				cbErr = err
@@ -258,52 +283,6 @@ func (e *Env) logarchivePlay(thread *starlark.Thread, b *starlark.Builtin, args 
 		return nil, err
 	}
 	return starlark.MakeInt(n), nil
-}
-
-// pacer spaces records by their timestamps divided by speed (0: no
-// pacing): record i waits until (ts_i - ts_0) / speed has passed since
-// the first.
-type pacer struct {
-	speed   float64
-	first   time.Time // of the first record
-	started time.Time
-}
-
-func newPacer(speed float64) *pacer { return &pacer{speed: speed} }
-
-func (p *pacer) wait(ctx context.Context, record []byte) error {
-	if p.speed == 0 {
-		return nil
-	}
-	ts, ok := recordTime(record)
-	if !ok {
-		return nil
-	}
-	if p.first.IsZero() {
-		p.first, p.started = ts, time.Now()
-		return nil
-	}
-	due := p.started.Add(time.Duration(float64(ts.Sub(p.first)) / p.speed))
-	if d := time.Until(due); d > 0 {
-		select {
-		case <-time.After(d):
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	return nil
-}
-
-// recordTime reads a record's "timestamp" field.
-func recordTime(record []byte) (time.Time, bool) {
-	var v struct {
-		Timestamp string `json:"timestamp"`
-	}
-	if json.Unmarshal(record, &v) != nil || v.Timestamp == "" {
-		return time.Time{}, false
-	}
-	t, err := api.ParseWhen(v.Timestamp, time.Now())
-	return t, err == nil
 }
 
 func (e *Env) logarchiveDownload(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -345,5 +324,80 @@ func (e *Env) logarchiveDownload(thread *starlark.Thread, b *starlark.Builtin, a
 			size += f.Size
 		}
 		return map[string]any{"files": n, "bytes": size}, nil
+	})
+}
+
+func (e *Env) logarchiveReplay(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var repo, name, stream, site, label string
+	var from, speedV starlark.Value = starlark.None, starlark.MakeInt(0)
+	minutes, maxRows, batch := 15, 0, logarchive.DefaultBatchSize
+	timeout := 3600.0
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "repo", &repo, "name", &name, "stream", &stream, "site", &site,
+		"from_?", &from, "minutes?", &minutes, "max_rows?", &maxRows, "speed?", &speedV, "batch_size?", &batch, "label?", &label, "timeout?", &timeout); err != nil {
+		return nil, err
+	}
+	speed, ok := starlark.AsFloat(speedV)
+	switch {
+	case !ok || speed < 0:
+		return nil, fmt.Errorf("%s: speed must be a number, 0 or more", b.Name())
+	case batch <= 0:
+		return nil, fmt.Errorf("%s: batch_size must be above 0, not %d", b.Name(), batch)
+	case maxRows < 0:
+		return nil, fmt.Errorf("%s: max_rows must be 0 or more, not %d", b.Name(), maxRows)
+	case strings.TrimSpace(site) == "":
+		return nil, fmt.Errorf("%s: site is required (a site name or pattern)", b.Name())
+	case timeout <= 0:
+		return nil, fmt.Errorf("%s: timeout must be above 0", b.Name())
+	}
+	if err := streams.CheckName(stream); err != nil {
+		return nil, fmt.Errorf("%s: stream: %v", b.Name(), err)
+	}
+	t, span, err := archiveRange(b, from, minutes)
+	if err != nil {
+		return nil, err
+	}
+	params := map[string]string{"repo": repo, "name": name, "stream": stream, "from": t.UTC().Format(time.RFC3339Nano),
+		"minutes": strconv.Itoa(int(span / time.Minute)), "max_rows": strconv.Itoa(maxRows),
+		"speed": strconv.FormatFloat(speed, 'g', -1, 64), "batch_size": strconv.Itoa(batch), "label": label}
+	query := engine.FormatParams([]string{"repo", "name", "stream", "from", "minutes", "max_rows", "speed", "batch_size", "label"}, params)
+	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
+		st, err := c.Data.Store(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := logarchive.Open(ctx, st, repo); err != nil {
+			return nil, err
+		}
+		req := api.RunRequest{Pipeline: "logarchive-replay", Steps: []api.PipelineStep{{Tag: api.BotLogarchiveReplay, Query: query}}}
+		resp, err := c.Run(ctx, req, client.Placement{Site: site})
+		if err != nil {
+			return nil, err
+		}
+		j, err := c.Wait(ctx, resp.JobID, time.Duration(timeout*float64(time.Second)), nil)
+		if err != nil {
+			return nil, err
+		}
+		if j.Status != api.JobCompleted {
+			return nil, fmt.Errorf("replay job %s %s: %s", j.JobID, strings.ToLower(j.Status), j.Reason)
+		}
+		t, _, err := c.OutputTable(ctx, j.JobID)
+		if err != nil {
+			return nil, err
+		}
+		f, err := t.Collect(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if f.NumRows() != 1 {
+			return nil, fmt.Errorf("replay job %s: its output has %d rows, not 1", j.JobID, f.NumRows())
+		}
+		out := map[string]any{"jobid": j.JobID}
+		for i, col := range f.Columns() {
+			out[col] = f.Row(0)[i]
+		}
+		if secs, ok := out["seconds"].(float64); ok {
+			out["duration"] = time.Duration(secs * float64(time.Second)).Round(time.Millisecond).String()
+		}
+		return out, nil
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -14,17 +15,21 @@ import (
 	"github.com/fabricops/fabric/fabric/fabrictest"
 	"github.com/fabricops/fabric/fabric/infra/bus"
 	"github.com/fabricops/fabric/fabric/infra/logarchive"
+	"github.com/fabricops/fabric/fabric/infra/streams"
 	"github.com/fabricops/fabric/fabric/infra/tenant"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // TestOutputLogArchive: the log archive commands on three minutes of
 // records written as the archiver writes them: repositories added
 // (twice, badly), listed; names, sizes, records read (a table, lines,
-// some, paced), downloaded in both layouts; and the errors of each.
+// some, paced), downloaded in both layouts, replayed into a new stream
+// (every record once, in order) and into it again; and the errors of
+// each.
 func TestOutputLogArchive(t *testing.T) {
-	f := fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer}})
+	f := fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer, api.Worker}})
 	s := newSession(t, "logarchive-add-platform", "logarchive-repos", "logarchive-names", "logarchive-data-size",
-		"logarchive-data-read", "logarchive-download")
+		"logarchive-data-read", "logarchive-download", "logarchive-replay")
 	s.sc.Column("Bytes", "<BYTES>")
 	s.steps(
 		step{cmd: "logarchive-repos"},
@@ -43,6 +48,7 @@ func TestOutputLogArchive(t *testing.T) {
 	}
 	defer nc.Close()
 	ctx := context.Background()
+	js, _ := jetstream.New(nc)
 	st, err := tenant.New(nc).Store(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -83,6 +89,43 @@ func TestOutputLogArchive(t *testing.T) {
 		step{cmd: "logarchive-download --repo edge --name syslog --from 2026-11-25T10:00:00 --out $DIR/flat --flatten"},
 		step{cmd: "logarchive-download --repo edge --name syslog --out $DIR/none", code: 1},
 	)
+	rate := regexp.MustCompile(`\((\d+) records/s;`)
+	replay := func(want int, line string) {
+		s.runThen(want, "", line, func(_, errOut string) {
+			if m := rate.FindStringSubmatch(errOut); m != nil {
+				s.sc.Literal(m[1], "<N>")
+			}
+		})
+	}
+	replay(0, "logarchive-replay --repo edge --name syslog --from 2026-11-25T10:00:00 --minutes 3 --stream replayed --site local")
+	replay(0, "logarchive-replay --repo edge --name syslog --from 2026-11-25T10:01:00 --stream replayed --site 'loc.*' --label again --max_rows 1 --batch_size 1")
+	s.steps(
+		step{cmd: "logarchive-replay --repo edge --name syslog --stream replayed", code: 2},
+		step{cmd: "logarchive-replay --repo edge --name syslog --stream replayed --site nowhere", code: 1},
+		step{cmd: "logarchive-replay --repo nope --name syslog --stream replayed --site local", code: 1},
+		step{cmd: "logarchive-replay --repo edge --name syslog --stream 'a b' --site local", code: 1},
+		step{cmd: "logarchive-replay --repo edge --name syslog --stream replayed --site local --speed -1", code: 2},
+		step{cmd: "logarchive-replay --repo edge --name syslog --stream replayed --site local --batch_size 0", code: 2},
+	)
+	var got []string
+	if _, err := streams.Read(ctx, js, "replayed", streams.ReadOptions{}, func(m streams.Message) error {
+		got = append(got, string(m.Data))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	wantRecords := []string{
+		`{"timestamp":"2026-11-25T10:00:00.000000","host":"r1","message":"event 0.0"}`,
+		`{"timestamp":"2026-11-25T10:00:00.200000","host":"r2","message":"event 0.1"}`,
+		`{"timestamp":"2026-11-25T10:01:00.000000","host":"r1","message":"event 1.0"}`,
+		`{"timestamp":"2026-11-25T10:01:00.200000","host":"r2","message":"event 1.1"}`,
+		`{"timestamp":"2026-11-25T10:02:00.000000","host":"r1","message":"event 2.0"}`,
+		`{"timestamp":"2026-11-25T10:02:00.200000","host":"r2","message":"event 2.1"}`,
+		`{"replay_label":"again","timestamp":"2026-11-25T10:01:00.000000","host":"r1","message":"event 1.0"}`,
+	}
+	if strings.Join(got, "\n") != strings.Join(wantRecords, "\n") {
+		t.Errorf("the stream replayed into holds:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantRecords, "\n"))
+	}
 	// The layouts.
 	for dir, want := range map[string]int{out: 3, flat: 3} {
 		var files []string

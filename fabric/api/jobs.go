@@ -169,3 +169,8 @@ func (asked JobLimits) Within(def, max JobLimits) (JobLimits, error) {
 	}
 	return l, nil
 }
+
+// BotLogarchiveReplay is the worker bot logarchive-replay runs, as a job
+// on a worker of the site it names: it replays a log archive's minutes
+// into a stream.
+const BotLogarchiveReplay = "@dm:logarchive-replay"

@@ -194,3 +194,33 @@ func (s *paramScanner) pair() (param, error) {
 	}
 	return p, nil
 }
+
+// FormatParams writes the restricted query of the pairs of m whose keys
+// are in keys, in that order: a key bare when it can be (in backquotes
+// otherwise), each value in single quotes. ParseParams reads it back as
+// those pairs.
+func FormatParams(keys []string, m map[string]string) string {
+	var b strings.Builder
+	for _, k := range keys {
+		v, ok := m[k]
+		if !ok {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString(" & ")
+		}
+		bare := k != ""
+		for i := 0; i < len(k); i++ {
+			bare = bare && isKeyByte(k[i])
+		}
+		if bare {
+			b.WriteString(k)
+		} else {
+			b.WriteString("`" + k + "`")
+		}
+		b.WriteString(" = '")
+		b.WriteString(strings.ReplaceAll(v, "'", "''"))
+		b.WriteByte('\'')
+	}
+	return b.String()
+}

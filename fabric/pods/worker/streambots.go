@@ -2,9 +2,7 @@ package worker
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -55,41 +53,12 @@ func readStream(ctx context.Context, js jetstream.JetStream, p map[string]string
 		}
 		o.MaxRows = n
 	}
-	pr, pw := io.Pipe()
-	read := make(chan error, 1)
-	go func() {
-		n, err := streams.Read(ctx, js, p["name"], o, func(m streams.Message) error {
-			if _, err := pw.Write(append(m.Data, '\n')); err != nil {
-				return err
-			}
-			return nil
-		})
-		if err == nil && n == 0 {
-			err = errNoRecords
-		}
-		pw.CloseWithError(err)
-		read <- err
-	}()
-	src, err := frame.OpenReader(pr, frame.JSONL, frame.NoCompression)
-	if err != nil {
-		pr.CloseWithError(err)
-		if rerr := <-read; errors.Is(rerr, errNoRecords) {
-			return frame.FromRows(nil, nil)
-		} else if rerr != nil {
-			return nil, rerr
-		}
-		return nil, err
-	}
-	defer src.Close()
-	f, err := frame.ReadFrom(src)
-	pr.CloseWithError(errors.New("read"))
-	if rerr := <-read; rerr != nil && !errors.Is(rerr, errNoRecords) {
-		return nil, rerr
-	}
-	return f, err
+	return frame.FromJSONLines(func(yield func([]byte) error) error {
+		_, err := streams.Read(ctx, js, p["name"], o, func(m streams.Message) error { return yield(m.Data) })
+		return err
+	})
 }
 
-var errNoRecords = errors.New("no records")
 
 func writeStream(ctx context.Context, js jetstream.JetStream, name string, in *frame.Frame) error {
 	w, err := streams.NewWriter(ctx, js, name)

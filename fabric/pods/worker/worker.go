@@ -206,7 +206,7 @@ func failed(reason string) api.StartResponse {
 func (w *Worker) engine(job api.Job) *engine.Engine {
 	nc := w.p.Conn()
 	subject := api.TraceSubject(w.p.ID, job.JobID)
-	return &engine.Engine{Store: w.store, JobID: job.JobID, Extensions: streamBots(w.p.JetStream()), Trace: func(t engine.Trace) {
+	return &engine.Engine{Store: w.store, JobID: job.JobID, Extensions: append(streamBots(w.p.JetStream()), archiveBots(w.store.c, w.p.JetStream())...), Trace: func(t engine.Trace) {
 		data, _ := json.Marshal(api.Trace{JobID: job.JobID, PodID: w.p.ID, Pipeline: job.Pipeline,
 			Time: api.Timestamp(t.Time), Block: t.Block, Step: t.Step, Tag: t.Tag, Status: t.Status,
 			Rows: t.Rows, Columns: t.Columns, DurationMS: float64(t.Duration.Microseconds()) / 1000, Message: t.Message})
