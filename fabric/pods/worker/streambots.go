@@ -59,7 +59,6 @@ func readStream(ctx context.Context, js jetstream.JetStream, p map[string]string
 	})
 }
 
-
 func writeStream(ctx context.Context, js jetstream.JetStream, name string, in *frame.Frame) error {
 	w, err := streams.NewWriter(ctx, js, name)
 	if err != nil {
