@@ -53,7 +53,7 @@ Returns the records of an archive's minutes from from_ (default: minutes
 before now) for minutes as a frame (a row per record, in order; a column
 per field), at most max_rows when above 0 (a record that is not a JSON
 object comes as {"message": text}).`, e.logarchiveRead),
-		"replay": doc.Builtin("logarchive.replay", `replay(repo, name, stream, site, from_=None, minutes=15, max_rows=0, speed=0, batch_size=1000, label="", timeout=3600)
+		"replay": doc.Builtin("logarchive.replay", `replay(repo, name, stream, site, from_=None, minutes=15, max_rows=0, speed=0, batch_size=2000, label="", timeout=3600)
 
 Replays the records of an archive's minutes into stream (created when
 missing) from a worker of site (a name or a pattern), as a job, and

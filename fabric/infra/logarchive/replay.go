@@ -13,8 +13,8 @@ import (
 )
 
 // DefaultBatchSize is how many replayed records are in flight before a
-// replay waits for the stream to acknowledge them.
-const DefaultBatchSize = 1000
+// replay waits for the stream to acknowledge the oldest.
+const DefaultBatchSize = 2000
 
 // ReplayOptions say what Replay sends and how fast.
 type ReplayOptions struct {
@@ -26,7 +26,7 @@ type ReplayOptions struct {
 	// Speed paces the records by their timestamps (see Pacer).
 	Speed float64
 	// BatchSize is how many records are in flight before the replay
-	// waits for their acknowledgements (0: DefaultBatchSize).
+	// waits for the oldest one's acknowledgement (0: DefaultBatchSize).
 	BatchSize int
 	// Label, when set, is added to each record as its "replay_label".
 	Label string
@@ -77,9 +77,9 @@ func (a *Archive) Replay(ctx context.Context, js jetstream.JetStream, name, stre
 	if err != nil {
 		return res, err
 	}
+	w.MaxPending = batch
 	start := time.Now()
 	pace := NewPacer(o.Speed)
-	inFlight := 0
 	errEnough := errors.New("enough")
 	var last []byte
 	err = a.Read(ctx, files, func(r []byte) error {
@@ -102,12 +102,6 @@ func (a *Archive) Replay(ctx context.Context, js jetstream.JetStream, name, stre
 			return err
 		}
 		res.Records++
-		if inFlight++; inFlight >= batch {
-			inFlight = 0
-			if err := w.Flush(ctx); err != nil {
-				return err
-			}
-		}
 		if o.MaxRows > 0 && res.Records >= o.MaxRows {
 			return errEnough
 		}

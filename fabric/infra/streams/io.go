@@ -130,13 +130,18 @@ type Writer struct {
 	js      jetstream.JetStream
 	name    string
 	subject string
-	pending []jetstream.PubAckFuture
-	written int
+	// MaxPending is how many records are in flight (published, not yet
+	// acknowledged) before Write waits for the oldest acknowledgement
+	// (0: DefaultMaxPending).
+	MaxPending int
+	pending    []jetstream.PubAckFuture
+	head       int // pending[head:] are in flight
+	written    int
 }
 
-// maxPending is how many messages a Writer has in flight before it waits
-// for the oldest acknowledgements.
-const maxPending = 2048 // under the client's own bound (4,000)
+// DefaultMaxPending is a Writer's MaxPending unless set: under the
+// client's own bound (4,000).
+const DefaultMaxPending = 2048
 
 // NewWriter returns a writer to stream name, which must exist.
 func NewWriter(ctx context.Context, js jetstream.JetStream, name string) (*Writer, error) {
@@ -146,44 +151,72 @@ func NewWriter(ctx context.Context, js jetstream.JetStream, name string) (*Write
 	return &Writer{js: js, name: name, subject: Subject(name)}, nil
 }
 
-// Write publishes one record (data must not change until Flush).
+// Write publishes one record (data must not change until Flush). With
+// MaxPending records in flight, it first waits for the oldest one's
+// acknowledgement, so that publishing goes on while the stream
+// acknowledges.
 func (w *Writer) Write(ctx context.Context, data []byte) error {
+	max := w.MaxPending
+	if max <= 0 {
+		max = DefaultMaxPending
+	}
+	if len(w.pending)-w.head >= max {
+		if _, err := w.ack(ctx, w.pending[w.head]); err != nil {
+			w.pending, w.head = w.pending[:0], 0
+			return err
+		}
+		w.pending[w.head] = nil
+		w.head++
+		if w.head >= max {
+			// Keep the slice from growing: move the in-flight ones down.
+			n := copy(w.pending, w.pending[w.head:])
+			clear(w.pending[n:])
+			w.pending, w.head = w.pending[:n], 0
+		}
+	}
 	f, err := w.js.PublishAsync(w.subject, data)
 	if err != nil {
 		return fmt.Errorf("writing to stream %s: %w", w.name, err)
 	}
 	w.pending = append(w.pending, f)
-	if len(w.pending) >= maxPending {
-		return w.Flush(ctx)
-	}
 	return nil
+}
+
+// ack waits for the acknowledgement of f (or ctx's end, or store.Timeout);
+// stop says that the error ends the wait for the others too.
+func (w *Writer) ack(ctx context.Context, f jetstream.PubAckFuture) (stop bool, err error) {
+	timer := time.NewTimer(store.Timeout)
+	defer timer.Stop()
+	select {
+	case <-f.Ok():
+		w.written++
+		return false, nil
+	case err := <-f.Err():
+		return false, fmt.Errorf("writing to stream %s: %w", w.name, err)
+	case <-ctx.Done():
+		return true, ctx.Err()
+	case <-timer.C:
+		return true, fmt.Errorf("writing to stream %s: timed out after %s waiting for the stream to acknowledge", w.name, store.Timeout)
+	}
 }
 
 // Flush waits until every record written is acknowledged (or ctx ends,
 // or store.Timeout passes without an acknowledgement), and returns the
 // first error.
 func (w *Writer) Flush(ctx context.Context) error {
-	timer := time.NewTimer(store.Timeout)
-	defer timer.Stop()
 	var first error
-	for _, f := range w.pending {
-		select {
-		case <-f.Ok():
-			w.written++
-			timer.Reset(store.Timeout)
-		case err := <-f.Err():
-			if first == nil {
-				first = fmt.Errorf("writing to stream %s: %w", w.name, err)
+	for _, f := range w.pending[w.head:] {
+		if stop, err := w.ack(ctx, f); err != nil {
+			if stop {
+				w.pending, w.head = w.pending[:0], 0
+				return err
 			}
-		case <-ctx.Done():
-			w.pending = nil
-			return ctx.Err()
-		case <-timer.C:
-			w.pending = nil
-			return fmt.Errorf("writing to stream %s: timed out after %s waiting for the stream to acknowledge", w.name, store.Timeout)
+			if first == nil {
+				first = err
+			}
 		}
 	}
-	w.pending = w.pending[:0]
+	w.pending, w.head = w.pending[:0], 0
 	return first
 }
 
