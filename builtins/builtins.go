@@ -24,7 +24,7 @@ import (
 // backups.
 var DataNames = []string{
 	"pipeline", "object", "dataset", "schema", "file_ops", "frame", "cfxql", "graphdb", "stream", "logarchive",
-	"run", "verify_pipeline", "jobs", "job", "wait", "evict", "output", "output_export", "purge_outputs", "watch_traces", "watch_logs", "watch_changes",
+	"run", "run_bot", "verify_pipeline", "jobs", "job", "wait", "evict", "output", "output_export", "purge_outputs", "watch_traces", "watch_logs", "watch_changes",
 }
 
 // moduleConsts are the constants of the data modules, which scripts read

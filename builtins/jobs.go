@@ -6,10 +6,12 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client"
+	"github.com/fabricops/fabric/fabric/lib/engine"
 	"github.com/fabricops/fabric/fabric/lib/lazy"
 	"github.com/fabricops/fabric/fabric/lib/pipeline"
 	"github.com/fabricops/fabric/runtime/doc"
@@ -31,6 +33,12 @@ one at site (a name or pattern) whose labels match lfilter and resources
 match rfilter (CFXQL), and whose own capacity filter holds; the least busy
 of them. With full=True the start response (status, reason, results, now,
 status-subject, jobid) is returned instead of the id.`, e.runBuiltin),
+		"run_bot": doc.Builtin("run_bot", `run_bot(tag, params={}, site=None, lfilter=None, rfilter=None, full=False)
+
+Starts a job of one bot of the workers (tag, such as "@dm:bots-by-source",
+with params, a dict of its parameters) on a worker placed as run places
+it, and returns the job id at once (the start response with full=True).
+The job's output is the bot's.`, e.runBotBuiltin),
 		"verify_pipeline": doc.Builtin("verify_pipeline", `verify_pipeline(name=None, version=None, file=None, site=None, lfilter=None, rfilter=None)
 
 Checks a pipeline on a worker without running it: syntax, unknown bots,
@@ -130,6 +138,52 @@ func (e *Env) runBuiltin(thread *starlark.Thread, b *starlark.Builtin, args star
 		}
 		return resp.JobID, nil
 	})
+}
+
+func (e *Env) runBotBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var tag string
+	var params *starlark.Dict
+	var site, lfilter, rfilter optString
+	var full bool
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "tag", &tag, "params?", &params, "site?", &site, "lfilter?", &lfilter, "rfilter?", &rfilter, "full?", &full); err != nil {
+		return nil, err
+	}
+	m := map[string]string{}
+	var keys []string
+	if params != nil {
+		for _, kv := range params.Items() {
+			k, ok := starlark.AsString(kv[0])
+			if !ok {
+				return nil, fmt.Errorf("%s: params: key %s is not a string", b.Name(), kv[0])
+			}
+			v, ok := starlark.AsString(kv[1])
+			if !ok {
+				v = kv[1].String()
+			}
+			if kv[1] == starlark.None {
+				continue
+			}
+			keys = append(keys, k)
+			m[k] = v
+		}
+	}
+	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
+		resp, err := startBot(ctx, c, tag, keys, m, client.Placement{Site: string(site), LFilter: string(lfilter), RFilter: string(rfilter)})
+		if err != nil {
+			return nil, err
+		}
+		if full {
+			return resp, nil
+		}
+		return resp.JobID, nil
+	})
+}
+
+// startBot starts a job of one bot, its parameters the pairs of params
+// whose keys are in keys, on a worker placed by pl.
+func startBot(ctx context.Context, c *client.Client, tag string, keys []string, params map[string]string, pl client.Placement) (api.StartResponse, error) {
+	req := api.RunRequest{Pipeline: strings.TrimLeft(tag, "@*#"), Steps: []api.PipelineStep{{Tag: tag, Query: engine.FormatParams(keys, params)}}}
+	return c.Run(ctx, req, pl)
 }
 
 func (e *Env) verifyBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

@@ -18,7 +18,6 @@ import (
 	"github.com/fabricops/fabric/fabric/client"
 	"github.com/fabricops/fabric/fabric/infra/logarchive"
 	"github.com/fabricops/fabric/fabric/infra/streams"
-	"github.com/fabricops/fabric/fabric/lib/engine"
 	"github.com/fabricops/fabric/fabric/lib/frame"
 	"github.com/fabricops/fabric/fabric/lib/safefile"
 	"github.com/fabricops/fabric/runtime/doc"
@@ -359,7 +358,6 @@ func (e *Env) logarchiveReplay(thread *starlark.Thread, b *starlark.Builtin, arg
 	params := map[string]string{"repo": repo, "name": name, "stream": stream, "from": t.UTC().Format(time.RFC3339Nano),
 		"minutes": strconv.Itoa(int(span / time.Minute)), "max_rows": strconv.Itoa(maxRows),
 		"speed": strconv.FormatFloat(speed, 'g', -1, 64), "batch_size": strconv.Itoa(batch), "label": label}
-	query := engine.FormatParams([]string{"repo", "name", "stream", "from", "minutes", "max_rows", "speed", "batch_size", "label"}, params)
 	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		st, err := c.Data.Store(ctx)
 		if err != nil {
@@ -368,8 +366,8 @@ func (e *Env) logarchiveReplay(thread *starlark.Thread, b *starlark.Builtin, arg
 		if _, err := logarchive.Open(ctx, st, repo); err != nil {
 			return nil, err
 		}
-		req := api.RunRequest{Pipeline: "logarchive-replay", Steps: []api.PipelineStep{{Tag: api.BotLogarchiveReplay, Query: query}}}
-		resp, err := c.Run(ctx, req, client.Placement{Site: site})
+		keys := []string{"repo", "name", "stream", "from", "minutes", "max_rows", "speed", "batch_size", "label"}
+		resp, err := startBot(ctx, c, api.BotLogarchiveReplay, keys, params, client.Placement{Site: site})
 		if err != nil {
 			return nil, err
 		}

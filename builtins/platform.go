@@ -2,6 +2,7 @@ package builtins
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -35,6 +36,17 @@ infra pods, apps=True the app pods (not both).`, e.healthBuiltin),
 
 Returns the live agents (event gateways) as pod dicts with agent_type
 added. type keeps one agent type, site one site.`, e.agentsBuiltin),
+		"agent_bots": doc.Builtin("agent_bots", `agent_bots(type=None, site=None)
+
+Returns the bots the live agents publish: dicts with name, description,
+query-type, mode, model (setting -> what it means), agent_type,
+site_name and pod_id. type keeps one agent type, site one site.`, e.agentBotsBuiltin),
+		"invoke_agent_bot": doc.Builtin("invoke_agent_bot", `invoke_agent_bot(bot, type="event-gateway", site=None, query=None, model=None, rows=None)
+
+Runs a bot of an agent of type at site (the first live one) and returns
+its output rows (a list of dicts, columns in order). model is a dict of
+the bot's settings, rows its input (a list of dicts, for bots that take
+one), query a CFXQL filter the agent applies to the output.`, e.invokeAgentBotBuiltin),
 		"event_gw_status": doc.Builtin("event_gw_status", `event_gw_status()
 
 Returns the live event gateways (pod_id and endpoints), each endpoint a
@@ -213,4 +225,64 @@ func podTypes() *starlark.List {
 	list := starlark.NewList(l)
 	list.Freeze()
 	return list
+}
+
+func (e *Env) agentBotsBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var typ, site optString
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "type?", &typ, "site?", &site); err != nil {
+		return nil, err
+	}
+	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
+		return c.AgentBots(ctx, string(typ), string(site))
+	})
+}
+
+func (e *Env) invokeAgentBotBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var bot string
+	typ := optString(api.EventGateway)
+	var site, query optString
+	var model, rows starlark.Value = starlark.None, starlark.None
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "bot", &bot, "type?", &typ, "site?", &site, "query?", &query, "model?", &model, "rows?", &rows); err != nil {
+		return nil, err
+	}
+	req := api.InvokeBotRequest{Bot: bot, Query: string(query)}
+	for _, a := range []struct {
+		name string
+		v    starlark.Value
+		dst  any
+	}{{"model", model, &req.Model}, {"rows", rows, &req.Rows}} {
+		if a.v == starlark.None {
+			continue
+		}
+		v, err := value.FromStarlark(a.v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %v", b.Name(), a.name, err)
+		}
+		data, err := json.Marshal(v)
+		if err == nil {
+			err = json.Unmarshal(data, a.dst)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s must be a dict (model) or a list of dicts (rows)", b.Name(), a.name)
+		}
+	}
+	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
+		resp, err := c.InvokeAgentBot(ctx, string(typ), string(site), req)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]starlark.Value, len(resp.Rows))
+		for i, r := range resp.Rows {
+			d := starlark.NewDict(len(resp.Columns))
+			for _, col := range resp.Columns {
+				v, err := value.ToStarlark(r[col])
+				if err != nil {
+					return nil, err
+				}
+				_ = d.SetKey(starlark.String(col), v)
+			}
+			out[i] = d
+		}
+		return starlark.NewList(out), nil
+	})
 }

@@ -6,8 +6,9 @@ import (
 
 // Uses reports whether a program mentions any of names: the script's own
 // source or any module it loads, bundled or on disk, as an identifier (a
-// name in a string or a comment does not count; a local variable of that
-// name does, which errs on the safe side). A file that does not parse
+// name in a string or a comment, a field (args.output) or a keyword
+// argument (f(output = 1)) does not count; a local variable of that name
+// does, which errs on the safe side). A file that does not parse
 // mentions nothing: running it reports the error.
 func (rt *Runtime) Uses(filename string, src []byte, names map[string]bool) bool {
 	seen := map[string]bool{}
@@ -22,12 +23,30 @@ func (rt *Runtime) Uses(filename string, src []byte, names map[string]bool) bool
 			return false
 		}
 		found := false
-		syntax.Walk(f, func(n syntax.Node) bool {
-			if id, ok := n.(*syntax.Ident); ok && names[id.Name] {
-				found = true
+		var visit func(n syntax.Node) bool
+		visit = func(n syntax.Node) bool {
+			switch x := n.(type) {
+			case *syntax.Ident:
+				found = found || names[x.Name]
+			case *syntax.DotExpr:
+				// args.output names a field, not the builtin output.
+				syntax.Walk(x.X, visit)
+				return false
+			case *syntax.CallExpr:
+				// f(output = x) names a parameter, not the builtin.
+				syntax.Walk(x.Fn, visit)
+				for _, a := range x.Args {
+					if b, ok := a.(*syntax.BinaryExpr); ok && b.Op == syntax.EQ {
+						syntax.Walk(b.Y, visit)
+					} else {
+						syntax.Walk(a, visit)
+					}
+				}
+				return false
 			}
 			return !found
-		})
+		}
+		syntax.Walk(f, visit)
 		if found {
 			return true
 		}

@@ -90,3 +90,45 @@ type GatewayStatus struct {
 	PodID     string         `json:"pod_id"`
 	Endpoints []IngestStatus `json:"endpoints"`
 }
+
+// Agent bots (SPEC 2.2): the bots an agent publishes, which
+// invoke-agent-bot runs on it.
+const (
+	// EndpointAgentBots is the per-pod endpoint of an agent that lists
+	// its bots (the answer: []AgentBot).
+	EndpointAgentBots = "agent-bots"
+	// EndpointInvokeBot is the per-pod endpoint of an agent that runs one
+	// of its bots (an InvokeBotRequest; the answer: an InvokeBotResponse).
+	EndpointInvokeBot = "invoke-bot"
+)
+
+// AgentBot is a bot an agent publishes (agent-bots).
+type AgentBot struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	QueryType   string `json:"query-type"`
+	Mode        string `json:"mode"`
+	// Model describes the bot's settings: name -> what it means.
+	Model     map[string]string `json:"model"`
+	AgentType string            `json:"agent_type"`
+	SiteName  string            `json:"site_name"`
+	PodID     string            `json:"pod_id"`
+}
+
+// InvokeBotRequest asks an agent to run one of its bots: with Model's
+// settings, on Rows (the bots that take input), its output filtered by
+// Query (CFXQL; empty: every row).
+type InvokeBotRequest struct {
+	Bot   string           `json:"bot"`
+	Query string           `json:"query,omitempty"`
+	Model map[string]any   `json:"model,omitempty"`
+	Rows  []map[string]any `json:"rows,omitempty"`
+}
+
+// InvokeBotResponse is a bot's output: its rows (in order, each with the
+// same Columns), or the error that stopped it.
+type InvokeBotResponse struct {
+	Columns []string         `json:"columns"`
+	Rows    []map[string]any `json:"rows"`
+	Error   string           `json:"error,omitempty"`
+}

@@ -174,3 +174,11 @@ func (asked JobLimits) Within(def, max JobLimits) (JobLimits, error) {
 // on a worker of the site it names: it replays a log archive's minutes
 // into a stream.
 const BotLogarchiveReplay = "@dm:logarchive-replay"
+
+// BotBotsBySource is the worker bot bots-by-source runs: it lists the
+// worker's bots by the source they reach.
+const BotBotsBySource = "@dm:bots-by-source"
+
+// BotCheckCredentials is the worker bot check-credentials runs: it
+// checks the sources a configuration names from the worker.
+const BotCheckCredentials = "@dm:check-credentials"

@@ -57,8 +57,8 @@ func init() {
 				p("name", "string", true, "", "the object's name"),
 			}}},
 		&bot{run: runLoadFile, doc: BotDoc{Tag: "@files:loadfile",
-			Description: "Loads a file the worker can reach (Store.ReadFile) as the frame.",
-			Params:      []ParamDoc{p("filename", "string", true, "", "the file's path or URL")}}},
+			Description: "Loads a file of the tenant's data directory on the worker as the frame, its format told from its extension.",
+			Params:      []ParamDoc{p("filename", "string", true, "", "the file's path, relative to the data directory")}}},
 		&bot{run: runEnrich, check: checkEnrich, doc: BotDoc{Tag: "@dm:enrich",
 			Description: "Adds columns of a dictionary dataset to the rows whose key columns match (a left join; the first matching dictionary row wins; keys match by text, 1 matching 1.0 and '1'). An enriched column of the name of an existing one replaces its values in the rows that match.",
 			Params: []ParamDoc{

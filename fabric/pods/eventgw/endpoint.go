@@ -89,6 +89,7 @@ type endpoint struct {
 
 	received, parsed, errors atomic.Int64
 	last                     atomic.Int64 // unix nanoseconds of the last event
+	recent                   recent       // the last records, for the recent-events bot
 }
 
 // start starts an endpoint: its stream (made when missing), its sink and
@@ -154,6 +155,7 @@ func (e *endpoint) publish(ctx context.Context, ev *api.Event, block bool) {
 	if err != nil {
 		return
 	}
+	e.recent.add(data)
 	e.sink.put(ctx, data, block)
 }
 

@@ -86,12 +86,21 @@ func Serve(p *pod.Pod, o Options) error {
 		stop()
 		return err
 	}
-	sub, err := p.Conn().Subscribe(api.PodSubject(p.ID, api.EndpointGatewayStatus), func(m *nats.Msg) {
-		pod.Reply(m, api.GatewayStatus{PodID: p.ID, Endpoints: g.status()})
-	})
-	if err != nil {
-		stop()
-		return err
+	var subs []*nats.Subscription
+	for endpoint, h := range map[string]nats.MsgHandler{
+		api.EndpointGatewayStatus: func(m *nats.Msg) { pod.Reply(m, api.GatewayStatus{PodID: p.ID, Endpoints: g.status()}) },
+		api.EndpointAgentBots:     func(m *nats.Msg) { pod.Reply(m, g.bots()) },
+		api.EndpointInvokeBot:     func(m *nats.Msg) { pod.Reply(m, g.invoke(m)) },
+	} {
+		sub, err := p.Conn().Subscribe(api.PodSubject(p.ID, endpoint), h)
+		if err != nil {
+			for _, s := range subs {
+				_ = s.Unsubscribe()
+			}
+			stop()
+			return err
+		}
+		subs = append(subs, sub)
 	}
 	var wg sync.WaitGroup
 	wg.Add(3)
@@ -99,7 +108,9 @@ func Serve(p *pod.Pod, o Options) error {
 	go func() { defer wg.Done(); g.watch(life, watcher) }()
 	go func() { defer wg.Done(); g.reportMetrics(life) }()
 	p.OnStop(func() {
-		_ = sub.Unsubscribe()
+		for _, s := range subs {
+			_ = s.Unsubscribe()
+		}
 		_ = watcher.Stop()
 		stop()
 		g.stopAll()

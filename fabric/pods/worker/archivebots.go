@@ -27,7 +27,7 @@ func archiveBots(data *tenant.Data, js jetstream.JetStream) []engine.Extension {
 				{Name: "from", Type: "string", Description: "the first minute: ISO 8601 (UTC unless a zone is given), epoch seconds, or a duration before now such as -1h (default: minutes before now)"},
 				{Name: "minutes", Type: "int", Default: "15", Description: "how many minutes"},
 				{Name: "max_rows", Type: "int", Default: "0", Description: "stop after this many records (0: no limit)"},
-				{Name: "speed", Type: "float", Default: "0", Description: "0: as fast as possible; 1.0: the original pacing; 2.0 twice as fast"},
+				{Name: "speed", Type: "number", Default: "0", Description: "0: as fast as possible; 1.0: the original pacing; 2.0 twice as fast"},
 				{Name: "batch_size", Type: "int", Default: "2000", Description: "records in flight before waiting for the oldest acknowledgement"},
 				{Name: "label", Type: "string", Description: "added to each record as its replay_label"},
 			}},

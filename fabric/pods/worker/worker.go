@@ -206,12 +206,29 @@ func failed(reason string) api.StartResponse {
 func (w *Worker) engine(job api.Job) *engine.Engine {
 	nc := w.p.Conn()
 	subject := api.TraceSubject(w.p.ID, job.JobID)
-	return &engine.Engine{Store: w.store, JobID: job.JobID, Extensions: append(streamBots(w.p.JetStream()), archiveBots(w.store.c, w.p.JetStream())...), Trace: func(t engine.Trace) {
+	return &engine.Engine{Store: w.store, JobID: job.JobID, Extensions: w.extensions(), Trace: func(t engine.Trace) {
 		data, _ := json.Marshal(api.Trace{JobID: job.JobID, PodID: w.p.ID, Pipeline: job.Pipeline,
 			Time: api.Timestamp(t.Time), Block: t.Block, Step: t.Step, Tag: t.Tag, Status: t.Status,
 			Rows: t.Rows, Columns: t.Columns, DurationMS: float64(t.Duration.Microseconds()) / 1000, Message: t.Message})
 		_ = nc.Publish(subject, data)
 	}}
+}
+
+// extensions are the bots the worker adds to the engine's: of streams,
+// log archives and sources.
+func (w *Worker) extensions() []engine.Extension {
+	js := w.p.JetStream()
+	var xs []engine.Extension
+	all := func() []engine.BotDoc {
+		docs := engine.Bots()
+		for _, x := range xs {
+			docs = append(docs, x.Doc)
+		}
+		return docs
+	}
+	xs = append(streamBots(js), archiveBots(w.store.c, js)...)
+	xs = append(xs, sourceBots(w.store.c, js, w.store.dataDir, all)...)
+	return xs
 }
 
 // run runs a job to its end (runSteps, from Engine.Prepare) and records
