@@ -11,7 +11,6 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client"
-	"github.com/fabricops/fabric/fabric/lib/engine"
 	"github.com/fabricops/fabric/fabric/lib/lazy"
 	"github.com/fabricops/fabric/fabric/lib/pipeline"
 	"github.com/fabricops/fabric/runtime/doc"
@@ -182,7 +181,7 @@ func (e *Env) runBotBuiltin(thread *starlark.Thread, b *starlark.Builtin, args s
 // startBot starts a job of one bot, its parameters the pairs of params
 // whose keys are in keys, on a worker placed by pl.
 func startBot(ctx context.Context, c *client.Client, tag string, keys []string, params map[string]string, pl client.Placement) (api.StartResponse, error) {
-	req := api.RunRequest{Pipeline: strings.TrimLeft(tag, "@*#"), Steps: []api.PipelineStep{{Tag: tag, Query: engine.FormatParams(keys, params)}}}
+	req := api.RunRequest{Pipeline: strings.TrimLeft(tag, "@*#"), Steps: []api.PipelineStep{{Tag: tag, Query: pipeline.FormatParams(keys, params)}}}
 	return c.Run(ctx, req, pl)
 }
 

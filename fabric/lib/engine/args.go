@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fabricops/fabric/fabric/lib/pipeline"
 	"go.starlark.net/syntax"
 )
 
@@ -47,19 +48,19 @@ func paramErr(name, format string, args ...any) error {
 // params are the parsed parameters of a step, with its bot for defaults.
 type params struct {
 	b     *bot
-	list  []param
-	m     map[string]param
+	list  []pipeline.Param
+	m     map[string]pipeline.Param
 	query string // the whole query of a "*" bot
 }
 
 // newParams parses the query of a step for bot b.
 func newParams(b *bot, query string) (*params, error) {
-	p := &params{b: b, m: map[string]param{}}
+	p := &params{b: b, m: map[string]pipeline.Param{}}
 	if b.star {
 		p.query = strings.TrimSpace(query)
 		return p, nil
 	}
-	list, err := parseParams(query)
+	list, err := pipeline.ParseParamList(query)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +141,7 @@ func (p *params) typed(name string) any {
 	return typedValue(q)
 }
 
-func typedValue(q param) any {
+func typedValue(q pipeline.Param) any {
 	if q.Quoted {
 		return q.Value
 	}

@@ -1,4 +1,4 @@
-package engine
+package pipeline
 
 import (
 	"fmt"
@@ -16,8 +16,8 @@ type SyntaxError struct {
 // Error gives the column and what is wrong there.
 func (e *SyntaxError) Error() string { return fmt.Sprintf("col %d: %s", e.Col, e.Msg) }
 
-// param is one "key = value" pair of a restricted query.
-type param struct {
+// Param is one "key = value" pair of a restricted query.
+type Param struct {
 	Key    string
 	Value  string
 	Quoted bool // the value was written in quotes (so it is a string)
@@ -37,7 +37,7 @@ type param struct {
 // The empty query has no parameters. A key given twice is an error. Errors
 // are *SyntaxError, positioned on the 1-based column.
 func ParseParams(query string) (map[string]string, error) {
-	ps, err := parseParams(query)
+	ps, err := ParseParamList(query)
 	if err != nil {
 		return nil, err
 	}
@@ -92,10 +92,10 @@ func (s *paramScanner) describe(off int) string {
 	return fmt.Sprintf("%q", r)
 }
 
-// parseParams parses a restricted query into its pairs, in order.
-func parseParams(query string) ([]param, error) {
+// ParseParamList parses a restricted query into its pairs, in order.
+func ParseParamList(query string) ([]Param, error) {
 	s := &paramScanner{src: query}
-	var out []param
+	var out []Param
 	seen := map[string]bool{}
 	s.skipSpace()
 	if s.pos == len(s.src) {
@@ -126,18 +126,18 @@ func parseParams(query string) ([]param, error) {
 	}
 }
 
-func (s *paramScanner) pair() (param, error) {
+func (s *paramScanner) pair() (Param, error) {
 	start := s.pos
 	var key string
 	switch {
 	case s.src[s.pos] == '`':
 		end := strings.IndexByte(s.src[s.pos+1:], '`')
 		if end < 0 {
-			return param{}, s.errAt(start, "unterminated `name`")
+			return Param{}, s.errAt(start, "unterminated `name`")
 		}
 		key = s.src[s.pos+1 : s.pos+1+end]
 		if key == "" {
-			return param{}, s.errAt(start, "empty parameter name")
+			return Param{}, s.errAt(start, "empty parameter name")
 		}
 		s.pos += end + 2
 	case isKeyByte(s.src[s.pos]):
@@ -146,20 +146,20 @@ func (s *paramScanner) pair() (param, error) {
 		}
 		key = s.src[start:s.pos]
 	default:
-		return param{}, s.errAt(s.pos, "expected a parameter name, found %s", s.describe(s.pos))
+		return Param{}, s.errAt(s.pos, "expected a parameter name, found %s", s.describe(s.pos))
 	}
-	p := param{Key: key, Col: s.col(start)}
+	p := Param{Key: key, Col: s.col(start)}
 	s.skipSpace()
 	if s.pos >= len(s.src) || s.src[s.pos] != '=' {
-		return param{}, s.errAt(s.pos, "expected '=' after '%s', found %s", key, s.describe(s.pos))
+		return Param{}, s.errAt(s.pos, "expected '=' after '%s', found %s", key, s.describe(s.pos))
 	}
 	s.pos++
 	if s.pos < len(s.src) && s.src[s.pos] == '=' {
-		return param{}, s.errAt(s.pos-1, "use '=' rather than '==' in parameters")
+		return Param{}, s.errAt(s.pos-1, "use '=' rather than '==' in parameters")
 	}
 	s.skipSpace()
 	if s.pos >= len(s.src) {
-		return param{}, s.errAt(s.pos, "expected a value for '%s', found the end of the query", key)
+		return Param{}, s.errAt(s.pos, "expected a value for '%s', found the end of the query", key)
 	}
 	switch c := s.src[s.pos]; {
 	case c == '\'' || c == '"':
@@ -168,7 +168,7 @@ func (s *paramScanner) pair() (param, error) {
 		var b strings.Builder
 		for {
 			if s.pos >= len(s.src) {
-				return param{}, s.errAt(open, "unterminated quoted value of '%s'", key)
+				return Param{}, s.errAt(open, "unterminated quoted value of '%s'", key)
 			}
 			if s.src[s.pos] == c {
 				if s.pos+1 < len(s.src) && s.src[s.pos+1] == c {
@@ -190,7 +190,7 @@ func (s *paramScanner) pair() (param, error) {
 		}
 		p.Value = s.src[vs:s.pos]
 	default:
-		return param{}, s.errAt(s.pos, "expected a value for '%s', found %s", key, s.describe(s.pos))
+		return Param{}, s.errAt(s.pos, "expected a value for '%s', found %s", key, s.describe(s.pos))
 	}
 	return p, nil
 }

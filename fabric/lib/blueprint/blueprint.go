@@ -1,0 +1,213 @@
+// Package blueprint reads deployments (service blueprints, SPEC 2.8):
+// which pipelines run, how many instances, on which sites, which on a
+// cron. It checks them, works out what they depend on (pipelines,
+// datasets, streams), draws their map and audits them against a fabric
+// (Lookup). It knows nothing of NATS: the shell and the controller give
+// it what they read.
+package blueprint
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/robfig/cron/v3"
+)
+
+// Blueprint is a deployment as written (SPEC 2.8).
+type Blueprint struct {
+	ID          string         `json:"id"`
+	Name        string         `json:"name"`
+	Version     string         `json:"version,omitempty"`
+	Category    string         `json:"category,omitempty"`
+	Comment     string         `json:"comment,omitempty"`
+	Description string         `json:"description,omitempty"`
+	Enabled     *bool          `json:"enabled,omitempty"`
+	AutoDeploy  bool           `json:"auto_deploy,omitempty"`
+	Type        string         `json:"type,omitempty"`
+	Provider    string         `json:"provider,omitempty"`
+	Attrs       map[string]any `json:"attrs,omitempty"`
+	Service     []Entry        `json:"service_pipelines,omitempty"`
+	Action      []Entry        `json:"action_pipelines,omitempty"`
+	Scheduled   []Entry        `json:"scheduled_pipelines,omitempty"`
+}
+
+// Entry is a pipeline a blueprint runs.
+type Entry struct {
+	Name    string `json:"name"`
+	Label   string `json:"label,omitempty"`
+	Version string `json:"version,omitempty"` // "*" or "": the latest published
+	Site    string `json:"site,omitempty"`
+	// SiteType says how Site reads: "regex" (the default) or "name".
+	SiteType string `json:"site_type,omitempty"`
+	// Instances is how many jobs of a service pipeline run (default 1).
+	Instances     int            `json:"instances,omitempty"`
+	ScalingPolicy *ScalingPolicy `json:"scaling_policy,omitempty"`
+	// Cron is a scheduled pipeline's five-field cron expression.
+	Cron string `json:"cron_expression,omitempty"`
+}
+
+// ScalingPolicy bounds a service pipeline's instances.
+type ScalingPolicy struct {
+	MinInstances int `json:"min_instances"`
+	MaxInstances int `json:"max_instances"`
+}
+
+// Kinds of entries.
+const (
+	KindService   = "service"
+	KindAction    = "action"
+	KindScheduled = "scheduled"
+)
+
+// Listed is an entry with its kind.
+type Listed struct {
+	Kind string
+	Entry
+}
+
+// Entries returns every entry, services first, then scheduled, then
+// actions.
+func (b *Blueprint) Entries() []Listed {
+	var out []Listed
+	for _, g := range []struct {
+		kind string
+		es   []Entry
+	}{{KindService, b.Service}, {KindScheduled, b.Scheduled}, {KindAction, b.Action}} {
+		for _, e := range g.es {
+			out = append(out, Listed{g.kind, e})
+		}
+	}
+	return out
+}
+
+// IsEnabled reports whether the blueprint is enabled (true unless it
+// says otherwise).
+func (b *Blueprint) IsEnabled() bool { return b.Enabled == nil || *b.Enabled }
+
+// Text is the blueprint's description: its description, or its comment.
+func (b *Blueprint) Text() string {
+	if b.Description != "" {
+		return b.Description
+	}
+	return b.Comment
+}
+
+// AnyVersion reports whether an entry takes the latest published version.
+func (e Entry) AnyVersion() bool { return e.Version == "" || e.Version == "*" }
+
+// Want is how many instances of a service entry should run: instances
+// (default 1) within the scaling policy.
+func (e Entry) Want() int {
+	n := e.Instances
+	if n <= 0 {
+		n = 1
+	}
+	if p := e.ScalingPolicy; p != nil {
+		if p.MinInstances > 0 && n < p.MinInstances {
+			n = p.MinInstances
+		}
+		if p.MaxInstances > 0 && n > p.MaxInstances {
+			n = p.MaxInstances
+		}
+	}
+	return n
+}
+
+// Key is the entry's label, or its pipeline's name.
+func (e Entry) Key() string {
+	if e.Label != "" {
+		return e.Label
+	}
+	return e.Name
+}
+
+// SiteMatcher returns what tells whether a site name is one of the
+// entry's: any site when the entry names none.
+func (e Entry) SiteMatcher() (func(site string) bool, error) {
+	switch {
+	case e.Site == "" || e.Site == "*":
+		return func(string) bool { return true }, nil
+	case e.SiteType == "name":
+		return func(s string) bool { return strings.EqualFold(s, e.Site) }, nil
+	case e.SiteType != "" && e.SiteType != "regex":
+		return nil, fmt.Errorf("site_type is regex or name, not %q", e.SiteType)
+	}
+	re, err := regexp.Compile("^(?:" + e.Site + ")$")
+	if err != nil {
+		return nil, fmt.Errorf("site %q is not a regular expression: %v", e.Site, err)
+	}
+	return re.MatchString, nil
+}
+
+// cronParser reads five-field cron expressions (minute, hour, day of
+// month, month, day of week), with the usual @hourly-style shorthands
+// and an optional CRON_TZ= zone.
+var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+
+// ParseCron parses a five-field cron expression.
+func ParseCron(expr string) (cron.Schedule, error) {
+	s, err := cronParser.Parse(expr)
+	if err != nil {
+		return nil, fmt.Errorf("cron expression %q: %v", expr, err)
+	}
+	return s, nil
+}
+
+// Parse reads a blueprint from its JSON (an artifact's document) and
+// checks it.
+func Parse(doc []byte) (*Blueprint, error) {
+	var b Blueprint
+	if err := json.Unmarshal(doc, &b); err != nil {
+		return nil, err
+	}
+	return &b, b.Check()
+}
+
+// Check checks what a schema cannot: labels unique, sites that read,
+// instances within the scaling policy, cron expressions that parse.
+func (b *Blueprint) Check() error {
+	if strings.TrimSpace(b.ID) == "" {
+		return fmt.Errorf("id: empty")
+	}
+	seen := map[string]string{}
+	for _, g := range []struct {
+		field string
+		es    []Entry
+	}{{"service_pipelines", b.Service}, {"scheduled_pipelines", b.Scheduled}, {"action_pipelines", b.Action}} {
+		for i, e := range g.es {
+			at := fmt.Sprintf("%s[%d]", g.field, i)
+			if strings.TrimSpace(e.Name) == "" {
+				return fmt.Errorf("%s.name: empty", at)
+			}
+			if other, ok := seen[e.Key()]; ok {
+				return fmt.Errorf("%s: label %q is also %s's (give each entry its own label)", at, e.Key(), other)
+			}
+			seen[e.Key()] = at
+			if _, err := e.SiteMatcher(); err != nil {
+				return fmt.Errorf("%s: %v", at, err)
+			}
+			if p := e.ScalingPolicy; p != nil {
+				if p.MinInstances < 0 || p.MaxInstances < 0 || p.MaxInstances > 0 && p.MinInstances > p.MaxInstances {
+					return fmt.Errorf("%s.scaling_policy: min_instances %d and max_instances %d do not make a range", at, p.MinInstances, p.MaxInstances)
+				}
+			}
+			if e.Instances < 0 {
+				return fmt.Errorf("%s.instances: %d is below 0", at, e.Instances)
+			}
+			switch {
+			case g.field == "scheduled_pipelines" && e.Cron == "":
+				return fmt.Errorf("%s.cron_expression: a scheduled pipeline needs one", at)
+			case e.Cron != "":
+				if g.field != "scheduled_pipelines" {
+					return fmt.Errorf("%s.cron_expression: only scheduled pipelines run on a cron", at)
+				}
+				if _, err := ParseCron(e.Cron); err != nil {
+					return fmt.Errorf("%s.%v", at, err)
+				}
+			}
+		}
+	}
+	return nil
+}
