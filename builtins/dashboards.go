@@ -13,7 +13,8 @@ import (
 // kindFunctions are the functions a kind's module has beside the verbs
 // every kind has, by module name.
 var kindFunctions = map[string]func(e *Env) starlark.StringDict{
-	"dashboard": (*Env).dashboardFunctions,
+	"dashboard":  (*Env).dashboardFunctions,
+	"deployment": (*Env).deploymentFunctions,
 }
 
 // dashboardFunctions are verify, to_app and convert of the dashboard

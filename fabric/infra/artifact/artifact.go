@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -226,11 +227,20 @@ func schemaMessage(err error) string {
 	if rule, detail, ok := strings.Cut(msg, ": "); ok && !strings.Contains(rule, " ") {
 		msg = detail
 	}
+	// Numbers as the schema library prints them: a rational "-1/1", a
+	// float "0.000000".
+	msg = wholeRational.ReplaceAllString(msg, "$1")
+	msg = wholeFloat.ReplaceAllString(msg, "$1")
 	if len(field) == 0 {
 		return msg
 	}
 	return strings.Join(field, ".") + ": " + msg
 }
+
+var (
+	wholeRational = regexp.MustCompile(`(-?\d+)/1\b`)
+	wholeFloat    = regexp.MustCompile(`(-?\d+)\.0+\b`)
+)
 
 // Add stores a document (YAML or JSON) as a record of kind k. Without
 // overwrite an existing record of that name is refused; with it, it is

@@ -232,6 +232,7 @@ var Kinds = map[string]*Kind{
 	"staging_area":   StagingArea,
 	"subscription":   Subscription,
 	"event_endpoint": EventEndpoint,
+	"deployment":     Deployment,
 }
 
 // Stack is a stack kind: the components a synthetic profile exercises.

@@ -35,7 +35,7 @@ func Resolve(versions []api.Pipeline, e Entry) (p api.Pipeline, ok bool, why str
 		if v.Pipetype != "" && v.Pipetype != api.PipetypePublished {
 			continue
 		}
-		if e.AnyVersion() || v.Version == e.Version {
+		if e.AnyVersion() || v.Version == string(e.Version) {
 			return v, true, ""
 		}
 	}

@@ -67,7 +67,11 @@ func Audit(ctx context.Context, l Lookup, b *Blueprint, rs []Resolved) ([]Findin
 			if n == 0 {
 				add(VerifySite, Error, "%s: no site or active worker matches %s", what, site)
 			} else {
-				add(VerifySite, Info, "%s: %d active worker%s match %s", what, n, plural(n), site)
+				verb := "match"
+				if n == 1 {
+					verb = "matches"
+				}
+				add(VerifySite, Info, "%s: %d active worker%s %s %s", what, n, plural(n), verb, site)
 			}
 		}
 		if !r.OK {

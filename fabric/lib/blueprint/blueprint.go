@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/robfig/cron/v3"
@@ -19,7 +20,7 @@ import (
 type Blueprint struct {
 	ID          string         `json:"id"`
 	Name        string         `json:"name"`
-	Version     string         `json:"version,omitempty"`
+	Version     Text           `json:"version,omitempty"`
 	Category    string         `json:"category,omitempty"`
 	Comment     string         `json:"comment,omitempty"`
 	Description string         `json:"description,omitempty"`
@@ -33,11 +34,30 @@ type Blueprint struct {
 	Scheduled   []Entry        `json:"scheduled_pipelines,omitempty"`
 }
 
+// Text is a string that may be written as a number (version: 1.0).
+type Text string
+
+// UnmarshalJSON reads a string, or a number as written.
+func (t *Text) UnmarshalJSON(data []byte) error {
+	if len(data) > 0 && data[0] != '"' {
+		var n json.Number
+		if err := json.Unmarshal(data, &n); err != nil {
+			return err
+		}
+		*t = Text(n)
+		return nil
+	}
+	var s string
+	err := json.Unmarshal(data, &s)
+	*t = Text(s)
+	return err
+}
+
 // Entry is a pipeline a blueprint runs.
 type Entry struct {
 	Name    string `json:"name"`
 	Label   string `json:"label,omitempty"`
-	Version string `json:"version,omitempty"` // "*" or "": the latest published
+	Version Text   `json:"version,omitempty"` // "*" or "": the latest published; else YYYY_MM_DD_N
 	Site    string `json:"site,omitempty"`
 	// SiteType says how Site reads: "regex" (the default) or "name".
 	SiteType string `json:"site_type,omitempty"`
@@ -97,6 +117,9 @@ func (b *Blueprint) Text() string {
 // AnyVersion reports whether an entry takes the latest published version.
 func (e Entry) AnyVersion() bool { return e.Version == "" || e.Version == "*" }
 
+// versionPattern is a pipeline version: YYYY_MM_DD_N.
+var versionPattern = regexp.MustCompile(`^\d{4}_\d{2}_\d{2}_\d+$`)
+
 // Want is how many instances of a service entry should run: instances
 // (default 1) within the scaling policy.
 func (e Entry) Want() int {
@@ -134,10 +157,10 @@ func (e Entry) SiteMatcher() (func(site string) bool, error) {
 	case e.SiteType != "" && e.SiteType != "regex":
 		return nil, fmt.Errorf("site_type is regex or name, not %q", e.SiteType)
 	}
-	re, err := regexp.Compile("^(?:" + e.Site + ")$")
-	if err != nil {
-		return nil, fmt.Errorf("site %q is not a regular expression: %v", e.Site, err)
+	if _, err := regexp.Compile(e.Site); err != nil {
+		return nil, fmt.Errorf("site %q is not a regular expression: %v", e.Site, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 	}
+	re := regexp.MustCompile("^(?:" + e.Site + ")$")
 	return re.MatchString, nil
 }
 
@@ -150,7 +173,7 @@ var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month 
 func ParseCron(expr string) (cron.Schedule, error) {
 	s, err := cronParser.Parse(expr)
 	if err != nil {
-		return nil, fmt.Errorf("cron expression %q: %v", expr, err)
+		return nil, fmt.Errorf("%q is not a five-field cron expression: %v", expr, err)
 	}
 	return s, nil
 }
@@ -193,6 +216,12 @@ func (b *Blueprint) Check() error {
 					return fmt.Errorf("%s.scaling_policy: min_instances %d and max_instances %d do not make a range", at, p.MinInstances, p.MaxInstances)
 				}
 			}
+			if !e.AnyVersion() && !versionPattern.MatchString(string(e.Version)) {
+				if _, err := strconv.ParseFloat(string(e.Version), 64); err == nil {
+					return fmt.Errorf("%s.version: %s is a number: write the version in quotes (YAML reads 2020_01_31_1 unquoted as the number 202001311)", at, e.Version)
+				}
+				return fmt.Errorf("%s.version: %q is not a pipeline version (YYYY_MM_DD_N, or * for the latest published)", at, e.Version)
+			}
 			if e.Instances < 0 {
 				return fmt.Errorf("%s.instances: %d is below 0", at, e.Instances)
 			}
@@ -204,7 +233,7 @@ func (b *Blueprint) Check() error {
 					return fmt.Errorf("%s.cron_expression: only scheduled pipelines run on a cron", at)
 				}
 				if _, err := ParseCron(e.Cron); err != nil {
-					return fmt.Errorf("%s.%v", at, err)
+					return fmt.Errorf("%s.cron_expression: %v", at, err)
 				}
 			}
 		}

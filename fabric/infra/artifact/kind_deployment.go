@@ -1,0 +1,100 @@
+package artifact
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/infra/store"
+	"github.com/fabricops/fabric/fabric/lib/blueprint"
+	"github.com/fabricops/fabric/fabric/lib/pipeline"
+)
+
+// Deployment is the kind of deployments (service blueprints, SPEC 2.8):
+// which pipelines run, how many instances, on which sites, which on a
+// cron. The leading scheduler's controller keeps the enabled ones
+// running. Records are named by id.
+var Deployment = &Kind{
+	Name:   "deployment",
+	Bucket: "fabric_art_deployments",
+	Key:    "id",
+	YAML:   true,
+	Toggle: true,
+	Schema: `{
+	"type": "object",
+	"required": ["id", "name"],
+	"properties": {
+		"id": {"type": "string", "minLength": 1, "maxLength": 128},
+		"name": {"type": "string", "minLength": 1},
+		"version": {"type": ["string", "number"]},
+		"category": {"type": "string"},
+		"comment": {"type": "string"},
+		"description": {"type": "string"},
+		"enabled": {"type": "boolean"},
+		"auto_deploy": {"type": "boolean"},
+		"type": {"type": "string"},
+		"provider": {"type": "string"},
+		"attrs": {"type": "object"},
+		"service_pipelines": {"$ref": "#/$defs/entries"},
+		"action_pipelines": {"$ref": "#/$defs/entries"},
+		"scheduled_pipelines": {"$ref": "#/$defs/entries"}
+	},
+	"$defs": {
+		"entries": {"type": "array", "items": {
+			"type": "object",
+			"required": ["name"],
+			"properties": {
+				"name": {"type": "string", "minLength": 1},
+				"label": {"type": "string"},
+				"version": {"type": ["string", "number"]},
+				"site": {"type": "string"},
+				"site_type": {"enum": ["regex", "name"]},
+				"instances": {"type": "integer", "minimum": 0, "maximum": 1000},
+				"scaling_policy": {"type": "object", "properties": {
+					"min_instances": {"type": "integer", "minimum": 0},
+					"max_instances": {"type": "integer", "minimum": 0}
+				}},
+				"cron_expression": {"type": "string"}
+			}
+		}}
+	}
+}`,
+	Check: func(ctx context.Context, r *Repo, d *Doc) error {
+		b, err := blueprint.Parse(d.JSON())
+		if err != nil {
+			return err
+		}
+		// Each entry names a pipeline of the tenant (its version may come
+		// later: the audit reports a missing one).
+		keys, err := r.Store.Keys(ctx, api.PipelinesBucket)
+		if err != nil {
+			return err
+		}
+		for i, e := range b.Entries() {
+			prefix := store.Key(e.Name) + "."
+			if !slices.ContainsFunc(keys, func(k string) bool {
+				_, _, isVersion := pipeline.ParseVersion(strings.TrimPrefix(k, prefix))
+				return strings.HasPrefix(k, prefix) && isVersion
+			}) {
+				return fmt.Errorf("%s_pipelines[%d]: no pipeline named %q", e.Kind, entryIndex(b, i), e.Name)
+			}
+		}
+		return nil
+	},
+	Columns: []string{"id", "category", "name", "description", "enabled", "saved_time"},
+}
+
+// entryIndex is the index, within its list, of the i-th entry of
+// b.Entries().
+func entryIndex(b *blueprint.Blueprint, i int) int {
+	es := b.Entries()
+	n := 0
+	for j := 0; j < i; j++ {
+		if es[j].Kind == es[i].Kind {
+			n++
+		}
+	}
+	return n
+}
