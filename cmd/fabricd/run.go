@@ -41,6 +41,11 @@ type Settings struct {
 	GraphDBDir    string   `yaml:"graphdb_dir"`
 	CertDir       string   `yaml:"cert_dir"`
 	GraphDBListen string   `yaml:"graphdb_listen"`
+	// ControllerPeriod and LeaseTTL are durations ("5s"); CapacityFilter
+	// is the pods' CFXQL capacity filter.
+	ControllerPeriod string `yaml:"controller_period"`
+	LeaseTTL         string `yaml:"lease_ttl"`
+	CapacityFilter   string `yaml:"capacity_filter"`
 }
 
 const usage = `usage: fabricd [flags]
@@ -57,7 +62,8 @@ local" runs the local fabric (what 'client fabric up' starts).
 The password is best given in FABRIC_PASSWORD (a flag shows in ps).
 The YAML file takes the same keys: network_config, nats, tenant, user,
 password, creds_file, pods (a list), site, license_expires (YYYY-MM-DD),
-data_dir, graphdb_dir, graphdb_listen, cert_dir.
+data_dir, graphdb_dir, graphdb_listen, cert_dir, controller_period,
+lease_ttl, capacity_filter.
 
 A graphdb pod serves ArangoDB's HTTP API from a store in --graphdb-dir on
 --graphdb-listen (default :8529). Its credentials are the graphdb user and
@@ -141,6 +147,9 @@ func (s *Settings) flags() []settingFlag {
 		{"graphdb-dir", &s.GraphDBDir, "where a graphdb pod keeps its store (required with one)"},
 		{"graphdb-listen", &s.GraphDBListen, "the address a graphdb pod listens on (default :8529)"},
 		{"cert-dir", &s.CertDir, "where event gateways keep the webhook certificates they generate (none: generated at each start)"},
+		{"controller-period", &s.ControllerPeriod, "how often the leading scheduler's deployment controller looks (default 5s)"},
+		{"lease-ttl", &s.LeaseTTL, "how long the scheduler lease outlives its last renewal: a dead leader's successor takes over within it (default 6s)"},
+		{"capacity-filter", &s.CapacityFilter, "the pods' capacity filter, a CFXQL condition on their resources (default: the host's)"},
 	}
 }
 
@@ -206,6 +215,20 @@ func (s *Settings) options() (runner.Options, error) {
 			o.GraphDB.Listen = ":8529"
 		}
 	}
+	for _, d := range []struct {
+		flag, value string
+		into        *time.Duration
+	}{{"controller-period", s.ControllerPeriod, &o.ControllerPeriod}, {"lease-ttl", s.LeaseTTL, &o.LeaseTTL}} {
+		if d.value == "" {
+			continue
+		}
+		v, err := time.ParseDuration(d.value)
+		if err != nil || v <= 0 {
+			return o, fmt.Errorf("--%s: want a duration such as 5s, got %q", d.flag, d.value)
+		}
+		*d.into = v
+	}
+	o.CapacityFilter = s.CapacityFilter
 	if s.LicenseExpiry != "" {
 		t, err := time.Parse("2006-01-02", s.LicenseExpiry)
 		if err != nil {

@@ -66,6 +66,9 @@ type Job struct {
 	// completes, and once purged); OutputRows its number of rows.
 	Output     string `json:"output"`
 	OutputRows int64  `json:"output_rows"`
+	// Owner is the deployment or schedule the job runs for (nil: started
+	// by hand).
+	Owner *JobOwner `json:"owner,omitempty"`
 }
 
 // RunRequest asks a worker to run a pipeline.
@@ -75,6 +78,9 @@ type RunRequest struct {
 	Steps    []PipelineStep `json:"steps"`
 	// Limits are the pipeline's own (nil: the defaults).
 	Limits *JobLimits `json:"limits,omitempty"`
+	// Owner is recorded in the job's record: the deployment or schedule
+	// the controller starts it for.
+	Owner *JobOwner `json:"owner,omitempty"`
 }
 
 // StartResponse answers a request that starts work (SPEC 2.9): status is

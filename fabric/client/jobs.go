@@ -7,28 +7,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
-	"regexp"
-	"sort"
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/jobs"
-	"github.com/fabricops/fabric/fabric/lib/cfxql"
 	"github.com/fabricops/fabric/fabric/lib/frame"
 	"github.com/fabricops/fabric/fabric/lib/lazy"
+	"github.com/fabricops/fabric/fabric/lib/placement"
 	"github.com/nats-io/nats.go"
 )
 
-// Placement says which workers may take a job: a site (a name or a
-// regular expression matching the whole name), a CFXQL filter on the
-// worker's labels and one on its resources. Each worker's own
-// capacity_filter must hold too.
-type Placement struct {
-	Site    string
-	LFilter string
-	RFilter string
-}
+// Placement says which workers may take a job (see placement.Placement).
+type Placement = placement.Placement
 
 // Records returns the tenant's job records.
 func (c *Client) Records(ctx context.Context) (*jobs.Records, error) {
@@ -46,112 +36,7 @@ func (c *Client) PickWorker(ctx context.Context, pl Placement) (api.PodInfo, err
 	if err != nil {
 		return api.PodInfo{}, err
 	}
-	var site *regexp.Regexp
-	if pl.Site != "" {
-		if site, err = regexp.Compile("^(?:" + pl.Site + ")$"); err != nil {
-			return api.PodInfo{}, fmt.Errorf("--site %q is not a valid name or pattern: %v", pl.Site, err)
-		}
-	}
-	lf, err := parseFilter("lfilter", pl.LFilter)
-	if err != nil {
-		return api.PodInfo{}, err
-	}
-	rf, err := parseFilter("rfilter", pl.RFilter)
-	if err != nil {
-		return api.PodInfo{}, err
-	}
-	var workers, candidates []api.PodInfo
-	why := map[string]int{}
-	for _, p := range pods {
-		if p.PodType != api.Worker {
-			continue
-		}
-		workers = append(workers, p)
-		labels, resources := asMap(p.Labels), asMap(p.Resources)
-		labels["site_name"], labels["pod_id"], labels["hostname"] = p.SiteName, p.PodID, p.Hostname
-		switch {
-		case site != nil && !site.MatchString(p.SiteName):
-			why["not at site "+pl.Site]++
-		case lf != nil && !matches(lf, labels):
-			why["labels do not match --lfilter"]++
-		case rf != nil && !matches(rf, resources):
-			why["resources do not match --rfilter"]++
-		case !capacityOK(p.CapacityFilter, resources):
-			why["over capacity ("+p.CapacityFilter+")"]++
-		default:
-			candidates = append(candidates, p)
-		}
-	}
-	if len(workers) == 0 {
-		return api.PodInfo{}, errors.New("no worker is running: start one (client fabric up --workers 1)")
-	}
-	if len(candidates) == 0 {
-		reasons := make([]string, 0, len(why))
-		for r, n := range why {
-			reasons = append(reasons, fmt.Sprintf("%d %s", n, r))
-		}
-		sort.Strings(reasons)
-		return api.PodInfo{}, fmt.Errorf("no worker matches: of %d workers, %s", len(workers), joinList(reasons))
-	}
-	rand.Shuffle(len(candidates), func(i, j int) { candidates[i], candidates[j] = candidates[j], candidates[i] })
-	sort.SliceStable(candidates, func(i, j int) bool {
-		return candidates[i].Resources.PodUsageActiveJobs < candidates[j].Resources.PodUsageActiveJobs
-	})
-	return candidates[0], nil
-}
-
-func parseFilter(flag, q string) (*cfxql.Query, error) {
-	if q == "" {
-		return nil, nil
-	}
-	p, err := cfxql.Parse(q)
-	if err != nil {
-		return nil, fmt.Errorf("--%s: %v", flag, err)
-	}
-	return p, nil
-}
-
-func matches(q *cfxql.Query, m map[string]any) bool {
-	ok, err := q.Match(m)
-	return err == nil && ok
-}
-
-// capacityOK evaluates a worker's capacity filter on its resources; a
-// filter that does not parse does not hold a worker back.
-func capacityOK(filter string, resources map[string]any) bool {
-	if filter == "" {
-		return true
-	}
-	q, err := cfxql.Parse(filter)
-	if err != nil {
-		return true
-	}
-	return matches(q, resources)
-}
-
-// asMap turns a struct into the map of its JSON fields.
-func asMap(v any) map[string]any {
-	data, _ := json.Marshal(v)
-	m := map[string]any{}
-	_ = json.Unmarshal(data, &m)
-	return m
-}
-
-func joinList(items []string) string {
-	switch len(items) {
-	case 0:
-		return "none fit"
-	case 1:
-		return items[0]
-	}
-	out := ""
-	for i, s := range items {
-		if i > 0 {
-			out += ", "
-		}
-		out += s
-	}
-	return out
+	return placement.Pick(pods, pl)
 }
 
 // Run starts a pipeline on a worker chosen by pl and returns the start

@@ -70,6 +70,8 @@ type Options struct {
 	Pods []string
 	// LeaseTTL of the scheduler lease (default 2s, to keep tests short).
 	LeaseTTL time.Duration
+	// ControllerPeriod of the deployment controller (default 1s).
+	ControllerPeriod time.Duration
 	// Worker configures the workers (job limits); each tenant's data
 	// directory is DataDir(tenant) unless Worker.DataDir is set.
 	Worker worker.Options
@@ -95,6 +97,9 @@ func Start(t testing.TB, o Options) *Fabric {
 	}
 	if o.Pods == nil {
 		o.Pods = DefaultPods
+	}
+	if o.ControllerPeriod == 0 {
+		o.ControllerPeriod = time.Second
 	}
 	if o.LeaseTTL == 0 {
 		o.LeaseTTL = 2 * time.Second
@@ -152,7 +157,7 @@ func Start(t testing.TB, o Options) *Fabric {
 		}
 		r, err := runner.Start(runner.Options{Config: cfg, Pods: o.Pods, Site: "local", BuildTag: "test",
 			CapacityFilter:  TestCapacityFilter,
-			PlatformVersion: "test", LicenseExpires: time.Now().AddDate(1, 0, 0), LeaseTTL: o.LeaseTTL, Worker: wo, Logger: o.Logger, GraphDB: graph, EventGateway: o.EventGateway})
+			PlatformVersion: "test", LicenseExpires: time.Now().AddDate(1, 0, 0), LeaseTTL: o.LeaseTTL, ControllerPeriod: o.ControllerPeriod, Worker: wo, Logger: o.Logger, GraphDB: graph, EventGateway: o.EventGateway})
 		if err != nil {
 			t.Fatal(err)
 		}

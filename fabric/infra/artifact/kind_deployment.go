@@ -68,16 +68,12 @@ var Deployment = &Kind{
 		}
 		// Each entry names a pipeline of the tenant (its version may come
 		// later: the audit reports a missing one).
-		keys, err := r.Store.Keys(ctx, api.PipelinesBucket)
-		if err != nil {
-			return err
-		}
 		for i, e := range b.Entries() {
-			prefix := store.Key(e.Name) + "."
-			if !slices.ContainsFunc(keys, func(k string) bool {
-				_, _, isVersion := pipeline.ParseVersion(strings.TrimPrefix(k, prefix))
-				return strings.HasPrefix(k, prefix) && isVersion
-			}) {
+			ok, err := pipelineExists(ctx, r, e.Name)
+			if err != nil {
+				return err
+			}
+			if !ok {
 				return fmt.Errorf("%s_pipelines[%d]: no pipeline named %q", e.Kind, entryIndex(b, i), e.Name)
 			}
 		}
@@ -97,4 +93,18 @@ func entryIndex(b *blueprint.Blueprint, i int) int {
 		}
 	}
 	return n
+}
+
+// pipelineExists reports whether the tenant has a pipeline of that name
+// (in any version).
+func pipelineExists(ctx context.Context, r *Repo, name string) (bool, error) {
+	keys, err := r.Store.Keys(ctx, api.PipelinesBucket)
+	if err != nil {
+		return false, err
+	}
+	prefix := store.Key(name) + "."
+	return slices.ContainsFunc(keys, func(k string) bool {
+		_, _, isVersion := pipeline.ParseVersion(strings.TrimPrefix(k, prefix))
+		return strings.HasPrefix(k, prefix) && isVersion
+	}), nil
 }

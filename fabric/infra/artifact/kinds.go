@@ -233,6 +233,7 @@ var Kinds = map[string]*Kind{
 	"subscription":   Subscription,
 	"event_endpoint": EventEndpoint,
 	"deployment":     Deployment,
+	"schedule":       Schedule,
 }
 
 // Stack is a stack kind: the components a synthetic profile exercises.

@@ -197,16 +197,22 @@ type Active struct {
 	w    jetstream.KeyWatcher
 }
 
-// WatchActive starts keeping the active jobs until Stop.
+// WatchActive starts keeping the active jobs until Stop. It returns once
+// the jobs active now are known (or ctx ends), so that a caller never
+// takes a job that runs for one that does not.
 func (r *Records) WatchActive(ctx context.Context) (*Active, error) {
 	w, err := r.s.Watch(ctx, api.JobsBucket)
 	if err != nil {
 		return nil, err
 	}
 	a := &Active{jobs: map[string]api.Job{}, w: w}
+	loaded := make(chan struct{})
 	go func() {
+		var once sync.Once
+		defer once.Do(func() { close(loaded) })
 		for e := range w.Updates() {
 			if e == nil {
+				once.Do(func() { close(loaded) })
 				continue
 			}
 			var j api.Job
@@ -220,6 +226,12 @@ func (r *Records) WatchActive(ctx context.Context) (*Active, error) {
 			a.mu.Unlock()
 		}
 	}()
+	select {
+	case <-loaded:
+	case <-ctx.Done():
+		_ = w.Stop()
+		return nil, fmt.Errorf("timed out loading the active jobs: %w", ctx.Err())
+	}
 	return a, nil
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/fabricops/fabric/fabric/infra/bus"
 	"github.com/fabricops/fabric/fabric/pods/apiserver"
 	"github.com/fabricops/fabric/fabric/pods/archiver"
+	"github.com/fabricops/fabric/fabric/pods/controller"
 	"github.com/fabricops/fabric/fabric/pods/eventgw"
 	"github.com/fabricops/fabric/fabric/pods/graphdb"
 	"github.com/fabricops/fabric/fabric/pods/pod"
@@ -42,6 +43,9 @@ type Options struct {
 	LicenseExpires time.Time
 	// LeaseTTL is the scheduler lease's time to live (0: the default).
 	LeaseTTL time.Duration
+	// ControllerPeriod is how often the leading scheduler's deployment
+	// controller looks (0: api.DefaultControllerPeriod).
+	ControllerPeriod time.Duration
 	// CapacityFilter is the pods' capacity filter (empty: the default,
 	// api.DefaultCapacityFilter for the host).
 	CapacityFilter string
@@ -147,6 +151,7 @@ func (r *Runner) startSlot(s *slot) error {
 		case api.Scheduler:
 			if err = scheduler.Elect(p, r.opts.LeaseTTL); err == nil {
 				archiver.Run(p)
+				err = controller.Serve(p, controller.Options{Period: r.opts.ControllerPeriod})
 			}
 		case api.APIServer:
 			err = apiserver.Serve(p)

@@ -24,6 +24,7 @@ func streamBots(js jetstream.JetStream) []engine.Extension {
 				{Name: "name", Type: "string", Required: true, Description: "the stream"},
 				{Name: "from", Type: "string", Description: "the time of the first record: ISO 8601 (UTC unless a zone is given), epoch seconds, or a duration before now such as -15m"},
 				{Name: "max_rows", Type: "int", Default: "0", Description: "stop after this many records (0: no limit)"},
+				{Name: "follow", Type: "bool", Default: "false", Description: "wait for new records past the last one until max_rows were read or the job is stopped: a service pipeline of a deployment reads a batch per job this way, and the controller starts the next job"},
 			}},
 			Run: func(ctx context.Context, _ *frame.Frame, p map[string]string) (*frame.Frame, error) {
 				return readStream(ctx, js, p)
@@ -52,6 +53,13 @@ func readStream(ctx context.Context, js jetstream.JetStream, p map[string]string
 			return nil, fmt.Errorf("max_rows: %q is not a count", s)
 		}
 		o.MaxRows = n
+	}
+	switch strings.ToLower(strings.TrimSpace(p["follow"])) {
+	case "", "false", "no", "0":
+	case "true", "yes", "1":
+		o.Follow = true
+	default:
+		return nil, fmt.Errorf("follow: %q is not true or false", p["follow"])
 	}
 	return frame.FromJSONLines(func(yield func([]byte) error) error {
 		_, err := streams.Read(ctx, js, p["name"], o, func(m streams.Message) error { return yield(m.Data) })

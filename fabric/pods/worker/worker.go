@@ -156,7 +156,7 @@ func (w *Worker) handleRun(m *nats.Msg) {
 		return
 	}
 	job := api.Job{JobID: jobs.NewID(), PodID: w.p.ID, Host: w.host, PID: os.Getpid(), Site: w.p.Site,
-		Pipeline: req.Pipeline, Version: req.Version, Status: api.JobInitializing, Steps: len(steps)}
+		Pipeline: req.Pipeline, Version: req.Version, Status: api.JobInitializing, Steps: len(steps), Owner: req.Owner}
 	var asked api.JobLimits
 	if req.Limits != nil {
 		asked = *req.Limits

@@ -1,0 +1,253 @@
+package client
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"sort"
+	"strings"
+)
+
+// Types of the artifacts a bundle holds, in the order they deploy: a
+// blueprint may run the bundle's pipelines, a dashboard may show what the
+// blueprints' pipelines write.
+const (
+	BundlePipeline  = "pipeline"
+	BundleBlueprint = "blueprint"
+	BundleDashboard = "dashboard"
+)
+
+// BundleTypes are the types of a bundle's artifacts in deployment order.
+var BundleTypes = []string{BundlePipeline, BundleBlueprint, BundleDashboard}
+
+// BundleLayout documents the layout ReadBundle reads; bundle-deploy -h
+// shows it.
+const BundleLayout = `A bundle is a .tar.gz archive of three folders:
+
+  pipelines/   pipelines, as 'pipeline add' takes them (YAML, JSON or the
+               --> text form); the name is the document's, else the
+               file's base name
+  blueprints/  deployments (service blueprints), YAML or JSON, one per
+               file ('deployments/' is the same folder)
+  dashboards/  dashboards, YAML or JSON, one per file
+
+Files may sit in subfolders of these. The folders are at the top of the
+archive or inside one top-level folder (as 'tar czf b.tar.gz mybundle'
+makes). Files beside the folders (a README) and hidden files are
+ignored; a file in any other folder is an error, as are absolute paths,
+'..', links, a file over 16 MiB and more than 256 MiB in all.`
+
+// Bounds of what ReadBundle reads.
+const (
+	// MaxBundleFile bounds one file of a bundle.
+	MaxBundleFile = 16 << 20
+	// MaxBundleSize bounds the files of a bundle together.
+	MaxBundleSize = 256 << 20
+	// MaxBundleEntries bounds the entries of a bundle's archive.
+	MaxBundleEntries = 10000
+)
+
+// bundleFolders maps a bundle's top folders to the type of their files.
+var bundleFolders = map[string]string{
+	"pipelines":   BundlePipeline,
+	"blueprints":  BundleBlueprint,
+	"deployments": BundleBlueprint,
+	"dashboards":  BundleDashboard,
+}
+
+// BundleFile is a document of a bundle.
+type BundleFile struct {
+	// Type is BundlePipeline, BundleBlueprint or BundleDashboard.
+	Type string
+	// Path is where the file is in the archive (cleaned: no "./").
+	Path string
+	// Data is the file's content.
+	Data []byte
+}
+
+// Bundle is what a bundle archive holds: its documents, by path.
+type Bundle struct {
+	Files []BundleFile
+}
+
+// ReadBundle reads a bundle (see BundleLayout) from a .tar.gz stream,
+// without writing anything to disk. Errors name the file in the archive.
+func ReadBundle(r io.Reader) (*Bundle, error) {
+	zr, err := gzip.NewReader(r)
+	if err != nil {
+		if errors.Is(err, gzip.ErrHeader) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, errors.New("not a gzip file (a bundle is a .tar.gz archive)")
+		}
+		return nil, err
+	}
+	defer zr.Close()
+	files, err := readTar(tar.NewReader(zr))
+	if err != nil {
+		return nil, err
+	}
+	return layout(files)
+}
+
+// entry is a regular file of the archive: its path's parts and content.
+type entry struct {
+	parts []string
+	data  []byte
+}
+
+func (e entry) name() string { return strings.Join(e.parts, "/") }
+
+// readTar reads the regular files of an archive, refusing unsafe paths,
+// links and oversized files.
+func readTar(tr *tar.Reader) ([]entry, error) {
+	var files []entry
+	var total int64
+	for n := 0; ; n++ {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return files, nil
+		}
+		if err != nil {
+			return nil, archiveError(err)
+		}
+		if n == MaxBundleEntries {
+			return nil, fmt.Errorf("more than %d entries in the archive", MaxBundleEntries)
+		}
+		parts, err := entryParts(h.Name)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", h.Name, err)
+		}
+		switch {
+		case h.Typeflag == tar.TypeDir, h.Typeflag == tar.TypeXGlobalHeader:
+			continue
+		case !h.FileInfo().Mode().IsRegular():
+			return nil, fmt.Errorf("%s: not a regular file (a bundle holds files only, no links)", h.Name)
+		case hidden(parts):
+			continue // .DS_Store, ._x, .git/...
+		case h.Size > MaxBundleFile:
+			return nil, fmt.Errorf("%s: %d bytes, more than the %d MiB a bundle file may hold", h.Name, h.Size, MaxBundleFile>>20)
+		}
+		if total += h.Size; total > MaxBundleSize {
+			return nil, fmt.Errorf("%s: the bundle's files hold more than %d MiB", h.Name, MaxBundleSize>>20)
+		}
+		data, err := io.ReadAll(io.LimitReader(tr, MaxBundleFile+1))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", h.Name, archiveError(err))
+		}
+		if len(data) > MaxBundleFile {
+			return nil, fmt.Errorf("%s: more than the %d MiB a bundle file may hold", h.Name, MaxBundleFile>>20)
+		}
+		files = append(files, entry{parts: parts, data: data})
+	}
+}
+
+// archiveError says what a read error of the archive means.
+func archiveError(err error) error {
+	switch {
+	case errors.Is(err, tar.ErrHeader):
+		return errors.New("not a tar archive inside the gzip, or a damaged one")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return errors.New("the archive is cut short")
+	case errors.Is(err, gzip.ErrChecksum), errors.Is(err, gzip.ErrHeader):
+		return fmt.Errorf("the archive is damaged: %v", err)
+	}
+	return err
+}
+
+// entryParts splits an entry's name into its path's parts, without "."
+// and empty ones; an absolute path or one with ".." is refused.
+func entryParts(name string) ([]string, error) {
+	if strings.HasPrefix(name, "/") || strings.HasPrefix(name, `\`) || len(name) > 1 && name[1] == ':' {
+		return nil, errors.New("an absolute path (a bundle's paths are relative)")
+	}
+	var parts []string
+	for _, p := range strings.FieldsFunc(name, func(r rune) bool { return r == '/' || r == '\\' }) {
+		switch p {
+		case ".":
+		case "..":
+			return nil, errors.New("a path with '..' (a bundle's paths stay inside it)")
+		default:
+			parts = append(parts, p)
+		}
+	}
+	return parts, nil
+}
+
+// hidden reports whether a path is empty or has a part starting with a
+// dot: files the bundle ignores.
+func hidden(parts []string) bool {
+	if len(parts) == 0 {
+		return true
+	}
+	for _, p := range parts {
+		if strings.HasPrefix(p, ".") {
+			return true
+		}
+	}
+	return false
+}
+
+// layout sorts an archive's files into the bundle's folders: at the top,
+// or inside the one folder every file is in.
+func layout(files []entry) (*Bundle, error) {
+	if root := commonRoot(files); root != "" {
+		for i := range files {
+			files[i].parts = files[i].parts[1:]
+		}
+	}
+	b := &Bundle{}
+	for _, f := range files {
+		if len(f.parts) == 1 {
+			continue // beside the folders: a README
+		}
+		typ, ok := bundleFolders[f.parts[0]]
+		if !ok {
+			return nil, fmt.Errorf("%s: not in a pipelines/, blueprints/ (or deployments/) or dashboards/ folder", f.name())
+		}
+		b.Files = append(b.Files, BundleFile{Type: typ, Path: path.Join(f.parts...), Data: f.data})
+	}
+	if len(b.Files) == 0 {
+		return nil, errors.New("the bundle holds no pipelines/, blueprints/ or dashboards/ files")
+	}
+	sort.SliceStable(b.Files, func(i, j int) bool { return b.Files[i].Path < b.Files[j].Path })
+	return b, nil
+}
+
+// commonRoot returns the one top folder every file is in, when it is not
+// one of the bundle's folders ("" otherwise).
+func commonRoot(files []entry) string {
+	root := ""
+	for _, f := range files {
+		if len(f.parts) < 2 || root != "" && f.parts[0] != root {
+			return ""
+		}
+		root = f.parts[0]
+	}
+	if _, ok := bundleFolders[root]; ok {
+		return ""
+	}
+	return root
+}
+
+// files returns the bundle's files of one type, by path.
+func (b *Bundle) files(typ string) []BundleFile {
+	var out []BundleFile
+	for _, f := range b.Files {
+		if f.Type == typ {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// source says how a document is written, as the artifact store keeps it:
+// "json" or "yaml".
+func source(data []byte) string {
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
+		return "json"
+	}
+	return "yaml"
+}

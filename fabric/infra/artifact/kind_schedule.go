@@ -1,0 +1,64 @@
+package artifact
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/fabricops/fabric/fabric/lib/blueprint"
+)
+
+// Schedule is the kind of standalone schedules (schedule-add): a
+// pipeline run on a five-field cron in a time zone, with a site and
+// filters, enabled, paused or disabled. The leading scheduler's
+// controller runs them. Records are named by name.
+var Schedule = &Kind{
+	Name:   "schedule",
+	Bucket: "fabric_art_schedules",
+	Key:    "name",
+	YAML:   true,
+	Schema: `{
+	"type": "object",
+	"required": ["name", "pipeline", "cron_expression"],
+	"properties": {
+		"name": {"type": "string", "minLength": 1, "maxLength": 128},
+		"pipeline": {"type": "string", "minLength": 1},
+		"version": {"type": ["string", "number"]},
+		"cron_expression": {"type": "string"},
+		"timezone": {"type": "string"},
+		"site": {"type": "string"},
+		"site_type": {"enum": ["regex", "name"]},
+		"lfilter": {"type": "string"},
+		"rfilter": {"type": "string"},
+		"status": {"enum": ["enabled", "paused", "disabled"]},
+		"description": {"type": "string"}
+	}
+}`,
+	Check: func(ctx context.Context, r *Repo, d *Doc) error {
+		s, err := blueprint.ParseSchedule(d.JSON())
+		if err != nil {
+			return err
+		}
+		ok, err := pipelineExists(ctx, r, s.Pipeline)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("pipeline: no pipeline named %q", s.Pipeline)
+		}
+		return nil
+	},
+	Columns: []string{"name", "pipeline", "version", "cron_expression", "timezone", "site", "status", "saved_time"},
+	Row: func(d *Doc) map[string]any {
+		row := map[string]any{}
+		if d.Raw("status") == nil {
+			row["status"] = blueprint.ScheduleEnabled
+		}
+		if d.Raw("timezone") == nil {
+			row["timezone"] = "UTC"
+		}
+		if d.Raw("version") == nil {
+			row["version"] = "*"
+		}
+		return row
+	},
+}

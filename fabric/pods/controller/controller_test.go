@@ -1,0 +1,286 @@
+package controller_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/fabrictest"
+	"github.com/fabricops/fabric/fabric/infra/artifact"
+	"github.com/fabricops/fabric/fabric/infra/bus"
+	"github.com/fabricops/fabric/fabric/infra/jobs"
+	"github.com/fabricops/fabric/fabric/infra/streams"
+	"github.com/fabricops/fabric/fabric/infra/tenant"
+	"github.com/fabricops/fabric/fabric/lib/pipeline"
+	"github.com/fabricops/fabric/fabric/pods/controller"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// tenantConn is a connection to the test fabric's tenant "a", with its
+// data layer, job records and artifacts.
+type tenantConn struct {
+	nc   *nats.Conn
+	js   jetstream.JetStream
+	data *tenant.Data
+	recs *jobs.Records
+	repo *artifact.Repo
+}
+
+func connect(t *testing.T, f *fabrictest.Fabric) *tenantConn {
+	t.Helper()
+	nc, err := bus.Connect(f.Configs["a"], "controller-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, _ := jetstream.New(nc)
+	data := tenant.New(nc)
+	st, err := data.Store(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &tenantConn{nc: nc, js: js, data: data, recs: jobs.Open(st), repo: &artifact.Repo{Store: st}}
+}
+
+func (tc *tenantConn) addPipeline(t *testing.T, name, text string) {
+	t.Helper()
+	p, err := pipeline.Load([]byte(text), name+".pipeline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Name = name
+	if _, err := tc.data.AddPipeline(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (tc *tenantConn) add(t *testing.T, k *artifact.Kind, doc string, overwrite bool) {
+	t.Helper()
+	if _, err := tc.repo.Add(context.Background(), k, []byte(doc), overwrite); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// owned returns the active jobs of a deployment's service label.
+func (tc *tenantConn) owned(t *testing.T, id, label string) []api.Job {
+	t.Helper()
+	all, err := tc.recs.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []api.Job
+	for _, j := range all {
+		if o := j.Owner; o != nil && o.Deployment == id && o.Label == label && api.JobActive(j.Status) {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// waitFor polls cond until it holds or timeout passes.
+func waitFor(t *testing.T, timeout time.Duration, what string, cond func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		ok, state := cond()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s: %s", timeout, what, state)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// activity returns the messages of the deployment activity feed.
+func (tc *tenantConn) activity(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	_, err := streams.Read(context.Background(), tc.js, api.StreamDeploymentUpdates, streams.ReadOptions{}, func(m streams.Message) error {
+		var a api.Activity
+		if json.Unmarshal(m.Data, &a) == nil {
+			out = append(out, a.Severity+" "+a.Message)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func hasLine(lines []string, parts ...string) bool {
+	for _, l := range lines {
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(l, p)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+const servicePipeline = "@dm:read-stream name = 'events' & follow = true\n"
+
+// TestServiceInstances: a deployment's two instances run on the two
+// workers; an evicted one and one whose worker stops are re-created with
+// an activity entry naming the job, the deployment and the restart
+// count; scaling down stops one; disabling stops them all.
+func TestServiceInstances(t *testing.T) {
+	f := fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer, api.Scheduler, api.Worker, api.Worker}, Logger: log.New(os.Stderr, "", log.Ltime)})
+	tc := connect(t, f)
+	ctx := context.Background()
+	if _, err := streams.Add(ctx, tc.js, streams.Config{Name: "events"}); err != nil {
+		t.Fatal(err)
+	}
+	tc.addPipeline(t, "svc", servicePipeline)
+	bp := "id: web\nname: Web\nservice_pipelines:\n  - {name: svc, label: readers, instances: %d}\n"
+	tc.add(t, artifact.Deployment, fmt.Sprintf(bp, 2), false)
+
+	two := func() (bool, string) {
+		js := tc.owned(t, "web", "readers")
+		pods := map[string]bool{}
+		for _, j := range js {
+			pods[j.PodID] = true
+		}
+		return len(js) == 2 && len(pods) == 2, fmt.Sprintf("%d jobs on %d workers", len(js), len(pods))
+	}
+	waitFor(t, 10*time.Second, "two instances on two workers", two)
+
+	// Evicted: re-created.
+	victim := tc.owned(t, "web", "readers")[0]
+	var out json.RawMessage
+	req, _ := json.Marshal(api.EvictRequest{JobID: victim.JobID, Reason: "evicted by the test"})
+	if m, err := tc.nc.Request(api.PodSubject(victim.PodID, api.EndpointEvict), req, 5*time.Second); err != nil {
+		t.Fatal(err)
+	} else {
+		out = m.Data
+	}
+	_ = out
+	waitFor(t, 10*time.Second, "the evicted instance re-created", func() (bool, string) {
+		ok, s := two()
+		return ok && hasLine(tc.activity(t), "Re-created job "+victim.JobID, "deployment Web (id web)", "restart count 1"), s
+	})
+
+	// Its worker stops: re-created on the other one.
+	victim = tc.owned(t, "web", "readers")[0]
+	if err := f.Runners["a"].StopPod(victim.PodID); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "the lost instance re-created", func() (bool, string) {
+		js := tc.owned(t, "web", "readers")
+		for _, j := range js {
+			if j.PodID == victim.PodID {
+				return false, "a job still on the stopped worker"
+			}
+		}
+		return len(js) == 2 && hasLine(tc.activity(t), "Re-created job "+victim.JobID, "restart count 2"), fmt.Sprintf("%d jobs", len(js))
+	})
+
+	// Scaled down to one.
+	tc.add(t, artifact.Deployment, fmt.Sprintf(bp, 1), true)
+	waitFor(t, 10*time.Second, "one instance", func() (bool, string) {
+		n := len(tc.owned(t, "web", "readers"))
+		return n == 1, fmt.Sprintf("%d jobs", n)
+	})
+
+	// Disabled: stopped.
+	if _, err := tc.repo.SetEnabled(ctx, artifact.Deployment, "web", false); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "no instance", func() (bool, string) {
+		n := len(tc.owned(t, "web", "readers"))
+		return n == 0, fmt.Sprintf("%d jobs", n)
+	})
+	if !hasLine(tc.activity(t), "is disabled or deleted") {
+		t.Errorf("no activity entry for the stopped job:\n%s", strings.Join(tc.activity(t), "\n"))
+	}
+}
+
+// clock is a controller's clock that the test moves.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// TestCron drives a controller's clock: a "* * * * *" schedule and a
+// deployment's scheduled pipeline run once per minute, a paused schedule
+// does not, and a schedule enabled again does not catch up.
+func TestCron(t *testing.T) {
+	f := fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer, api.Worker}})
+	tc := connect(t, f)
+	ctx := context.Background()
+	tc.addPipeline(t, "tick", "@dm:empty\n")
+	tc.add(t, artifact.Schedule, "name: every-minute\npipeline: tick\ncron_expression: '* * * * *'\n", false)
+	tc.add(t, artifact.Schedule, "name: paused\npipeline: tick\ncron_expression: '* * * * *'\nstatus: paused\n", false)
+	tc.add(t, artifact.Deployment, "id: nightly\nname: Nightly\nscheduled_pipelines:\n  - {name: tick, label: each, cron_expression: '* * * * *'}\n", false)
+
+	clk := &clock{t: time.Date(2026, 11, 25, 12, 0, 10, 0, time.UTC)}
+	c, err := controller.New(ctx, tc.nc, func() bool { return true }, controller.Options{Now: clk.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := func() map[string]int {
+		all, err := tc.recs.List(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := map[string]int{}
+		for _, j := range all {
+			if j.Owner != nil {
+				n[j.Owner.Kind+" "+j.Owner.Label]++
+			}
+		}
+		return n
+	}
+	for i, want := range []int{0, 0, 1, 1, 2, 3} {
+		if err := c.Pass(ctx); err != nil {
+			t.Fatal(err)
+		}
+		got := runs()
+		if got["schedule every-minute"] != want || got["scheduled each"] != want || got["schedule paused"] != 0 {
+			t.Fatalf("pass %d at %s: runs %v, want %d of each and none paused", i, clk.now().Format(time.TimeOnly), got, want)
+		}
+		// 12:00:10, 12:00:40, 12:01:10, 12:01:40, 12:02:10, 12:03:10
+		if i < 4 {
+			clk.add(30 * time.Second)
+		} else {
+			clk.add(time.Minute)
+		}
+	}
+	// Enabled again after minutes paused: it runs at the next minute,
+	// not at once.
+	tc.add(t, artifact.Schedule, "name: paused\npipeline: tick\ncron_expression: '* * * * *'\nstatus: enabled\n", true)
+	clk.add(5 * time.Minute)
+	if err := c.Pass(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := runs()["schedule paused"]; n != 0 {
+		t.Fatalf("the schedule enabled again ran %d times at once", n)
+	}
+	clk.add(time.Minute)
+	if err := c.Pass(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := runs()["schedule paused"]; n != 1 {
+		t.Fatalf("the schedule enabled again ran %d times in its first minute", n)
+	}
+}

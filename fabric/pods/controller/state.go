@@ -1,0 +1,151 @@
+package controller
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/infra/store"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// The controller's state, kept in api.ControllerBucket so that a new
+// leader goes on where the last one stopped: a record per deployment
+// ("d.<id>") and per schedule ("s.<name>").
+
+// deploymentState is what the controller keeps of a deployment.
+type deploymentState struct {
+	// Services are the service entries' instances, by label.
+	Services map[string]*service `json:"services,omitempty"`
+	// Scheduled are the scheduled entries' runs, by label.
+	Scheduled map[string]*cronState `json:"scheduled,omitempty"`
+}
+
+// service is what the controller keeps of a service entry.
+type service struct {
+	// Jobs are the instances started and not yet seen ending.
+	Jobs []instance `json:"jobs"`
+	// Lost are the jobs that ended and are not re-created yet.
+	Lost []string `json:"lost,omitempty"`
+	// Restarts counts the instances re-created.
+	Restarts int `json:"restarts"`
+	// Failures counts the instances in a row that ended soon after
+	// they started; past one, starts back off until NotBefore.
+	Failures  int       `json:"failures"`
+	NotBefore time.Time `json:"not_before,omitzero"`
+	// Problem is the last reason the entry could not start, reported
+	// once until it changes.
+	Problem string `json:"problem,omitempty"`
+}
+
+// instance is a job the controller started for a service entry.
+type instance struct {
+	JobID   string    `json:"jobid"`
+	PodID   string    `json:"pod_id"`
+	Started time.Time `json:"started"`
+}
+
+// cronState is what the controller keeps of a cron.
+type cronState api.CronState
+
+// keepRuns is how many runs a cron keeps.
+const keepRuns = 20
+
+func (c *cronState) add(r api.CronRun) {
+	c.Runs = append(c.Runs, r)
+	if len(c.Runs) > keepRuns {
+		c.Runs = c.Runs[len(c.Runs)-keepRuns:]
+	}
+}
+
+func deploymentKey(id string) string { return api.DeploymentStatePrefix + store.Key(id) }
+func scheduleKey(name string) string { return api.ScheduleStatePrefix + store.Key(name) }
+
+// stateKV opens (creating when missing) the controller's bucket.
+func stateKV(ctx context.Context, js jetstream.JetStream) (jetstream.KeyValue, error) {
+	return store.EnsureKV(ctx, js, jetstream.KeyValueConfig{Bucket: api.ControllerBucket, Description: "deployment controller state", History: 1})
+}
+
+// states are the records of the bucket as this leader last wrote them.
+type states struct {
+	kv   jetstream.KeyValue
+	vals map[string][]byte // the JSON as read or last written
+	revs map[string]uint64
+}
+
+// load reads every record.
+func loadStates(ctx context.Context, kv jetstream.KeyValue) (*states, error) {
+	s := &states{kv: kv, vals: map[string][]byte{}, revs: map[string]uint64{}}
+	es, err := store.Entries(ctx, kv)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range es {
+		s.vals[e.Key()] = e.Value()
+		s.revs[e.Key()] = e.Revision()
+	}
+	return s, nil
+}
+
+// get decodes the record key into v (left as it is when there is none).
+func (s *states) get(key string, v any) {
+	if data, ok := s.vals[key]; ok {
+		_ = json.Unmarshal(data, v)
+	}
+}
+
+// errDeposed says another scheduler wrote the controller's state: this
+// one no longer leads.
+var errDeposed = errors.New("the controller's state was written by another scheduler")
+
+// put writes v as the record key when it changed, only over the revision
+// this leader last saw.
+func (s *states) put(ctx context.Context, key string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if string(data) == string(s.vals[key]) {
+		return nil
+	}
+	var rev uint64
+	if r, ok := s.revs[key]; ok {
+		rev, err = s.kv.Update(ctx, key, data, r)
+	} else {
+		rev, err = s.kv.Create(ctx, key, data)
+	}
+	if errors.Is(err, jetstream.ErrKeyExists) {
+		return errDeposed
+	}
+	if err != nil {
+		return err
+	}
+	s.vals[key], s.revs[key] = data, rev
+	return nil
+}
+
+// drop deletes the record key.
+func (s *states) drop(ctx context.Context, key string) error {
+	if _, ok := s.vals[key]; !ok {
+		return nil
+	}
+	if err := s.kv.Delete(ctx, key, jetstream.LastRevision(s.revs[key])); err != nil {
+		return err
+	}
+	delete(s.vals, key)
+	delete(s.revs, key)
+	return nil
+}
+
+// keys returns the keys with prefix.
+func (s *states) keys(prefix string) []string {
+	var out []string
+	for k := range s.vals {
+		if len(k) >= len(prefix) && k[:len(prefix)] == prefix {
+			out = append(out, k)
+		}
+	}
+	return out
+}
