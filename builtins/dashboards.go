@@ -15,6 +15,7 @@ import (
 var kindFunctions = map[string]func(e *Env) starlark.StringDict{
 	"dashboard":  (*Env).dashboardFunctions,
 	"deployment": (*Env).deploymentFunctions,
+	"schedule":   (*Env).scheduleFunctions,
 }
 
 // dashboardFunctions are verify, to_app and convert of the dashboard

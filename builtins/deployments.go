@@ -2,6 +2,9 @@ package builtins
 
 import (
 	"context"
+	"fmt"
+	"strings"
+	"time"
 
 	"github.com/fabricops/fabric/fabric/client"
 	"github.com/fabricops/fabric/runtime/doc"
@@ -27,6 +30,74 @@ func (e *Env) deploymentFunctions() starlark.StringDict {
 		}
 	}
 	return starlark.StringDict{
+		"activity": doc.Builtin("deployment.activity", `activity(id=None, max=0)
+
+Returns the deployment activity feed, the oldest first: a row
+(timestamp, severity, message, deployment_id, jobid) per thing the
+controller did: jobs started, re-created (naming the job, the deployment
+and the restart count), stopped, and why an entry could not start.
+Only the deployment id's entries with id; the last max with max > 0.`,
+			func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				var id optString
+				var max int
+				if err := starlark.UnpackArgs(b.Name(), args, kwargs, "id?", &id, "max?", &max); err != nil {
+					return nil, err
+				}
+				return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
+					if id != "" {
+						if _, err := c.Deployment(ctx, string(id)); err != nil {
+							return nil, err
+						}
+					}
+					return c.Activity(ctx, string(id), max)
+				})
+			}),
+		"svcs_status": doc.Builtin("deployment.svcs_status", `svcs_status(id)
+
+Returns a row per service pipeline of a deployment: label,
+pipeline_name, version (the one it runs), min_instances, max_instances,
+instances (wanted) and num_jobs (running now).`,
+			func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				var id string
+				if err := starlark.UnpackArgs(b.Name(), args, kwargs, "id", &id); err != nil {
+					return nil, err
+				}
+				return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) { return c.ServiceStatus(ctx, id) })
+			}),
+		"action": doc.Builtin("deployment.action", `action(id, name)
+
+Starts an action pipeline of a deployment (name: its label, or its
+pipeline's name) on a worker of its site, through the leading
+scheduler. Returns the start response (status, reason, results, now,
+status-subject, jobid).`,
+			func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				var id, name string
+				if err := starlark.UnpackArgs(b.Name(), args, kwargs, "id", &id, "name", &name); err != nil {
+					return nil, err
+				}
+				return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
+					return c.DeploymentAction(ctx, id, name)
+				})
+			}),
+		"wait": doc.Builtin("deployment.wait", `wait(id, timeout=60)
+
+Waits until every service pipeline of a deployment runs its instances,
+and returns svcs_status(id). Fails after timeout seconds, naming the
+services still short.`,
+			func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				var id string
+				var timeout starlark.Value = starlark.MakeInt(60)
+				if err := starlark.UnpackArgs(b.Name(), args, kwargs, "id", &id, "timeout?", &timeout); err != nil {
+					return nil, err
+				}
+				secs, ok := starlark.AsFloat(timeout)
+				if !ok || secs <= 0 {
+					return nil, fmt.Errorf("%s: timeout is a number of seconds above 0, not %s", b.Name(), timeout)
+				}
+				return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
+					return waitServices(ctx, c, id, time.Duration(secs*float64(time.Second)))
+				})
+			}),
 		"status": doc.Builtin("deployment.status", `status()
 
 Returns a row per deployment: id, category, name, description, enabled
@@ -88,4 +159,33 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "no"
+}
+
+// waitServices polls a deployment's services until each runs its
+// instances, or timeout passes.
+func waitServices(ctx context.Context, c *client.Client, id string, timeout time.Duration) ([]client.ServiceRow, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		rows, err := c.ServiceStatus(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		var short []string
+		for _, r := range rows {
+			if r.NumJobs < r.Instances {
+				short = append(short, fmt.Sprintf("%s (%d of %d)", r.Label, r.NumJobs, r.Instances))
+			}
+		}
+		if len(short) == 0 {
+			return rows, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("timed out after %s waiting for deployment %s: %s", timeout, id, strings.Join(short, ", "))
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/fabricops/fabric/fabric/lib/blueprint"
+	"github.com/fabricops/fabric/fabric/lib/cfxql"
 )
 
 // Schedule is the kind of standalone schedules (schedule-add): a
@@ -37,6 +38,14 @@ var Schedule = &Kind{
 		s, err := blueprint.ParseSchedule(d.JSON())
 		if err != nil {
 			return err
+		}
+		for _, f := range []struct{ field, q string }{{"lfilter", s.LFilter}, {"rfilter", s.RFilter}} {
+			if f.q == "" {
+				continue
+			}
+			if _, err := cfxql.Parse(f.q); err != nil {
+				return fmt.Errorf("%s: %v", f.field, err)
+			}
 		}
 		ok, err := pipelineExists(ctx, r, s.Pipeline)
 		if err != nil {

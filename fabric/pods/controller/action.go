@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
@@ -47,7 +48,7 @@ func (c *Controller) Action(ctx context.Context, req api.ActionRequest) api.Star
 		if len(names) == 0 {
 			return fail("deployment %s has no action pipelines", b.ID)
 		}
-		return fail("deployment %s has no action pipeline %q (it has: %v)", b.ID, req.Name, names)
+		return fail("deployment %s has no action pipeline %q (it has: %s)", b.ID, req.Name, strings.Join(names, ", "))
 	}
 	p, err := c.newPass(ctx)
 	if err != nil {
