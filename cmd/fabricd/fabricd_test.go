@@ -57,10 +57,7 @@ func TestFabricdAgainstStandaloneNATS(t *testing.T) {
 	}
 	url := startNATS(t, tenant)
 
-	bin := filepath.Join(t.TempDir(), "fabricd")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := fabricdBinary(t)
 	d := exec.Command(bin, "--nats", url, "--tenant", "acme", "--user", "acme", "--pods", "api-server,scheduler,worker", "--site", "edge")
 	d.Env = append(os.Environ(), "FABRIC_PASSWORD="+tenant.Password)
 	var dlog bytes.Buffer

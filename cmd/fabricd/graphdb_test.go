@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -56,10 +55,7 @@ func TestGraphDBSurvivesKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and kills fabricd")
 	}
-	bin := filepath.Join(t.TempDir(), "fabricd")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := fabricdBinary(t)
 	home := t.TempDir()
 	var dlog bytes.Buffer
 	d, cfg := startLocal(t, bin, home, &dlog)
