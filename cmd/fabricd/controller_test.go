@@ -29,6 +29,15 @@ var (
 	buildErr  error
 )
 
+// TestMain removes the fabricd the tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtBin != "" {
+		_ = os.RemoveAll(filepath.Dir(builtBin))
+	}
+	os.Exit(code)
+}
+
 // fabricdBinary builds fabricd once for the tests of this run.
 func fabricdBinary(t *testing.T) string {
 	t.Helper()
