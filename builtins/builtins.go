@@ -23,7 +23,7 @@ import (
 // fabric's (fabric), projects, secrets, the artifact kinds and their
 // backups.
 var DataNames = []string{
-	"pipeline", "object", "dataset", "schema", "file_ops", "frame", "cfxql", "graphdb", "stream", "logarchive",
+	"pipeline", "object", "dataset", "schema", "file_ops", "frame", "cfxql", "graphdb", "stream", "logarchive", "bundle",
 	"run", "run_bot", "verify_pipeline", "jobs", "job", "wait", "evict", "output", "output_export", "purge_outputs", "watch_traces", "watch_logs", "watch_changes",
 }
 

@@ -20,6 +20,7 @@ func (e *Env) dataModules() starlark.StringDict {
 		"graphdb":    e.graphdbModule(),
 		"stream":     e.streamModule(),
 		"logarchive": e.logarchiveModule(),
+		"bundle":     e.bundleModule(),
 	}
 	for k, v := range e.jobBuiltins() {
 		m[k] = v

@@ -24,23 +24,6 @@ const (
 // BundleTypes are the types of a bundle's artifacts in deployment order.
 var BundleTypes = []string{BundlePipeline, BundleBlueprint, BundleDashboard}
 
-// BundleLayout documents the layout ReadBundle reads; bundle-deploy -h
-// shows it.
-const BundleLayout = `A bundle is a .tar.gz archive of three folders:
-
-  pipelines/   pipelines, as 'pipeline add' takes them (YAML, JSON or the
-               --> text form); the name is the document's, else the
-               file's base name
-  blueprints/  deployments (service blueprints), YAML or JSON, one per
-               file ('deployments/' is the same folder)
-  dashboards/  dashboards, YAML or JSON, one per file
-
-Files may sit in subfolders of these. The folders are at the top of the
-archive or inside one top-level folder (as 'tar czf b.tar.gz mybundle'
-makes). Files beside the folders (a README) and hidden files are
-ignored; a file in any other folder is an error, as are absolute paths,
-'..', links, a file over 16 MiB and more than 256 MiB in all.`
-
 // Bounds of what ReadBundle reads.
 const (
 	// MaxBundleFile bounds one file of a bundle.
@@ -71,25 +54,33 @@ type BundleFile struct {
 
 // Bundle is what a bundle archive holds: its documents, by path.
 type Bundle struct {
+	// Files are the bundle's documents, by path.
 	Files []BundleFile
 }
 
-// ReadBundle reads a bundle (see BundleLayout) from a .tar.gz stream,
-// without writing anything to disk. Errors name the file in the archive.
-func ReadBundle(r io.Reader) (*Bundle, error) {
+// ReadBundle reads a bundle from a .tar.gz stream, without writing
+// anything to disk. The archive holds folders pipelines/, blueprints/ (or
+// deployments/) and dashboards/, at its top or inside one top-level
+// folder; their files, in subfolders too, are the bundle's documents.
+// Files beside those folders (a README) and hidden files and folders are
+// ignored; a file in another folder, an absolute path, a path with "..",
+// a link, a file over MaxBundleFile bytes and more than MaxBundleSize in
+// all are refused. Errors name the file in the archive, or the archive
+// (name) when it is not one.
+func ReadBundle(r io.Reader, name string) (*Bundle, error) {
 	zr, err := gzip.NewReader(r)
 	if err != nil {
 		if errors.Is(err, gzip.ErrHeader) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, errors.New("not a gzip file (a bundle is a .tar.gz archive)")
+			return nil, fmt.Errorf("%s: not a gzip file (a bundle is a .tar.gz archive)", name)
 		}
-		return nil, err
+		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	defer zr.Close()
-	files, err := readTar(tar.NewReader(zr))
+	files, err := readTar(tar.NewReader(zr), name)
 	if err != nil {
 		return nil, err
 	}
-	return layout(files)
+	return layout(files, name)
 }
 
 // entry is a regular file of the archive: its path's parts and content.
@@ -102,7 +93,7 @@ func (e entry) name() string { return strings.Join(e.parts, "/") }
 
 // readTar reads the regular files of an archive, refusing unsafe paths,
 // links and oversized files.
-func readTar(tr *tar.Reader) ([]entry, error) {
+func readTar(tr *tar.Reader, name string) ([]entry, error) {
 	var files []entry
 	var total int64
 	for n := 0; ; n++ {
@@ -111,10 +102,10 @@ func readTar(tr *tar.Reader) ([]entry, error) {
 			return files, nil
 		}
 		if err != nil {
-			return nil, archiveError(err)
+			return nil, fmt.Errorf("%s: %v", name, archiveError(err))
 		}
 		if n == MaxBundleEntries {
-			return nil, fmt.Errorf("more than %d entries in the archive", MaxBundleEntries)
+			return nil, fmt.Errorf("%s: more than %d entries in the archive", name, MaxBundleEntries)
 		}
 		parts, err := entryParts(h.Name)
 		if err != nil {
@@ -192,7 +183,7 @@ func hidden(parts []string) bool {
 
 // layout sorts an archive's files into the bundle's folders: at the top,
 // or inside the one folder every file is in.
-func layout(files []entry) (*Bundle, error) {
+func layout(files []entry, name string) (*Bundle, error) {
 	if root := commonRoot(files); root != "" {
 		for i := range files {
 			files[i].parts = files[i].parts[1:]
@@ -210,7 +201,7 @@ func layout(files []entry) (*Bundle, error) {
 		b.Files = append(b.Files, BundleFile{Type: typ, Path: path.Join(f.parts...), Data: f.data})
 	}
 	if len(b.Files) == 0 {
-		return nil, errors.New("the bundle holds no pipelines/, blueprints/ or dashboards/ files")
+		return nil, fmt.Errorf("%s: no files in pipelines/, blueprints/ or dashboards/: nothing to deploy", name)
 	}
 	sort.SliceStable(b.Files, func(i, j int) bool { return b.Files[i].Path < b.Files[j].Path })
 	return b, nil

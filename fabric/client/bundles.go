@@ -119,7 +119,7 @@ func (c *Client) planBundle(ctx context.Context, b *Bundle, types []string) ([]*
 	for _, k := range []struct {
 		typ  string
 		kind *artifact.Kind
-	}{{BundleBlueprint, blueprintCheck(known)}, {BundleDashboard, artifact.Dashboard}} {
+	}{{BundleBlueprint, blueprintCheck(known, slices.Contains(types, BundlePipeline))}, {BundleDashboard, artifact.Dashboard}} {
 		if !slices.Contains(types, k.typ) {
 			continue
 		}
@@ -201,9 +201,14 @@ func samePipeline(a, b api.Pipeline) bool {
 
 // blueprintCheck is the deployment kind as a bundle checks its
 // blueprints: the same schema and checks, with the pipelines of the
-// fabric and those deployed with the bundle (known).
-func blueprintCheck(known map[string]bool) *artifact.Kind {
+// fabric and those deployed with the bundle (known; withBundle says
+// whether the bundle's pipelines are deployed).
+func blueprintCheck(known map[string]bool, withBundle bool) *artifact.Kind {
 	k := artifact.Deployment
+	where := "in the fabric or the bundle"
+	if !withBundle {
+		where = "in the fabric (this run deploys none of the bundle's pipelines)"
+	}
 	return &artifact.Kind{Name: k.Name, Bucket: k.Bucket, Key: k.Key, Schema: k.Schema, Toggle: k.Toggle, YAML: k.YAML,
 		Columns: k.Columns, Check: func(_ context.Context, _ *artifact.Repo, d *artifact.Doc) error {
 			b, err := blueprint.Parse(d.JSON())
@@ -215,7 +220,7 @@ func blueprintCheck(known map[string]bool) *artifact.Kind {
 				i := at[e.Kind]
 				at[e.Kind]++
 				if !known[e.Name] {
-					return fmt.Errorf("%s_pipelines[%d]: no pipeline named %q in the fabric or the bundle", e.Kind, i, e.Name)
+					return fmt.Errorf("%s_pipelines[%d]: no pipeline named %q %s", e.Kind, i, e.Name, where)
 				}
 			}
 			return nil

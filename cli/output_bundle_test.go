@@ -1,0 +1,306 @@
+package cli
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/client"
+	"github.com/fabricops/fabric/fabric/fabrictest"
+	"github.com/fabricops/fabric/fabric/infra/artifact"
+)
+
+// tarFile is an entry of a test bundle: a regular file unless typ says
+// otherwise (size, when set, is its size in zero bytes instead of body).
+type tarFile struct {
+	name, body string
+	typ        byte
+	size       int64
+}
+
+// writeBundle writes a .tar.gz of files at dir/name and returns its path.
+func writeBundle(t *testing.T, dir, name string, files ...tarFile) string {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	for _, f := range files {
+		h := &tar.Header{Name: f.name, Mode: 0o644, Typeflag: f.typ, Size: int64(len(f.body))}
+		if f.typ == 0 {
+			h.Typeflag = tar.TypeReg
+		}
+		if f.size > 0 {
+			h.Size = f.size
+		}
+		if h.Typeflag != tar.TypeReg {
+			h.Size = 0
+			h.Linkname = f.body
+		}
+		if err := tw.WriteHeader(h); err != nil {
+			t.Fatal(err)
+		}
+		body := []byte(f.body)
+		if f.size > 0 {
+			body = make([]byte, f.size)
+		}
+		if h.Typeflag == tar.TypeReg {
+			if _, err := tw.Write(body); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// The documents of the test bundles.
+const (
+	bundleAlerts = "@dm:read-stream name = 'events' --> *dm:filter severity is 'err' --> @dm:write-stream name = 'alerts'\n"
+	bundleReport = `name: report
+description: the last alerts
+data:
+  sequence:
+    - tag: "@dm:recall"
+      query: name = 'last-alerts'
+    - tag: "@dm:head"
+      query: n = 10
+`
+	bundleSyslog = `id: syslog-service
+name: Syslog alerting
+category: ingestion
+description: Keeps the severe events in an alerts stream
+service_pipelines:
+  - name: alerts
+    label: alerts
+    version: "*"
+    site: loc.*
+action_pipelines:
+  - name: report
+    label: on-demand
+`
+	bundleSmall = `{"id": "small", "name": "Small", "enabled": false, "service_pipelines": [{"name": "report"}]}`
+	bundleOps   = `name: ops
+label: Operations
+description: the alerts of the day
+dashboard_sections:
+  - title: Alerts
+    widgets:
+      - {widget_type: table, title: Last alerts, stream: alerts}
+`
+)
+
+// bundleFiles are the files of the full test bundle, inside folder root.
+func bundleFiles(root string) []tarFile {
+	return []tarFile{
+		{name: root, typ: tar.TypeDir},
+		{name: root + "README.md", body: "The ops bundle.\n"},
+		{name: root + "pipelines/alerts.pipeline", body: bundleAlerts},
+		{name: root + "pipelines/report.yaml", body: bundleReport},
+		{name: root + "blueprints/syslog.yaml", body: bundleSyslog},
+		{name: root + "deployments/small.json", body: bundleSmall},
+		{name: root + "dashboards/ops.yaml", body: bundleOps},
+		{name: root + "dashboards/.ops.yaml.swp", body: "not a document"},
+	}
+}
+
+// TestOutputBundle: a bundle deployed (its blueprints naming its own
+// pipelines), deployed again (all unchanged), compared after a change,
+// deployed by type; refused before anything is written: a bad --type, a
+// malformed blueprint, an unknown pipeline, a missing file, a file that
+// is not gzip, unsafe or oversized entries, a file outside the folders.
+func TestOutputBundle(t *testing.T) {
+	fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer, api.Worker}})
+	s := newSession(t, "bundle-deploy")
+	dir := s.vars["DIR"]
+	writeBundle(t, dir, "ops.tar.gz", bundleFiles("ops-bundle/")...)
+	changed := bundleFiles("./")
+	changed[3].body = strings.Replace(bundleReport, "n = 10", "n = 20", 1)
+	changed[6].body = strings.Replace(bundleOps, "label: Operations", "label: Operations (new)", 1)
+	writeBundle(t, dir, "changed.tar.gz", changed...)
+	writeBundle(t, dir, "malformed.tar.gz",
+		tarFile{name: "pipelines/fresh.pipeline", body: "@dm:empty\n"},
+		tarFile{name: "blueprints/broken.yaml", body: "id: broken\nname: [unclosed\n"},
+		tarFile{name: "dashboards/fresh.yaml", body: "name: fresh\n"})
+	writeBundle(t, dir, "unknown.tar.gz",
+		tarFile{name: "pipelines/fresh.pipeline", body: "@dm:empty\n"},
+		tarFile{name: "blueprints/x.yaml", body: "id: x\nname: x\nservice_pipelines:\n  - {name: fresh}\n  - {name: nope, label: n}\n"})
+	writeBundle(t, dir, "dotdot.tar.gz",
+		tarFile{name: "dashboards/ok.yaml", body: "name: ok\n"},
+		tarFile{name: "dashboards/../../evil.yaml", body: "name: evil\n"})
+	writeBundle(t, dir, "absolute.tar.gz", tarFile{name: "/etc/dashboards/x.yaml", body: "name: x\n"})
+	writeBundle(t, dir, "link.tar.gz", tarFile{name: "dashboards/x.yaml", typ: tar.TypeSymlink, body: "/etc/passwd"})
+	writeBundle(t, dir, "big.tar.gz", tarFile{name: "dashboards/big.yaml", size: client.MaxBundleFile + 1})
+	writeBundle(t, dir, "elsewhere.tar.gz", tarFile{name: "dashbaords/x.yaml", body: "name: x\n"}, tarFile{name: "pipelines/p.pipeline", body: "@dm:empty\n"})
+	writeBundle(t, dir, "empty.tar.gz", tarFile{name: "README.md", body: "nothing\n"})
+	write(t, dir, "plain.tar.gz", "name: not an archive\n")
+	writeGz(t, filepath.Join(dir, "notar.tar.gz"), strings.Repeat("not a tar archive ", 64))
+
+	show := func(line string) step {
+		return step{do: func() {
+			args := splitArgs(t, line)
+			out, errOut, code := run(t, "", args...)
+			s.log("bundle-deploy", "", args, out, errOut, code)
+		}}
+	}
+	s.steps(
+		step{cmd: "bundle-deploy --file $DIR/ops.tar.gz"},
+		show("deployment status"),
+		step{cmd: "bundle-deploy --file $DIR/ops.tar.gz"},
+		step{cmd: "bundle-deploy --file $DIR/changed.tar.gz --compare"},
+		step{cmd: "bundle-deploy --file $DIR/changed.tar.gz --compare --json --type p,d"},
+		step{cmd: "bundle-deploy --file $DIR/changed.tar.gz --type p"},
+		step{cmd: "bundle-deploy --file $DIR/changed.tar.gz --compare --type d,b"},
+		step{cmd: "bundle-deploy --file $DIR/changed.tar.gz --type p,x", code: 2},
+		step{cmd: "bundle-deploy --file $DIR/changed.tar.gz --type ''", code: 2},
+		step{cmd: "bundle-deploy", code: 2},
+
+		step{cmd: "bundle-deploy --file $DIR/malformed.tar.gz", code: 1},
+		step{cmd: "bundle-deploy --file $DIR/unknown.tar.gz", code: 1},
+		step{cmd: "bundle-deploy --file $DIR/unknown.tar.gz --type b", code: 1},
+		show("pipeline list"),
+		show("deployment status"),
+		step{cmd: "bundle-deploy --file $DIR/missing.tar.gz", code: 1},
+		step{cmd: "bundle-deploy --file $DIR/plain.tar.gz", code: 1},
+		step{cmd: "bundle-deploy --file $DIR/notar.tar.gz", code: 1},
+		step{cmd: "bundle-deploy --file $DIR/dotdot.tar.gz", code: 1},
+		step{cmd: "bundle-deploy --file $DIR/absolute.tar.gz", code: 1},
+		step{cmd: "bundle-deploy --file $DIR/link.tar.gz", code: 1},
+		step{cmd: "bundle-deploy --file $DIR/big.tar.gz", code: 1},
+		step{cmd: "bundle-deploy --file $DIR/elsewhere.tar.gz", code: 1},
+		step{cmd: "bundle-deploy --file $DIR/empty.tar.gz", code: 1},
+		show("dashboard list"),
+	)
+}
+
+// TestBundleDeployUndo: a deployment that fails after some writes undoes
+// them: the pipeline version it added is deleted, its new blueprint and
+// dashboard are gone, and the blueprint and dashboard it replaced are as
+// they were (the blueprint enabled again).
+func TestBundleDeployUndo(t *testing.T) {
+	f := fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer}})
+	c, err := client.Connect(f.Configs["a"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	read := func(files ...tarFile) *client.Bundle {
+		path := writeBundle(t, t.TempDir(), "b.tar.gz", files...)
+		r, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		b, err := client.ReadBundle(r, "b.tar.gz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	if _, err := c.DeployBundle(ctx, read(bundleFiles("")...), client.BundleOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := c.Data.Store(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := &artifact.Repo{Store: st}
+	before := map[string][]byte{}
+	for _, k := range []struct {
+		kind *artifact.Kind
+		name string
+	}{{artifact.Deployment, "syslog-service"}, {artifact.Dashboard, "ops"}} {
+		if before[k.name], err = repo.GetJSON(ctx, k.kind, k.name); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	files := bundleFiles("")
+	files[3].body = strings.Replace(bundleReport, "n = 10", "n = 20", 1)
+	files[4].body = strings.Replace(bundleSyslog, "Keeps the severe", "Keeps all the severe", 1)
+	files[6].body = strings.Replace(bundleOps, "label: Operations", "label: Changed", 1)
+	files = append(files,
+		tarFile{name: "blueprints/extra.yaml", body: "id: extra\nname: Extra\nservice_pipelines:\n  - {name: report}\n"},
+		tarFile{name: "dashboards/fresh.yaml", body: "name: fresh\n"})
+	var written []string
+	_, err = c.DeployBundle(ctx, read(files...), client.BundleOptions{Written: func(r client.BundleRow) error {
+		written = append(written, r.Type+" "+r.Name)
+		if r.Type == client.BundleDashboard && r.Name == "ops" {
+			return errors.New("injected failure")
+		}
+		return nil
+	}})
+	if err == nil || !strings.Contains(err.Error(), "dashboards/ops.yaml: injected failure") || !strings.Contains(err.Error(), "undone") {
+		t.Fatalf("deploy: %v, want the injected failure, undone", err)
+	}
+	if want := "pipeline report, blueprint Extra, blueprint Syslog alerting, dashboard fresh, dashboard ops"; strings.Join(written, ", ") != want {
+		t.Fatalf("written %q, want %q", strings.Join(written, ", "), want)
+	}
+	if vs, err := c.PipelineVersions(ctx, "report"); err != nil || len(vs) != 1 {
+		t.Errorf("report has versions %v (%v), want its first only", vs, err)
+	}
+	for name, doc := range before {
+		kind := artifact.Dashboard
+		if name == "syslog-service" {
+			kind = artifact.Deployment
+		}
+		if got, err := repo.GetJSON(ctx, kind, name); err != nil || !bytes.Equal(got, doc) {
+			t.Errorf("%s after the undo: %s (%v), want %s", name, got, err, doc)
+		}
+	}
+	if _, err := repo.Get(ctx, artifact.Deployment, "extra"); !errors.Is(err, artifact.ErrNotFound) {
+		t.Errorf("the new blueprint extra: %v, want it deleted", err)
+	}
+	if _, err := repo.Get(ctx, artifact.Dashboard, "fresh"); !errors.Is(err, artifact.ErrNotFound) {
+		t.Errorf("the new dashboard fresh: %v, want it deleted", err)
+	}
+	rows, err := c.CompareBundle(ctx, read(bundleFiles("")...), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r.Change != client.ChangeUnchanged {
+			t.Errorf("%s %s is %s after the undo, want unchanged", r.Type, r.Name, r.Change)
+		}
+	}
+}
+
+// TestBundleScript uses the module from Starlark: types as a list or a
+// comma-separated string, compare, and a bad type.
+func TestBundleScript(t *testing.T) {
+	fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer}})
+	path := writeBundle(t, t.TempDir(), "ops.tar.gz", bundleFiles("")...)
+	src := `
+f = ` + strconv.Quote(path) + `
+print([(r["type"], r["name"], r["change"]) for r in bundle.deploy(f, compare = True, types = "d")])
+print([(r["name"], r["change"]) for r in bundle.deploy(f, types = ["p", "pipeline"])])
+print([(r["type"], r["change"]) for r in bundle.deploy(f, compare = True)])
+print(try_(bundle.deploy, f, types = ["x"])[1])
+`
+	out, errOut, code := run(t, src)
+	want := `[("dashboard", "ops", "new")]
+[("alerts", "new"), ("report", "new")]
+[("pipeline", "unchanged"), ("pipeline", "unchanged"), ("blueprint", "new"), ("blueprint", "new"), ("dashboard", "new")]
+bundle.deploy: types: "x" is not d (dashboard), b (blueprint) or p (pipeline)
+`
+	if code != 0 || out != want {
+		t.Fatalf("%d %q\n%s\nwant\n%s", code, errOut, out, want)
+	}
+}
