@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"time"
 
 	"github.com/fabricops/fabric/fabric/infra/store"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -33,7 +35,16 @@ type ReadOptions struct {
 	// Follow keeps reading new messages until ctx ends; otherwise Read
 	// stops at the last message the stream held when it started.
 	Follow bool
+	// Durable, when set, reads through the stream's durable consumer of
+	// that name (made when missing, from the first message or From):
+	// each message is acknowledged once fn took it, so that the next
+	// Read of the same name goes on after it, and readers of one name
+	// share the messages (each is read by one of them).
+	Durable string
 }
+
+// validDurable is what a durable consumer's name may be.
+var validDurable = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
 // idleEnd is how long Read waits for a message it knows is there before
 // it takes that the stream dropped it (retention) and stops.
@@ -62,6 +73,13 @@ func Read(ctx context.Context, js jetstream.JetStream, name string, o ReadOption
 	last := si.State.LastSeq
 	if !o.Follow && (si.State.Msgs == 0 || !o.From.IsZero() && o.From.After(si.State.LastTime) || o.AfterSeq >= last) {
 		return 0, nil // nothing to read
+	}
+	if o.Durable != "" {
+		n, err := readDurable(ctx, st, o, fn)
+		if err != nil {
+			return n, fmt.Errorf("reading stream %s: %w", name, err)
+		}
+		return n, nil
 	}
 	cfg := jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverAllPolicy}
 	switch {
@@ -250,5 +268,98 @@ func (l *LineSplitter) Write(p []byte) (int, error) {
 			}
 		}
 		l.buf = l.buf[i+1:]
+	}
+}
+
+// durable returns the stream's durable consumer of o.Durable, made when
+// missing (from the first message, or from o.From).
+func durable(ctx context.Context, st jetstream.Stream, o ReadOptions) (jetstream.Consumer, error) {
+	if !validDurable.MatchString(o.Durable) {
+		return nil, fmt.Errorf("durable: %q is not a consumer name (up to 64 letters, digits, _ and -)", o.Durable)
+	}
+	cons, err := st.Consumer(ctx, o.Durable)
+	if err == nil {
+		return cons, nil
+	}
+	if !errors.Is(err, jetstream.ErrConsumerNotFound) {
+		return nil, err
+	}
+	cfg := jetstream.ConsumerConfig{Durable: o.Durable, AckPolicy: jetstream.AckExplicitPolicy, DeliverPolicy: jetstream.DeliverAllPolicy,
+		AckWait: time.Minute, Description: "read-stream durable reader"}
+	if !o.From.IsZero() {
+		from := o.From
+		cfg.DeliverPolicy, cfg.OptStartTime = jetstream.DeliverByStartTimePolicy, &from
+	}
+	return st.CreateOrUpdateConsumer(ctx, cfg)
+}
+
+// fetchWait is how long a durable read waits for a batch: while
+// following, it fetches again after it.
+const fetchWait = 2 * time.Second
+
+// readDurable is Read through a durable consumer: it fetches only as
+// many messages as it may still read (none is left unacknowledged when
+// it stops, so none waits for redelivery), and acknowledges each once
+// fn took it.
+func readDurable(ctx context.Context, st jetstream.Stream, o ReadOptions, fn func(Message) error) (int, error) {
+	lctx, cancel := context.WithTimeout(ctx, store.Timeout)
+	cons, err := durable(lctx, st, o)
+	cancel()
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for {
+		batch := 256
+		if o.MaxRows > 0 && o.MaxRows-n < batch {
+			batch = o.MaxRows - n
+		}
+		if !o.Follow {
+			lctx, cancel := context.WithTimeout(ctx, store.Timeout)
+			info, err := cons.Info(lctx)
+			cancel()
+			if err != nil {
+				return n, err
+			}
+			if info.NumPending == 0 {
+				return n, nil // read to the end
+			}
+			batch = int(min(int64(batch), int64(info.NumPending)))
+		}
+		fctx, fcancel := context.WithTimeout(ctx, fetchWait)
+		msgs, err := cons.Fetch(batch, jetstream.FetchContext(fctx))
+		if err != nil {
+			fcancel()
+			return n, err
+		}
+		for m := range msgs.Messages() {
+			meta, err := m.Metadata()
+			if err != nil {
+				fcancel()
+				return n, err
+			}
+			if err := fn(Message{Seq: meta.Sequence.Stream, Time: meta.Timestamp, Data: m.Data()}); err != nil {
+				_ = m.Nak()
+				fcancel()
+				return n, err
+			}
+			if err := m.DoubleAck(ctx); err != nil {
+				fcancel()
+				return n, fmt.Errorf("acknowledging message %d: %w", meta.Sequence.Stream, err)
+			}
+			n++
+		}
+		fcancel()
+		switch err := msgs.Error(); {
+		case ctx.Err() != nil:
+			if o.Follow {
+				return n, nil
+			}
+			return n, ctx.Err()
+		case err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded):
+			return n, err
+		case o.MaxRows > 0 && n >= o.MaxRows:
+			return n, nil
+		}
 	}
 }

@@ -166,3 +166,73 @@ func TestStreams(t *testing.T) {
 		t.Errorf("delete of a missing stream: %v", err)
 	}
 }
+
+// TestDurableReads: reads through a durable reader go on where the last
+// stopped, readers of one name share the records (each read once), a
+// read that stops at max_rows leaves none of the rest waiting for
+// redelivery, a following read gets records written after it started,
+// and a bad name is refused.
+func TestDurableReads(t *testing.T) {
+	js := openJS(t)
+	ctx := context.Background()
+	if _, err := streams.Add(ctx, js, streams.Config{Name: "work"}); err != nil {
+		t.Fatal(err)
+	}
+	write := func(from, to int) {
+		w, err := streams.NewWriter(ctx, js, "work")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := from; i < to; i++ {
+			if err := w.Write(ctx, []byte(fmt.Sprintf(`{"i":%d}`, i))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(0, 10)
+	seen := map[string]int{}
+	read := func(o streams.ReadOptions) int {
+		t.Helper()
+		o.Durable = "svc"
+		n, err := streams.Read(ctx, js, "work", o, func(m streams.Message) error { seen[string(m.Data)]++; return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	start := time.Now()
+	if n := read(streams.ReadOptions{MaxRows: 4}); n != 4 {
+		t.Fatalf("first batch: %d records, want 4", n)
+	}
+	if n := read(streams.ReadOptions{MaxRows: 4}); n != 4 {
+		t.Fatalf("second batch: %d records, want 4", n)
+	}
+	if n := read(streams.ReadOptions{}); n != 2 {
+		t.Fatalf("the rest: %d records, want 2", n)
+	}
+	if n := read(streams.ReadOptions{}); n != 0 {
+		t.Fatalf("read to the end: %d records, want 0", n)
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Errorf("four batched reads took %s: records waited for redelivery", time.Since(start))
+	}
+	// Following: records written after the read started.
+	go func() { time.Sleep(300 * time.Millisecond); write(10, 13) }()
+	fctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	n, err := streams.Read(fctx, js, "work", streams.ReadOptions{Durable: "svc", Follow: true, MaxRows: 3}, func(m streams.Message) error { seen[string(m.Data)]++; return nil })
+	if err != nil || n != 3 {
+		t.Fatalf("following read: %d records, %v", n, err)
+	}
+	for i := 0; i < 13; i++ {
+		if k := fmt.Sprintf(`{"i":%d}`, i); seen[k] != 1 {
+			t.Errorf("record %s read %d times", k, seen[k])
+		}
+	}
+	if _, err := streams.Read(ctx, js, "work", streams.ReadOptions{Durable: "a b"}, func(streams.Message) error { return nil }); err == nil {
+		t.Error("a durable name with a space was taken")
+	}
+}

@@ -109,9 +109,14 @@ func New(ctx context.Context, nc *nats.Conn, leader func() bool, o Options) (*Co
 func (c *Controller) Run(stop <-chan struct{}) {
 	defer c.active.Stop()
 	for _, k := range []*artifact.Kind{artifact.Deployment, artifact.Schedule} {
-		if w := c.watch(k); w != nil {
+		if w := c.watch(k.Bucket, nil); w != nil {
 			defer func() { _ = w.Stop() }()
 		}
+	}
+	// A job of a deployment or schedule that ends: its successor need not
+	// wait for the period.
+	if w := c.watch(api.JobsBucket, ownedJobEnded); w != nil {
+		defer func() { _ = w.Stop() }()
 	}
 	t := time.NewTicker(c.o.Period)
 	defer t.Stop()
@@ -130,11 +135,12 @@ func (c *Controller) Run(stop <-chan struct{}) {
 	}
 }
 
-// watch kicks a pass when a record of kind k changes.
-func (c *Controller) watch(k *artifact.Kind) jetstream.KeyWatcher {
+// watch kicks a pass when a record of bucket changes (and when given,
+// matters says so).
+func (c *Controller) watch(bucket string, matters func([]byte) bool) jetstream.KeyWatcher {
 	ctx, cancel := context.WithTimeout(context.Background(), store.Timeout)
 	defer cancel()
-	kv, err := store.EnsureKV(ctx, c.js, jetstream.KeyValueConfig{Bucket: k.Bucket, History: 1})
+	kv, err := store.EnsureKV(ctx, c.js, jetstream.KeyValueConfig{Bucket: bucket, History: 1})
 	if err != nil {
 		return nil
 	}
@@ -143,7 +149,10 @@ func (c *Controller) watch(k *artifact.Kind) jetstream.KeyWatcher {
 		return nil
 	}
 	go func() {
-		for range w.Updates() {
+		for e := range w.Updates() {
+			if e == nil || matters != nil && !matters(e.Value()) {
+				continue
+			}
 			select {
 			case c.kick <- struct{}{}:
 			default:
@@ -151,6 +160,16 @@ func (c *Controller) watch(k *artifact.Kind) jetstream.KeyWatcher {
 		}
 	}()
 	return w
+}
+
+// ownedJobEnded reports whether a job record is of a job a deployment or
+// schedule owns that ended.
+func ownedJobEnded(data []byte) bool {
+	var j struct {
+		Status string        `json:"status"`
+		Owner  *api.JobOwner `json:"owner"`
+	}
+	return json.Unmarshal(data, &j) == nil && j.Owner != nil && j.Status != "" && !api.JobActive(j.Status)
 }
 
 // Pass looks at every deployment and schedule once and acts on what it
@@ -192,9 +211,11 @@ type pass struct {
 	picker *placement.Picker
 	// running are the active jobs owned by a deployment or schedule, by
 	// job id.
-	running  map[string]api.Job
-	versions map[string][]api.Pipeline
-	starts   []*start
+	running map[string]api.Job
+	// byService indexes running's service jobs (see services).
+	byService map[serviceKey][]api.Job
+	versions  map[string][]api.Pipeline
+	starts    []*start
 	// dirty are the state records to write, by key.
 	dirty map[string]any
 }

@@ -70,6 +70,24 @@ func (p *pass) deployments() {
 	}
 }
 
+// serviceKey names a service entry: its deployment's id and its label.
+type serviceKey struct{ deployment, label string }
+
+// services returns the running service jobs by entry, oldest first
+// (indexed once per pass).
+func (p *pass) services() map[serviceKey][]api.Job {
+	if p.byService == nil {
+		p.byService = map[serviceKey][]api.Job{}
+		for _, j := range p.sortedRunning() {
+			if o := j.Owner; o.Kind == api.OwnerService {
+				k := serviceKey{o.Deployment, o.Label}
+				p.byService[k] = append(p.byService[k], j)
+			}
+		}
+	}
+	return p.byService
+}
+
 // sortedRunning returns the running jobs, oldest first.
 func (p *pass) sortedRunning() []api.Job {
 	out := make([]api.Job, 0, len(p.running))
@@ -139,12 +157,7 @@ func (p *pass) deployment(b *blueprint.Blueprint) {
 // stops what is too many.
 func (p *pass) service(b *blueprint.Blueprint, e blueprint.Entry, s *service) {
 	label := e.Key()
-	var mine []api.Job
-	for _, j := range p.sortedRunning() {
-		if o := j.Owner; o.Kind == api.OwnerService && o.Deployment == b.ID && o.Label == label {
-			mine = append(mine, j)
-		}
-	}
+	mine := p.services()[serviceKey{b.ID, label}]
 	isMine := map[string]bool{}
 	for _, j := range mine {
 		isMine[j.JobID] = true
@@ -173,6 +186,10 @@ func (p *pass) service(b *blueprint.Blueprint, e blueprint.Entry, s *service) {
 		}
 		if s.Failures > 1 {
 			s.NotBefore = p.now.Add(backoff(p.c.o.Period, s.Failures))
+		}
+		if status == api.JobCompleted {
+			s.Completed = append(s.Completed, in.JobID)
+			continue
 		}
 		s.Lost = append(s.Lost, in.JobID)
 		p.c.activity(p.ctx, api.Activity{Severity: api.SeverityWarning, Deployment: b.ID, JobID: in.JobID,
@@ -217,17 +234,23 @@ func (p *pass) service(b *blueprint.Blueprint, e blueprint.Entry, s *service) {
 			return
 		}
 		owner := api.JobOwner{Kind: api.OwnerService, Deployment: b.ID, DeploymentName: b.Name, Label: label}
-		var replaces string
-		if len(s.Lost) > 0 {
+		var replaces, follows string
+		switch {
+		case len(s.Lost) > 0:
 			replaces, s.Lost = s.Lost[0], s.Lost[1:]
 			s.Restarts++
 			owner.Restarts = s.Restarts
+		case len(s.Completed) > 0:
+			follows, s.Completed = s.Completed[0], s.Completed[1:]
 		}
 		p.starts = append(p.starts, &start{worker: w, pipeline: pl, owner: owner, done: func(jobID string, err error) {
 			if err != nil {
 				if replaces != "" {
 					s.Lost = append([]string{replaces}, s.Lost...)
 					s.Restarts--
+				}
+				if follows != "" {
+					s.Completed = append([]string{follows}, s.Completed...)
 				}
 				p.problem(b, label, &s.Problem, err.Error())
 				return
@@ -236,6 +259,9 @@ func (p *pass) service(b *blueprint.Blueprint, e blueprint.Entry, s *service) {
 			s.Jobs = append(s.Jobs, instance{JobID: jobID, PodID: w.PodID, Started: p.now})
 			msg := fmt.Sprintf("Started job %s of deployment %s (id %s), service %s, on worker %s", jobID, b.Name, b.ID, label, w.PodID)
 			sev := api.SeverityInfo
+			if follows != "" {
+				msg = fmt.Sprintf("Started job %s of deployment %s (id %s), service %s, on worker %s, after job %s completed", jobID, b.Name, b.ID, label, w.PodID, follows)
+			}
 			if replaces != "" {
 				sev = api.SeverityWarning
 				msg = fmt.Sprintf("Re-created job %s of deployment %s (id %s), service %s, as job %s on worker %s: restart count %d", replaces, b.Name, b.ID, label, jobID, w.PodID, owner.Restarts)

@@ -27,8 +27,11 @@ type deploymentState struct {
 type service struct {
 	// Jobs are the instances started and not yet seen ending.
 	Jobs []instance `json:"jobs"`
-	// Lost are the jobs that ended and are not re-created yet.
-	Lost []string `json:"lost,omitempty"`
+	// Lost are the jobs that failed or were stopped and are not
+	// re-created yet; Completed those that ended well (a service that
+	// reads a batch per job) and are not followed yet.
+	Lost      []string `json:"lost,omitempty"`
+	Completed []string `json:"completed,omitempty"`
 	// Restarts counts the instances re-created.
 	Restarts int `json:"restarts"`
 	// Failures counts the instances in a row that ended soon after

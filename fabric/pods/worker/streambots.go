@@ -24,7 +24,8 @@ func streamBots(js jetstream.JetStream) []engine.Extension {
 				{Name: "name", Type: "string", Required: true, Description: "the stream"},
 				{Name: "from", Type: "string", Description: "the time of the first record: ISO 8601 (UTC unless a zone is given), epoch seconds, or a duration before now such as -15m"},
 				{Name: "max_rows", Type: "int", Default: "0", Description: "stop after this many records (0: no limit)"},
-				{Name: "follow", Type: "bool", Default: "false", Description: "wait for new records past the last one until max_rows were read or the job is stopped: a service pipeline of a deployment reads a batch per job this way, and the controller starts the next job"},
+				{Name: "follow", Type: "bool", Default: "false", Description: "wait for new records past the last one until max_rows were read or the job is stopped"},
+				{Name: "durable", Type: "string", Description: "read through the stream's durable reader of this name: each record is read once by the readers of a name, and the next job goes on where the last stopped (a deployment's service pipeline reads a batch per job this way, its instances sharing the records)"},
 			}},
 			Run: func(ctx context.Context, _ *frame.Frame, p map[string]string) (*frame.Frame, error) {
 				return readStream(ctx, js, p)
@@ -54,6 +55,7 @@ func readStream(ctx context.Context, js jetstream.JetStream, p map[string]string
 		}
 		o.MaxRows = n
 	}
+	o.Durable = strings.TrimSpace(p["durable"])
 	switch strings.ToLower(strings.TrimSpace(p["follow"])) {
 	case "", "false", "no", "0":
 	case "true", "yes", "1":
