@@ -284,3 +284,31 @@ func TestCron(t *testing.T) {
 		t.Fatalf("the schedule enabled again ran %d times in its first minute", n)
 	}
 }
+
+// TestBackoff: an instance that keeps failing as soon as it starts is
+// re-created with a growing wait, not at every end.
+func TestBackoff(t *testing.T) {
+	f := fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer, api.Scheduler, api.Worker}})
+	tc := connect(t, f)
+	tc.addPipeline(t, "broken", "@dm:recall name = 'no-such-dataset'\n")
+	tc.add(t, artifact.Deployment, "id: crashy\nname: Crashy\nservice_pipelines:\n  - {name: broken, label: main}\n", false)
+	time.Sleep(8 * time.Second)
+	all, err := tc.recs.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, j := range all {
+		if j.Owner != nil && j.Owner.Deployment == "crashy" {
+			n++
+		}
+	}
+	// Without a back-off: a start at each end (kicked at once), dozens
+	// in 8 s. With it: at 0, at once, then after 1, 2 and 4 periods.
+	if n < 3 || n > 6 {
+		t.Fatalf("%d jobs started in 8s, want 3 to 6 (back-off of 1, 2, 4 s)", n)
+	}
+	if !hasLine(tc.activity(t), "Job ", "of deployment Crashy (id crashy), service main, failed") {
+		t.Errorf("no activity entry for the failures:\n%s", strings.Join(tc.activity(t), "\n"))
+	}
+}
