@@ -108,6 +108,9 @@ fuzz:
 	$(GO) test ./fabric/lib/snmptrap -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./fabric/lib/syslog -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./fabric/lib/syslog -run '^$$' -fuzz '^FuzzScanner$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric/lib/blueprint -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric/lib/blueprint -run '^$$' -fuzz '^FuzzParseCron$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric/lib/blueprint -run '^$$' -fuzz '^FuzzParseSchedule$$' -fuzztime $(FUZZTIME)
 
 # go install puts client and fabricd in GOBIN; client-data goes beside them.
 GOBIN_DIR = $(or $(shell $(GO) env GOBIN),$(shell $(GO) env GOPATH)/bin)

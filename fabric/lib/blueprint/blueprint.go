@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/robfig/cron/v3"
@@ -120,6 +119,10 @@ func (e Entry) AnyVersion() bool { return e.Version == "" || e.Version == "*" }
 // versionPattern is a pipeline version: YYYY_MM_DD_N.
 var versionPattern = regexp.MustCompile(`^\d{4}_\d{2}_\d{2}_\d+$`)
 
+// numberPattern is a JSON number: what an unquoted YAML version becomes
+// (strconv.ParseFloat would also take 2024_1_31_1, inf or 0x1p3).
+var numberPattern = regexp.MustCompile(`^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$`)
+
 // Want is how many instances of a service entry should run: instances
 // (default 1) within the scaling policy.
 func (e Entry) Want() int {
@@ -157,11 +160,19 @@ func (e Entry) SiteMatcher() (func(site string) bool, error) {
 	case e.SiteType != "" && e.SiteType != "regex":
 		return nil, fmt.Errorf("site_type is regex or name, not %q", e.SiteType)
 	}
-	if _, err := regexp.Compile(e.Site); err != nil {
+	re, err := regexp.Compile(e.Site)
+	if err != nil {
 		return nil, fmt.Errorf("site %q is not a regular expression: %v", e.Site, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 	}
-	re := regexp.MustCompile("^(?:" + e.Site + ")$")
-	return re.MatchString, nil
+	// Anchored without rewriting the text ("^(?:" + site + ")$" breaks
+	// on \Q quoting to the end and on sites nested just short of the
+	// limit): the whole name matches iff the leftmost-longest match is
+	// the whole name.
+	re.Longest()
+	return func(s string) bool {
+		m := re.FindStringIndex(s)
+		return m != nil && m[0] == 0 && m[1] == len(s)
+	}, nil
 }
 
 // cronParser reads five-field cron expressions (minute, hour, day of
@@ -171,6 +182,11 @@ var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month 
 
 // ParseCron parses a five-field cron expression.
 func ParseCron(expr string) (cron.Schedule, error) {
+	// The cron library slices a zone up to the first space: with none
+	// after it, it panics.
+	if (strings.HasPrefix(expr, "TZ=") || strings.HasPrefix(expr, "CRON_TZ=")) && !strings.Contains(expr, " ") {
+		return nil, fmt.Errorf("%q is not a five-field cron expression: the time zone is not followed by a space and the fields", expr)
+	}
 	s, err := cronParser.Parse(expr)
 	if err != nil {
 		return nil, fmt.Errorf("%q is not a five-field cron expression: %v", expr, err)
@@ -217,7 +233,7 @@ func (b *Blueprint) Check() error {
 				}
 			}
 			if !e.AnyVersion() && !versionPattern.MatchString(string(e.Version)) {
-				if _, err := strconv.ParseFloat(string(e.Version), 64); err == nil {
+				if numberPattern.MatchString(string(e.Version)) {
 					return fmt.Errorf("%s.version: %s is a number: write the version in quotes (YAML reads 2020_01_31_1 unquoted as the number 202001311)", at, e.Version)
 				}
 				return fmt.Errorf("%s.version: %q is not a pipeline version (YYYY_MM_DD_N, or * for the latest published)", at, e.Version)

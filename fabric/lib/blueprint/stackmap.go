@@ -77,12 +77,21 @@ func BuildMap(b *Blueprint, rs []Resolved) Map {
 		}
 		return id
 	}
+	// arrow draws a relationship once (two entries of one pipeline would
+	// draw its reads and writes twice).
+	drawn := map[Relationship]bool{}
+	arrow := func(r Relationship) {
+		if !drawn[r] {
+			drawn[r] = true
+			st.Relationships = append(st.Relationships, r)
+		}
+	}
 	root := node("deployment", b.ID, 0)
 	st.Nodes[0].Label = b.Name
 	var missing []string
 	for _, r := range rs {
 		p := node(DepPipeline, r.Name, 1)
-		st.Relationships = append(st.Relationships, Relationship{Left: root, Right: p, Type: r.Kind,
+		arrow(Relationship{Left: root, Right: p, Type: r.Kind,
 			Description: fmt.Sprintf("runs %s (label %s)", r.Name, r.Key())})
 		if !r.OK {
 			missing = append(missing, r.Why)
@@ -91,15 +100,15 @@ func BuildMap(b *Blueprint, rs []Resolved) Map {
 		for _, d := range PipelineUses(r.Pipeline) {
 			id := node(d.Type, d.Name, 2)
 			if d.Read {
-				st.Relationships = append(st.Relationships, Relationship{Left: id, Right: p, Type: "read", Description: r.Name + " reads " + d.Name})
+				arrow(Relationship{Left: id, Right: p, Type: "read", Description: r.Name + " reads " + d.Name})
 			}
 			if d.Write {
-				st.Relationships = append(st.Relationships, Relationship{Left: p, Right: id, Type: "write", Description: r.Name + " writes " + d.Name})
+				arrow(Relationship{Left: p, Right: id, Type: "write", Description: r.Name + " writes " + d.Name})
 			}
 		}
 		for _, s := range SystemStreams {
 			id := node(DepStream, s, 2)
-			st.Relationships = append(st.Relationships, Relationship{Left: p, Right: id, Type: "write", Description: r.Name + " writes " + s})
+			arrow(Relationship{Left: p, Right: id, Type: "write", Description: r.Name + " writes " + s})
 		}
 	}
 	if len(missing) > 0 {
