@@ -107,11 +107,17 @@ func (pl Placement) matcher() (*matcher, error) {
 	case pl.SiteIsName:
 		m.site = func(s string) bool { return strings.EqualFold(s, pl.Site) }
 	default:
-		re, err := regexp.Compile("^(?:" + pl.Site + ")$")
+		re, err := regexp.Compile(pl.Site)
 		if err != nil {
 			return nil, fmt.Errorf("--site %q is not a valid name or pattern: %v", pl.Site, err)
 		}
-		m.site = re.MatchString
+		// The whole name must match: the leftmost-longest match is the
+		// name (wrapping the text in ^(?:...)$ breaks on \Q).
+		re.Longest()
+		m.site = func(s string) bool {
+			loc := re.FindStringIndex(s)
+			return loc != nil && loc[0] == 0 && loc[1] == len(s)
+		}
 	}
 	var err error
 	if m.lf, err = parseFilter("lfilter", pl.LFilter); err != nil {

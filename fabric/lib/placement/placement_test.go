@@ -1,0 +1,71 @@
+package placement
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/fabricops/fabric/fabric/api"
+)
+
+func worker(id, site string, active int) api.PodInfo {
+	w := api.PodInfo{PodID: id, PodType: api.Worker, SiteName: site, CapacityFilter: "pod_usage_active_jobs < 3"}
+	w.Resources.PodUsageActiveJobs = active
+	return w
+}
+
+// TestPick: sites as whole-name patterns or names, the least busy worker
+// first, picks in a row spread over the workers and stop at capacity, and
+// the error says why each worker was passed over.
+func TestPick(t *testing.T) {
+	pods := []api.PodInfo{worker("a", "local", 0), worker("b", "local", 1), worker("c", "nyc", 0), {PodID: "s", PodType: api.Scheduler}}
+	for _, tc := range []struct {
+		name string
+		pl   Placement
+		want string // the pod id, or the error's text
+	}{
+		{"any site, least busy", Placement{}, "a|c"},
+		{"star is any", Placement{Site: "*"}, "a|c"},
+		{"pattern", Placement{Site: "loc.*"}, "a"},
+		{"pattern matches whole names", Placement{Site: "loc"}, "no worker matches: of 3 workers, 3 not at site loc"},
+		{"quoted pattern", Placement{Site: `\Qnyc`}, "c"},
+		{"name, any case", Placement{Site: "NYC", SiteIsName: true}, "c"},
+		{"name is not a pattern", Placement{Site: "n.c", SiteIsName: true}, "no worker matches: of 3 workers, 3 not at site n.c"},
+		{"bad pattern", Placement{Site: "(loc"}, `--site "(loc" is not a valid name or pattern`},
+		{"label filter", Placement{LFilter: "site_name is 'nyc'"}, "c"},
+		{"bad filter", Placement{RFilter: "cpu >>= 1"}, "--rfilter:"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, err := Pick(pods, tc.pl)
+			got := w.PodID
+			if err != nil {
+				got = err.Error()
+			}
+			ok := false
+			for _, want := range strings.Split(tc.want, "|") {
+				ok = ok || got == want || err != nil && strings.HasPrefix(got, want)
+			}
+			if !ok {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+	if _, err := Pick(nil, Placement{}); err != ErrNoWorker {
+		t.Errorf("no workers: %v", err)
+	}
+	// Picks in a row spread, and stop at each worker's capacity.
+	p := NewPicker([]api.PodInfo{worker("a", "x", 0), worker("b", "x", 0)})
+	n := map[string]int{}
+	for i := 0; i < 6; i++ {
+		w, err := p.Pick(Placement{})
+		if err != nil {
+			t.Fatalf("pick %d: %v", i, err)
+		}
+		n[w.PodID]++
+	}
+	if n["a"] != 3 || n["b"] != 3 {
+		t.Errorf("six picks: %v, want three each", n)
+	}
+	if _, err := p.Pick(Placement{}); err == nil || !strings.Contains(err.Error(), "2 over capacity") {
+		t.Errorf("a seventh pick over capacity: %v", err)
+	}
+}
