@@ -186,12 +186,19 @@ func (c *Client) bundlePipelines(b *Bundle, latest []api.Pipeline) ([]*bundleIte
 }
 
 // samePipeline reports whether two pipelines have the same content: all
-// but their version, when they were saved and the form they are kept in.
+// but their version, when they were saved, the form they are kept in and
+// the name of what they were added from.
 func samePipeline(a, b api.Pipeline) bool {
 	content := func(p api.Pipeline) []byte {
-		p.Version, p.SavedTime, p.Format = "", "", ""
+		// data.name is where it was added from (a file's base name), not
+		// what it does.
+		p.Version, p.SavedTime, p.Format, p.Data.Name = "", "", "", ""
+		// As the store fills it in when it adds a pipeline.
 		if p.Data.Sequence == nil {
 			p.Data.Sequence = []api.PipelineStep{}
+		}
+		if p.Pipetype == "" {
+			p.Pipetype = api.PipetypePublished
 		}
 		data, _ := json.Marshal(p)
 		return data

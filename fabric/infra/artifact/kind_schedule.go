@@ -68,6 +68,9 @@ var Schedule = &Kind{
 		if d.Raw("version") == nil {
 			row["version"] = "*"
 		}
+		if d.Raw("site") == nil {
+			row["site"] = ""
+		}
 		return row
 	},
 }
