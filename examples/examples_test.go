@@ -23,8 +23,11 @@ func TestExamples(t *testing.T) {
 	t.Setenv("NO_COLOR", "1")
 	for _, f := range files {
 		t.Run(strings.TrimSuffix(f, ".star"), func(t *testing.T) {
+			// As make demo runs it: no OUTPUT_DIR, so the example makes
+			// its own under TMPDIR (a fresh one, as on a new machine).
+			t.Setenv("TMPDIR", t.TempDir())
 			var stdout, stderr bytes.Buffer
-			code := cli.Main([]string{"run", f, t.TempDir()}, strings.NewReader(""), &stdout, &stderr)
+			code := cli.Main([]string{"run", f}, strings.NewReader(""), &stdout, &stderr)
 			if code != 0 {
 				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 			}
