@@ -34,9 +34,11 @@ type tenantConn struct {
 	repo *artifact.Repo
 }
 
-func connect(t *testing.T, f *fabrictest.Fabric) *tenantConn {
+func connect(t *testing.T, f *fabrictest.Fabric) *tenantConn { return connectTo(t, f, "a") }
+
+func connectTo(t *testing.T, f *fabrictest.Fabric, tenantName string) *tenantConn {
 	t.Helper()
-	nc, err := bus.Connect(f.Configs["a"], "controller-test")
+	nc, err := bus.Connect(f.Configs[tenantName], "controller-test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,5 +312,45 @@ func TestBackoff(t *testing.T) {
 	}
 	if !hasLine(tc.activity(t), "Job ", "of deployment Crashy (id crashy), service main, failed") {
 		t.Errorf("no activity entry for the failures:\n%s", strings.Join(tc.activity(t), "\n"))
+	}
+}
+
+// TestTenantsApart: a deployment of tenant a runs on a's workers only;
+// tenant b sees none of its deployments, jobs or activity, and b's
+// controller starts nothing for it.
+func TestTenantsApart(t *testing.T) {
+	f := fabrictest.Start(t, fabrictest.Options{Tenants: []string{"a", "b"}, Pods: []string{api.APIServer, api.Scheduler, api.Worker}})
+	a, b := connectTo(t, f, "a"), connectTo(t, f, "b")
+	ctx := context.Background()
+	for _, tc := range []*tenantConn{a, b} {
+		if _, err := streams.Add(ctx, tc.js, streams.Config{Name: "events"}); err != nil {
+			t.Fatal(err)
+		}
+		tc.addPipeline(t, "svc", servicePipeline)
+	}
+	a.add(t, artifact.Deployment, "id: web\nname: Web\nservice_pipelines:\n  - {name: svc, label: readers, instances: 2}\n", false)
+	waitFor(t, 10*time.Second, "a's two instances", func() (bool, string) {
+		n := len(a.owned(t, "web", "readers"))
+		return n == 2, fmt.Sprintf("%d jobs", n)
+	})
+	aWorkers := f.PodsOf("a", api.Worker)
+	for _, j := range a.owned(t, "web", "readers") {
+		if j.PodID != aWorkers[0] {
+			t.Errorf("a's job %s runs on %s, not a's worker %s", j.JobID, j.PodID, aWorkers[0])
+		}
+	}
+	time.Sleep(2 * time.Second) // two of b's controller's periods
+	if deps, err := b.repo.List(ctx, artifact.Deployment); err != nil || len(deps) != 0 {
+		t.Errorf("tenant b lists deployments %v (%v)", deps, err)
+	}
+	all, err := b.recs.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 0 {
+		t.Errorf("tenant b has %d jobs", len(all))
+	}
+	if acts := b.activity(t); len(acts) != 0 {
+		t.Errorf("tenant b's activity feed: %v", acts)
 	}
 }
