@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -140,7 +138,7 @@ const servicePipeline = "@dm:read-stream name = 'events' & follow = true\n"
 // an activity entry naming the job, the deployment and the restart
 // count; scaling down stops one; disabling stops them all.
 func TestServiceInstances(t *testing.T) {
-	f := fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer, api.Scheduler, api.Worker, api.Worker}, Logger: log.New(os.Stderr, "", log.Ltime)})
+	f := fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer, api.Scheduler, api.Worker, api.Worker}})
 	tc := connect(t, f)
 	ctx := context.Background()
 	if _, err := streams.Add(ctx, tc.js, streams.Config{Name: "events"}); err != nil {
@@ -353,4 +351,30 @@ func TestTenantsApart(t *testing.T) {
 	if acts := b.activity(t); len(acts) != 0 {
 		t.Errorf("tenant b's activity feed: %v", acts)
 	}
+}
+
+// TestServerRestart: after the NATS server restarts (same port and
+// store), the controller goes on: the deployment runs its instances again
+// and a change made afterwards is acted on.
+func TestServerRestart(t *testing.T) {
+	f := fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer, api.Scheduler, api.Worker}})
+	tc := connect(t, f)
+	ctx := context.Background()
+	if _, err := streams.Add(ctx, tc.js, streams.Config{Name: "events"}); err != nil {
+		t.Fatal(err)
+	}
+	tc.addPipeline(t, "svc", servicePipeline)
+	bp := "id: web\nname: Web\nservice_pipelines:\n  - {name: svc, label: readers, instances: %d}\n"
+	tc.add(t, artifact.Deployment, fmt.Sprintf(bp, 1), false)
+	count := func(want int) func() (bool, string) {
+		return func() (bool, string) {
+			n := len(tc.owned(t, "web", "readers"))
+			return n == want, fmt.Sprintf("%d jobs", n)
+		}
+	}
+	waitFor(t, 10*time.Second, "one instance", count(1))
+	f.RestartServer(t, time.Second)
+	waitFor(t, 30*time.Second, "one instance after the restart", count(1))
+	tc.add(t, artifact.Deployment, fmt.Sprintf(bp, 2), true)
+	waitFor(t, 20*time.Second, "two instances after the restart", count(2))
 }

@@ -9,6 +9,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -120,9 +121,7 @@ func Start(ctx context.Context, nc *nats.Conn, spec Spec, onRestart func()) (*Po
 		return nil, err
 	}
 	p.js = js
-	if p.registry, err = store.EnsureKV(ctx, js, jetstream.KeyValueConfig{
-		Bucket: api.PodsBucket, Description: "live pods", TTL: RegistryTTL, Storage: jetstream.MemoryStorage,
-	}); err != nil {
+	if p.registry, err = store.EnsureKV(ctx, js, registryConfig); err != nil {
 		return nil, fmt.Errorf("pod %s: registry: %w", spec.ID, err)
 	}
 	// The object store is checked by health; a failure here is reported
@@ -199,9 +198,25 @@ func (p *Pod) Stop() {
 	})
 }
 
+// registryConfig is the registry bucket's: in memory, each entry living
+// RegistryTTL unless renewed.
+var registryConfig = jetstream.KeyValueConfig{
+	Bucket: api.PodsBucket, Description: "live pods", TTL: RegistryTTL, Storage: jetstream.MemoryStorage,
+}
+
 func (p *Pod) register(ctx context.Context) error {
 	data, _ := json.Marshal(api.Registration{PodID: p.ID, PodType: p.Type, Site: p.Site, Hostname: p.hostname})
 	_, err := p.registry.Put(ctx, p.ID, data)
+	if errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, jetstream.ErrStreamNotFound) || errors.Is(err, jetstream.ErrBucketNotFound) {
+		// The registry is kept in memory: a NATS server that restarted
+		// (alone, or the whole cluster) lost it. The first pod to
+		// notice makes it again, and every pod registers anew.
+		// (A bucket's handle names it: the one held goes on working.)
+		if _, kerr := store.EnsureKV(ctx, p.js, registryConfig); kerr != nil {
+			return fmt.Errorf("making the registry again: %w", kerr)
+		}
+		_, err = p.registry.Put(ctx, p.ID, data)
+	}
 	return err
 }
 
