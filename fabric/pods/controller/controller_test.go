@@ -266,6 +266,14 @@ func TestCron(t *testing.T) {
 			clk.add(time.Minute)
 		}
 	}
+	// The runs are kept for schedule-info, with their jobs.
+	var cs api.CronState
+	if _, err := tc.recs.Store().Get(ctx, api.ControllerBucket, api.ScheduleStatePrefix+"every-minute", &cs); err != nil {
+		t.Fatal(err)
+	}
+	if len(cs.Runs) != 3 || cs.Runs[0].JobID == "" || !cs.Runs[0].Time.Equal(time.Date(2026, 11, 25, 12, 1, 0, 0, time.UTC)) {
+		t.Fatalf("the schedule's runs: %+v", cs.Runs)
+	}
 	// Enabled again after minutes paused: it runs at the next minute,
 	// not at once.
 	tc.add(t, artifact.Schedule, "name: paused\npipeline: tick\ncron_expression: '* * * * *'\nstatus: enabled\n", true)
