@@ -240,9 +240,11 @@ func TestControllerSurvivesKills(t *testing.T) {
 		return len(js) == 2, fmt.Sprintf("%d instances", len(js))
 	})
 	t.Logf("re-created %.1fs after the kill", time.Since(killedAt).Seconds())
-	if out := clientRun(t, "deployment", "activity", "--id", "web"); !strings.Contains(out, "Re-created job "+victim.JobID) || !strings.Contains(out, "restart count 1") {
-		t.Errorf("no activity entry for the re-created job %s:\n%s", victim.JobID, out)
-	}
+	// The entry is written just after the new job's record.
+	waitFor(5*time.Second, "the activity entry of the re-creation", func() (bool, string) {
+		out := clientRun(t, "deployment", "activity", "--id", "web")
+		return strings.Contains(out, "Re-created job "+victim.JobID) && strings.Contains(out, "restart count 1"), out
+	})
 
 	// kill -9 of the leading scheduler: the other takes over.
 	var leaderHost *host
@@ -290,9 +292,9 @@ func TestControllerSurvivesKills(t *testing.T) {
 		}
 		return len(js) == 2, fmt.Sprintf("%d instances", len(js))
 	})
-	var acts []api.Activity
-	_ = json.Unmarshal([]byte(clientRun(t, "deployment", "activity", "--id", "web", "--json")), &acts)
-	if len(acts) == 0 || !strings.Contains(acts[len(acts)-1].Message, "Re-created job "+evicted.JobID) {
-		t.Errorf("the last activity entry is not the re-creation of %s: %+v", evicted.JobID, acts)
-	}
+	waitFor(5*time.Second, "the new leader's activity entry", func() (bool, string) {
+		var acts []api.Activity
+		_ = json.Unmarshal([]byte(clientRun(t, "deployment", "activity", "--id", "web", "--json")), &acts)
+		return len(acts) > 0 && strings.Contains(acts[len(acts)-1].Message, "Re-created job "+evicted.JobID), fmt.Sprintf("%+v", acts)
+	})
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/infra/store"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -30,26 +31,20 @@ func List(ctx context.Context, js jetstream.JetStream) ([]api.Registration, erro
 	if err != nil {
 		return nil, fmt.Errorf("pod registry: %w", err)
 	}
-	w, err := kv.WatchAll(ctx, jetstream.IgnoreDeletes())
+	// A pod's entry is rewritten at each heartbeat: Entries does not miss
+	// one rewritten while it lists.
+	entries, err := store.Entries(ctx, kv)
 	if err != nil {
 		return nil, fmt.Errorf("pod registry: %w", err)
 	}
-	defer w.Stop()
 	var regs []api.Registration
-	for {
-		select {
-		case e, ok := <-w.Updates():
-			if !ok || e == nil {
-				return regs, nil
-			}
-			var r api.Registration
-			if json.Unmarshal(e.Value(), &r) == nil && r.PodID != "" {
-				regs = append(regs, r)
-			}
-		case <-ctx.Done():
-			return nil, fmt.Errorf("timed out reading the pod registry: %w", ctx.Err())
+	for _, e := range entries {
+		var r api.Registration
+		if json.Unmarshal(e.Value(), &r) == nil && r.PodID != "" {
+			regs = append(regs, r)
 		}
 	}
+	return regs, nil
 }
 
 // Gather asks every registered pod's endpoint at once and decodes each

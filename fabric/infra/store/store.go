@@ -255,28 +255,76 @@ func (s *Store) List(ctx context.Context, bucket string) ([]json.RawMessage, err
 // Entries returns the latest entry of every key of kv, ordered by key, in
 // one pass (a watch of the current values, not a get per key); deleted
 // keys are left out.
+//
+// A record changed while it is listed is not missed: the watch's first
+// values are the last of each key when it starts, and in a bucket that
+// keeps one revision a key's value can be replaced (and its message
+// removed) before the watch reaches it, its new value coming after the
+// watch says the first values are in. So the watch goes on until it has
+// seen the bucket's last message as of that moment (or a moment passes
+// with nothing more).
 func Entries(ctx context.Context, kv jetstream.KeyValue) ([]jetstream.KeyValueEntry, error) {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
-	w, err := kv.WatchAll(ctx, jetstream.IgnoreDeletes())
+	w, err := kv.WatchAll(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("listing %s: %v", kv.Bucket(), err)
 	}
 	defer w.Stop()
-	var out []jetstream.KeyValueEntry
+	latest := map[string]jetstream.KeyValueEntry{}
+	var seen, target uint64
+	caughtUp := false
+	done := func() []jetstream.KeyValueEntry {
+		out := make([]jetstream.KeyValueEntry, 0, len(latest))
+		for _, e := range latest {
+			out = append(out, e)
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].Key() < out[j].Key() })
+		return out
+	}
+	var idle <-chan time.Time
 	for {
 		select {
 		case e, ok := <-w.Updates():
-			if !ok || e == nil {
-				sort.Slice(out, func(i, j int) bool { return out[i].Key() < out[j].Key() })
-				return out, nil
+			if !ok {
+				return done(), nil
 			}
-			out = append(out, e)
+			if e == nil {
+				caughtUp = true
+				if st, err := kv.Status(ctx); err == nil {
+					if bs, ok := st.(*jetstream.KeyValueBucketStatus); ok && bs.StreamInfo() != nil {
+						target = bs.StreamInfo().State.LastSeq
+					}
+				}
+				if seen >= target {
+					return done(), nil
+				}
+				idle = time.After(settle)
+				continue
+			}
+			if e.Operation() == jetstream.KeyValuePut {
+				latest[e.Key()] = e
+			} else {
+				delete(latest, e.Key())
+			}
+			seen = max(seen, e.Revision())
+			if caughtUp {
+				if seen >= target {
+					return done(), nil
+				}
+				idle = time.After(settle)
+			}
+		case <-idle:
+			return done(), nil // the last message went (expired) before it came
 		case <-ctx.Done():
 			return nil, fmt.Errorf("timed out after %s listing %s", Timeout, kv.Bucket())
 		}
 	}
 }
+
+// settle is how long a listing waits for the changes made while it read
+// before it takes that none will come.
+const settle = 250 * time.Millisecond
 
 // Keys returns the keys of every record of bucket, sorted, without reading
 // the records.

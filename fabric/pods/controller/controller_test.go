@@ -199,13 +199,11 @@ func TestServiceInstances(t *testing.T) {
 	if _, err := tc.repo.SetEnabled(ctx, artifact.Deployment, "web", false); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "no instance", func() (bool, string) {
+	// (The entry is written just after the job's record says it ended.)
+	waitFor(t, 10*time.Second, "no instance, and an activity entry for the stopped one", func() (bool, string) {
 		n := len(tc.owned(t, "web", "readers"))
-		return n == 0, fmt.Sprintf("%d jobs", n)
+		return n == 0 && hasLine(tc.activity(t), "is disabled or deleted"), fmt.Sprintf("%d jobs; activity:\n%s", n, strings.Join(tc.activity(t), "\n"))
 	})
-	if !hasLine(tc.activity(t), "is disabled or deleted") {
-		t.Errorf("no activity entry for the stopped job:\n%s", strings.Join(tc.activity(t), "\n"))
-	}
 }
 
 // clock is a controller's clock that the test moves.
@@ -257,7 +255,7 @@ func TestCron(t *testing.T) {
 		}
 		got := runs()
 		if got["schedule every-minute"] != want || got["scheduled each"] != want || got["schedule paused"] != 0 {
-			t.Fatalf("pass %d at %s: runs %v, want %d of each and none paused", i, clk.now().Format(time.TimeOnly), got, want)
+			t.Fatalf("pass %d at %s: runs %v, want %d of each and none paused; activity:\n%s", i, clk.now().Format(time.TimeOnly), got, want, strings.Join(tc.activity(t), "\n"))
 		}
 		// 12:00:10, 12:00:40, 12:01:10, 12:01:40, 12:02:10, 12:03:10
 		if i < 4 {
