@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
@@ -13,6 +12,7 @@ import (
 	"github.com/fabricops/fabric/fabric/infra/jobs"
 	"github.com/fabricops/fabric/fabric/infra/store"
 	"github.com/fabricops/fabric/fabric/infra/streams"
+	"github.com/fabricops/fabric/fabric/infra/tenant"
 	"github.com/fabricops/fabric/fabric/lib/blueprint"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -24,7 +24,7 @@ var _ blueprint.Lookup = lookup{}
 
 func (l lookup) PipelineVersions(ctx context.Context, name string) ([]api.Pipeline, error) {
 	vs, err := l.c.Data.PipelineVersions(ctx, name)
-	if err != nil && strings.HasPrefix(err.Error(), "no pipeline named") {
+	if errors.Is(err, tenant.ErrNoPipeline) {
 		return nil, nil
 	}
 	return vs, err

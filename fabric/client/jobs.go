@@ -4,7 +4,6 @@ package client
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -14,7 +13,6 @@ import (
 	"github.com/fabricops/fabric/fabric/lib/frame"
 	"github.com/fabricops/fabric/fabric/lib/lazy"
 	"github.com/fabricops/fabric/fabric/lib/placement"
-	"github.com/nats-io/nats.go"
 )
 
 // Placement says which workers may take a job (see placement.Placement).
@@ -99,17 +97,14 @@ func (c *Client) Evict(ctx context.Context, partial string) (api.Job, error) {
 	if !api.JobActive(j.Status) {
 		return j, fmt.Errorf("job %s is %s, not running", j.JobID, j.Status)
 	}
-	var out json.RawMessage
-	err = c.request(ctx, api.PodSubject(j.PodID, api.EndpointEvict), api.EvictRequest{JobID: j.JobID, Reason: "evicted by the user"}, &out, "evicting on worker "+j.PodID)
-	if errors.Is(err, nats.ErrNoResponders) {
-		return r.Finish(ctx, j.JobID, api.JobEvicted, "evicted by the user (its worker was gone)", nil)
+	wctx, cancel := context.WithTimeout(ctx, Timeout)
+	defer cancel()
+	err = r.Evict(wctx, c.nc, j, "evicted by the user")
+	if errors.Is(err, context.DeadlineExceeded) {
+		return j, fmt.Errorf("timed out after %s evicting on worker %s", Timeout, j.PodID)
 	}
 	if err != nil {
 		return j, err
-	}
-	var e api.Error
-	if json.Unmarshal(out, &e) == nil && e.Error != "" {
-		return j, errors.New(e.Error)
 	}
 	return r.Get(ctx, j.JobID)
 }

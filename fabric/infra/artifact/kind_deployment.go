@@ -68,12 +68,12 @@ var Deployment = &Kind{
 		}
 		// Each entry names a pipeline of the tenant (its version may come
 		// later: the audit reports a missing one).
+		exists, err := pipelineNames(ctx, r)
+		if err != nil {
+			return err
+		}
 		for i, e := range b.Entries() {
-			ok, err := pipelineExists(ctx, r, e.Name)
-			if err != nil {
-				return err
-			}
-			if !ok {
+			if !exists(e.Name) {
 				return fmt.Errorf("%s_pipelines[%d]: no pipeline named %q", e.Kind, entryIndex(b, i), e.Name)
 			}
 		}
@@ -95,16 +95,18 @@ func entryIndex(b *blueprint.Blueprint, i int) int {
 	return n
 }
 
-// pipelineExists reports whether the tenant has a pipeline of that name
-// (in any version).
-func pipelineExists(ctx context.Context, r *Repo, name string) (bool, error) {
+// pipelineNames reads the keys of the tenant's pipelines once and
+// returns what tells whether a pipeline of a name exists (in any version).
+func pipelineNames(ctx context.Context, r *Repo) (func(name string) bool, error) {
 	keys, err := r.Store.Keys(ctx, api.PipelinesBucket)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	prefix := store.Key(name) + "."
-	return slices.ContainsFunc(keys, func(k string) bool {
-		_, _, isVersion := pipeline.ParseVersion(strings.TrimPrefix(k, prefix))
-		return strings.HasPrefix(k, prefix) && isVersion
-	}), nil
+	return func(name string) bool {
+		prefix := store.Key(name) + "."
+		return slices.ContainsFunc(keys, func(k string) bool {
+			_, _, isVersion := pipeline.ParseVersion(strings.TrimPrefix(k, prefix))
+			return strings.HasPrefix(k, prefix) && isVersion
+		})
+	}, nil
 }

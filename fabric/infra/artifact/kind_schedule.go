@@ -47,11 +47,11 @@ var Schedule = &Kind{
 				return fmt.Errorf("%s: %v", f.field, err)
 			}
 		}
-		ok, err := pipelineExists(ctx, r, s.Pipeline)
+		exists, err := pipelineNames(ctx, r)
 		if err != nil {
 			return err
 		}
-		if !ok {
+		if !exists(s.Pipeline) {
 			return fmt.Errorf("pipeline: no pipeline named %q", s.Pipeline)
 		}
 		return nil

@@ -250,21 +250,21 @@ func (a *Active) Jobs() []api.Job {
 func (a *Active) Stop() { _ = a.w.Stop() }
 
 // FailOrphans marks Failed the active jobs of workers that are no longer
-// live (live holds the ids of the live pods) and returns how many.
+// live (live holds the ids of the live pods) and returns their ids.
 // Records newer than grace are left alone: their worker may not be
 // registered yet. It reads and writes only the records of orphans.
-func (r *Records) FailOrphans(ctx context.Context, active []api.Job, live map[string]bool, grace time.Duration) int {
-	n := 0
+func (r *Records) FailOrphans(ctx context.Context, active []api.Job, live map[string]bool, grace time.Duration) []string {
+	var failed []string
 	for _, j := range active {
 		if !api.JobActive(j.Status) || live[j.PodID] || age(j.Updated) < grace {
 			continue
 		}
 		reason := fmt.Sprintf("worker %s stopped while the job was %s", j.PodID, strings.ToLower(j.Status))
 		if _, err := r.Finish(ctx, j.JobID, api.JobFailed, reason, nil); err == nil {
-			n++
+			failed = append(failed, j.JobID)
 		}
 	}
-	return n
+	return failed
 }
 
 // PurgeOutputs deletes the outputs of finished jobs that ended before

@@ -123,11 +123,15 @@ func (t *Data) Pipelines(ctx context.Context) ([]api.Pipeline, error) {
 	return out, nil
 }
 
-// PipelineVersions returns every version of a pipeline, oldest first.
+// ErrNoPipeline begins the error of a pipeline that does not exist.
+var ErrNoPipeline = errors.New("no pipeline named")
+
+// PipelineVersions returns every version of a pipeline, oldest first
+// (ErrNoPipeline when there is none).
 func (t *Data) PipelineVersions(ctx context.Context, name string) ([]api.Pipeline, error) {
 	out, err := t.pipelineVersions(ctx, name)
 	if err == nil && len(out) == 0 {
-		return nil, fmt.Errorf("no pipeline named %q", name)
+		return nil, fmt.Errorf("%w %q", ErrNoPipeline, name)
 	}
 	return out, err
 }

@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -252,15 +251,14 @@ func (c *Controller) newPass(ctx context.Context) (*pass, error) {
 		}
 	}
 	// Jobs whose worker is gone are failed now, not when the registry
-	// forgets the worker.
-	for id, j := range p.running {
-		if !dead[j.PodID] {
-			continue
-		}
-		reason := fmt.Sprintf("worker %s stopped while the job was %s", j.PodID, lower(j.Status))
-		if _, err := c.recs.Finish(ctx, id, api.JobFailed, reason, nil); err != nil {
-			continue
-		}
+	// forgets the worker: every worker but the dead counts as live here.
+	var running []api.Job
+	notDead := map[string]bool{}
+	for _, j := range p.running {
+		running = append(running, j)
+		notDead[j.PodID] = !dead[j.PodID]
+	}
+	for _, id := range c.recs.FailOrphans(ctx, running, notDead, 0) {
 		c.lost[id] = true
 		delete(p.running, id)
 		delete(c.pending, id)
@@ -309,7 +307,7 @@ func (p *pass) pipeline(e blueprint.Entry) (api.Pipeline, error) {
 	if !ok {
 		var err error
 		vs, err = p.c.data.PipelineVersions(p.ctx, e.Name)
-		if err != nil && !isNoPipeline(err) {
+		if err != nil && !errors.Is(err, tenant.ErrNoPipeline) {
 			return api.Pipeline{}, err
 		}
 		p.versions[e.Name] = vs
@@ -357,18 +355,9 @@ func (c *Controller) activity(ctx context.Context, a api.Activity) {
 
 // evict stops a job on its worker.
 func (c *Controller) evict(ctx context.Context, j api.Job, reason string) error {
-	var out json.RawMessage
-	if err := c.request(ctx, api.PodSubject(j.PodID, api.EndpointEvict), api.EvictRequest{JobID: j.JobID, Reason: reason}, &out); err != nil {
-		if errors.Is(err, nats.ErrNoResponders) {
-			_, err = c.recs.Finish(ctx, j.JobID, api.JobEvicted, reason+" (its worker was gone)", nil)
-		}
-		return err
-	}
-	var e api.Error
-	if json.Unmarshal(out, &e) == nil && e.Error != "" {
-		return errors.New(e.Error)
-	}
-	return nil
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	return c.recs.Evict(ctx, c.nc, j, reason)
 }
 
 // request sends v to subject and decodes the answer into out.
@@ -384,18 +373,4 @@ func (c *Controller) request(ctx context.Context, subject string, v, out any) er
 		return err
 	}
 	return json.Unmarshal(m.Data, out)
-}
-
-func isNoPipeline(err error) bool {
-	return err != nil && strings.HasPrefix(err.Error(), "no pipeline named")
-}
-
-func lower(s string) string {
-	switch s {
-	case api.JobInitializing:
-		return "initializing"
-	case api.JobRunning:
-		return "running"
-	}
-	return s
 }

@@ -59,12 +59,12 @@ func (p *pass) deployments() {
 		p.c.activity(p.ctx, api.Activity{Severity: api.SeverityInfo, Deployment: j.Owner.Deployment, JobID: j.JobID,
 			Message: fmt.Sprintf("Stopped job %s (%s %s) of deployment %s (id %s): the deployment is disabled or deleted", j.JobID, j.Owner.Kind, j.Owner.Label, j.Owner.DeploymentName, j.Owner.Deployment)})
 	}
+	kept := map[string]bool{}
+	for id := range enabled {
+		kept[deploymentKey(id)] = true
+	}
 	for _, k := range p.c.states.keys(api.DeploymentStatePrefix) {
-		found := false
-		for id := range enabled {
-			found = found || deploymentKey(id) == k
-		}
-		if !found {
+		if !kept[k] {
 			p.dirty[k] = nil
 		}
 	}

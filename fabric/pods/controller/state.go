@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
@@ -146,7 +147,7 @@ func (s *states) drop(ctx context.Context, key string) error {
 func (s *states) keys(prefix string) []string {
 	var out []string
 	for k := range s.vals {
-		if len(k) >= len(prefix) && k[:len(prefix)] == prefix {
+		if strings.HasPrefix(k, prefix) {
 			out = append(out, k)
 		}
 	}
