@@ -133,6 +133,18 @@ func hasLine(lines []string, parts ...string) bool {
 
 const servicePipeline = "@dm:read-stream name = 'events' & follow = true\n"
 
+// bp is deployment web: %d instances of the service pipeline svc.
+const bp = "id: web\nname: Web\nservice_pipelines:\n  - {name: svc, label: readers, instances: %d}\n"
+
+// addService adds the stream events and the pipeline svc that reads it.
+func (tc *tenantConn) addService(t *testing.T) {
+	t.Helper()
+	if _, err := streams.Add(context.Background(), tc.js, streams.Config{Name: "events"}); err != nil {
+		t.Fatal(err)
+	}
+	tc.addPipeline(t, "svc", servicePipeline)
+}
+
 // TestServiceInstances: a deployment's two instances run on the two
 // workers; an evicted one and one whose worker stops are re-created with
 // an activity entry naming the job, the deployment and the restart
@@ -141,11 +153,7 @@ func TestServiceInstances(t *testing.T) {
 	f := fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer, api.Scheduler, api.Worker, api.Worker}})
 	tc := connect(t, f)
 	ctx := context.Background()
-	if _, err := streams.Add(ctx, tc.js, streams.Config{Name: "events"}); err != nil {
-		t.Fatal(err)
-	}
-	tc.addPipeline(t, "svc", servicePipeline)
-	bp := "id: web\nname: Web\nservice_pipelines:\n  - {name: svc, label: readers, instances: %d}\n"
+	tc.addService(t)
 	tc.add(t, artifact.Deployment, fmt.Sprintf(bp, 2), false)
 
 	two := func() (bool, string) {
@@ -326,13 +334,9 @@ func TestTenantsApart(t *testing.T) {
 	f := fabrictest.Start(t, fabrictest.Options{Tenants: []string{"a", "b"}, Pods: []string{api.APIServer, api.Scheduler, api.Worker}})
 	a, b := connectTo(t, f, "a"), connectTo(t, f, "b")
 	ctx := context.Background()
-	for _, tc := range []*tenantConn{a, b} {
-		if _, err := streams.Add(ctx, tc.js, streams.Config{Name: "events"}); err != nil {
-			t.Fatal(err)
-		}
-		tc.addPipeline(t, "svc", servicePipeline)
-	}
-	a.add(t, artifact.Deployment, "id: web\nname: Web\nservice_pipelines:\n  - {name: svc, label: readers, instances: 2}\n", false)
+	a.addService(t)
+	b.addService(t)
+	a.add(t, artifact.Deployment, fmt.Sprintf(bp, 2), false)
 	waitFor(t, 10*time.Second, "a's two instances", func() (bool, string) {
 		n := len(a.owned(t, "web", "readers"))
 		return n == 2, fmt.Sprintf("%d jobs", n)
@@ -365,12 +369,7 @@ func TestTenantsApart(t *testing.T) {
 func TestServerRestart(t *testing.T) {
 	f := fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer, api.Scheduler, api.Worker}})
 	tc := connect(t, f)
-	ctx := context.Background()
-	if _, err := streams.Add(ctx, tc.js, streams.Config{Name: "events"}); err != nil {
-		t.Fatal(err)
-	}
-	tc.addPipeline(t, "svc", servicePipeline)
-	bp := "id: web\nname: Web\nservice_pipelines:\n  - {name: svc, label: readers, instances: %d}\n"
+	tc.addService(t)
 	tc.add(t, artifact.Deployment, fmt.Sprintf(bp, 1), false)
 	count := func(want int) func() (bool, string) {
 		return func() (bool, string) {
