@@ -82,7 +82,10 @@ func runSave(r *run, in *frame.Frame, p *params) (*frame.Frame, error) {
 func runDeleteDataset(r *run, in *frame.Frame, p *params) (*frame.Frame, error) {
 	name := p.str("name")
 	if isTemp(name) {
-		delete(r.temps, name)
+		if old, ok := r.temps[name]; ok {
+			r.release(heldBytes(old))
+			delete(r.temps, name)
+		}
 		return in, nil
 	}
 	s, err := r.store()

@@ -230,12 +230,22 @@ func runDropNull(r *run, in *frame.Frame, p *params) (*frame.Frame, error) {
 
 func runConcat(r *run, in *frame.Frame, p *params) (*frame.Frame, error) {
 	fs := []*frame.Frame{in}
+	rows, bytes := int64(in.NumRows()), heldBytes(in)
 	for _, name := range p.cols("names") {
 		f, err := r.load("names", name)
 		if err != nil {
 			return nil, err
 		}
 		fs = append(fs, f)
+		// The same dataset named a thousand times is a thousand copies:
+		// counted before they are joined.
+		rows, bytes = rows+int64(f.NumRows()), bytes+heldBytes(f)
+		if l := r.e.Limits; l.MaxRows > 0 && rows > l.MaxRows {
+			return nil, r.overRows(rows)
+		}
+		if max := r.b.Limits().Memory; max > 0 && bytes+r.b.Held() > max {
+			return nil, r.overMemory(bytes + r.b.Held())
+		}
 	}
 	return concat(fs...)
 }

@@ -80,6 +80,9 @@ func runExplode(r *run, in *frame.Frame, p *params) (*frame.Frame, error) {
 			c := append([]any(nil), row...)
 			c[j] = it
 			rows = append(rows, c)
+			if err := r.growing(len(rows), rowBytes(c)); err != nil {
+				return nil, err
+			}
 		}
 	}
 	hints := kindsOf(in)

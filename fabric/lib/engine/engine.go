@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fabricops/fabric/fabric/lib/budget"
 	"github.com/fabricops/fabric/fabric/lib/cfxql"
 	"github.com/fabricops/fabric/fabric/lib/frame"
 )
@@ -79,6 +80,7 @@ func (e *Engine) now() time.Time {
 type run struct {
 	e     *Engine
 	ctx   context.Context
+	b     *budget.Budget
 	steps []Step
 	temps map[string]*frame.Frame
 	block int
@@ -112,7 +114,9 @@ func (e *Engine) Prepare(steps []Step) (func(context.Context) (*frame.Frame, err
 
 // execute runs a compiled plan.
 func (e *Engine) execute(ctx context.Context, steps []Step, pl *plan) (*frame.Frame, error) {
-	r := &run{e: e, ctx: ctx, steps: steps, temps: map[string]*frame.Frame{}}
+	b := e.newBudget(ctx)
+	defer b.Close()
+	r := &run{e: e, ctx: b.Context(), b: b, steps: steps, temps: map[string]*frame.Frame{}}
 	defer func() { r.temps = nil }()
 	var out *frame.Frame
 	for b, nodes := range pl.blocks {
@@ -252,36 +256,6 @@ func (r *run) step(n *node, in *frame.Frame, vars map[string]string) (*frame.Fra
 	}
 	r.trace(n.step, StatusCompleted, out, time.Since(start), "")
 	return out, nil
-}
-
-// Limits bound what one run may hold.
-type Limits struct {
-	// MaxRows bounds the rows of any table a step produces.
-	MaxRows int64
-	// MaxMemoryMB bounds the memory of the tables the run holds at once:
-	// the one a step produced and the temp- datasets.
-	MaxMemoryMB float64
-}
-
-// ErrLimit is the cause of a run stopped by its Limits.
-var ErrLimit = errors.New("job limit exceeded")
-
-// within checks the run's limits after a step produced out.
-func (r *run) within(out *frame.Frame) error {
-	l := r.e.Limits
-	if l.MaxRows > 0 && int64(out.NumRows()) > l.MaxRows {
-		return fmt.Errorf("%w: the step produced %d rows, more than the job's limit of %d rows", ErrLimit, out.NumRows(), l.MaxRows)
-	}
-	if l.MaxMemoryMB > 0 {
-		held := out.MemSizeMB()
-		for _, t := range r.temps {
-			held += t.MemSizeMB()
-		}
-		if held > l.MaxMemoryMB {
-			return fmt.Errorf("%w: the job holds %.1f MB of tables, more than its memory limit of %g MB", ErrLimit, held, l.MaxMemoryMB)
-		}
-	}
-	return nil
 }
 
 // cond runs a conditional: its body when the condition matches the shape

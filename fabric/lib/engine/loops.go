@@ -86,7 +86,16 @@ func (r *run) loop(n *node, in *frame.Frame, vars map[string]string) (*frame.Fra
 	if err != nil {
 		return nil, r.fail(n.step, start, err)
 	}
+	// The outputs gathered so far are held by the run (charged to its
+	// memory) and counted against its row limit as they come, so that a
+	// loop of a million iterations stops at its limit, not after.
 	var outs []*frame.Frame
+	var held, rows int64
+	defer func() { r.release(held) }()
+	gathered := func() {
+		r.release(held)
+		outs, held, rows = outs[:0], 0, 0
+	}
 	iterations := 0
 	body := func(v map[string]string) error {
 		if err := r.ctx.Err(); err != nil {
@@ -97,6 +106,14 @@ func (r *run) loop(n *node, in *frame.Frame, vars map[string]string) (*frame.Fra
 		if err != nil {
 			return err
 		}
+		if rows += int64(out.NumRows()); r.e.Limits.MaxRows > 0 && rows > r.e.Limits.MaxRows {
+			return r.overRows(rows)
+		}
+		cost, err := r.hold(out)
+		if err != nil {
+			return err
+		}
+		held += cost
 		outs = append(outs, out)
 		return nil
 	}
@@ -119,7 +136,7 @@ func (r *run) loop(n *node, in *frame.Frame, vars map[string]string) (*frame.Fra
 		err = r.dataLoop(p, vars, body)
 	case tagTimedLoop:
 		err = r.timedLoop(p, vars, func(v map[string]string) error {
-			outs = outs[:0]
+			gathered()
 			return body(v)
 		})
 	}
@@ -134,6 +151,7 @@ func (r *run) loop(n *node, in *frame.Frame, vars map[string]string) (*frame.Fra
 	if err != nil {
 		return nil, r.fail(n.step, start, err)
 	}
+	gathered()
 	r.trace(n.step, StatusCompleted, out, time.Since(start), fmt.Sprintf("%d iterations", iterations))
 	return out, nil
 }

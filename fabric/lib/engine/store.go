@@ -112,11 +112,21 @@ func loadErr(param, name string, err error) error {
 // save saves a dataset, appending to an existing one with app.
 func (r *run) save(param, name string, f *frame.Frame, app bool) error {
 	if isTemp(name) {
-		if old, ok := r.temps[name]; ok && app {
+		old, had := r.temps[name]
+		if had && app {
 			var err error
 			if f, err = concat(old, f); err != nil {
 				return err
 			}
+		}
+		if had {
+			r.release(heldBytes(old))
+		}
+		if _, err := r.hold(f); err != nil {
+			if had {
+				_, _ = r.hold(old)
+			}
+			return err
 		}
 		r.temps[name] = f
 		return nil

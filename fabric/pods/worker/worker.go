@@ -17,6 +17,7 @@ import (
 	"io"
 	"log"
 	"os"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -264,6 +265,13 @@ func (w *Worker) run(ctx context.Context, job api.Job, runSteps func(context.Con
 			_, err := w.recs.Finish(fctx, job.JobID, status, reason, set)
 			return err
 		})
+	}
+	if errors.Is(err, engine.ErrLimit) {
+		// What the job gathered up to its limit is garbage now: give it
+		// back to the host at once rather than at the collector's pace,
+		// so that the worker's resident memory returns for the next job.
+		out = nil
+		defer debug.FreeOSMemory()
 	}
 	var cause stopCause
 	switch {
