@@ -1,11 +1,15 @@
 package aql
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/fabricops/fabric/fabric/lib/budget"
 )
 
 // Values are plain: nil, bool, float64, string, []any, map[string]any
@@ -27,8 +31,35 @@ type QueryError struct {
 func (e *QueryError) Error() string { return e.Msg }
 
 // Run evaluates a parsed query against src with the bind parameters and
-// returns its values.
+// returns its values, with no limits (see RunWithin).
 func Run(q *Query, src Source, binds map[string]any) ([]any, error) {
+	return RunWithin(q, src, binds, nil)
+}
+
+// RunWithin is Run charging b (nil: unlimited) for every loop's steps, the
+// memory the query holds and the size of its result, and stopping when b
+// is cancelled. A crossed limit is ArangoDB's error for it (LimitError), a
+// cancelled query ERROR_QUERY_KILLED.
+func RunWithin(q *Query, src Source, binds map[string]any, b *budget.Budget) ([]any, error) {
+	res, err := run(q, src, binds, b)
+	if err != nil {
+		return nil, killed(err)
+	}
+	return res, nil
+}
+
+// killed is the error of a query stopped by its budget or its context.
+func killed(err error) error {
+	if le := LimitError(err); le != nil {
+		return le
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return &QueryError{ErrQueryKilled, "query killed: " + err.Error()}
+	}
+	return err
+}
+
+func run(q *Query, src Source, binds map[string]any, b *budget.Budget) ([]any, error) {
 	declared := map[string]bool{}
 	collectBinds(q, declared)
 	for name := range declared {
@@ -45,7 +76,7 @@ func Run(q *Query, src Source, binds map[string]any) ([]any, error) {
 	for k, v := range binds {
 		plain[k] = normalize(v)
 	}
-	e := &evaluator{src: src, binds: plain}
+	e := &evaluator{src: src, binds: plain, b: b}
 	res, err := e.query(q, scope{})
 	if err != nil {
 		return nil, err
@@ -155,6 +186,8 @@ func (s scope) with(name string, v any) scope {
 }
 
 type evaluator struct {
+	b      *budget.Budget // the query's account (nil: unlimited)
+	level  int            // how deep in subqueries (0: the query itself)
 	src    Source
 	binds  map[string]any
 	graphs map[string][]string // a named graph's edge collections, read once
@@ -162,10 +195,20 @@ type evaluator struct {
 }
 
 // query runs the operations over rows, starting from one row.
+//
+// The rows of each stage are charged to the budget as they are made; when
+// a stage replaces them, the rows before it are returned (a FILTER, SORT
+// or LIMIT keeps its share of them).
 func (e *evaluator) query(q *Query, outer scope) ([]any, error) {
+	e.level++
+	defer func() { e.level-- }()
 	rows := []scope{outer}
+	var stage int64 // the bytes charged for rows
+	defer func() { e.shrink(stage) }()
 	for i := 0; i < len(q.Ops); i++ {
 		var err error
+		before, in := e.held(), len(rows)
+		keeps := false // the stage's rows are a part of the rows before it
 		switch o := q.Ops[i].(type) {
 		case *For:
 			if n, stop := e.limitAhead(q.Ops[i+1:]); stop >= 0 {
@@ -182,8 +225,12 @@ func (e *evaluator) query(q *Query, outer scope) ([]any, error) {
 		case *ShortestPath:
 			rows, err = e.shortestPath(o, rows)
 		case *Filter, *Let:
+			_, keeps = o.(*Filter)
 			var kept []scope
 			for _, r := range rows {
+				if err := e.step(); err != nil {
+					return nil, err
+				}
 				r, ok, err := e.inline(o, r)
 				if err != nil {
 					return nil, err
@@ -194,8 +241,10 @@ func (e *evaluator) query(q *Query, outer scope) ([]any, error) {
 			}
 			rows = kept
 		case *Sort:
+			keeps = true
 			rows, err = e.sortOp(o, rows)
 		case *Limit:
+			keeps = true
 			rows, err = e.limitOp(o, rows)
 		case *Collect:
 			rows, err = e.collectOp(o, rows)
@@ -204,6 +253,13 @@ func (e *evaluator) query(q *Query, outer scope) ([]any, error) {
 		default:
 			return nil, &QueryError{1540, fmt.Sprintf("%T is not supported yet", q.Ops[i])}
 		}
+		made := e.held() - before
+		kept := int64(0)
+		if keeps && in > 0 {
+			kept = int64(float64(stage) * float64(len(rows)) / float64(in))
+		}
+		e.shrink(stage - kept)
+		stage = kept + made
 		if err != nil {
 			return nil, err
 		}
@@ -220,7 +276,13 @@ func (e *evaluator) inline(op Op, r scope) (scope, bool, error) {
 		return r, err == nil && truthy(v), err
 	case *Let:
 		v, err := e.eval(o.Value, r)
-		return r.with(o.Var, v), err == nil, err
+		if err != nil {
+			return r, false, err
+		}
+		if err := e.grow(mapCost(len(r) + 1)); err != nil {
+			return r, false, err
+		}
+		return r.with(o.Var, v), true, nil
 	}
 	return r, true, nil
 }
@@ -254,6 +316,12 @@ func (e *evaluator) forOp(o *For, rows []scope, then []Op, stop int) ([]scope, e
 	var ferr error
 	// add takes a new row through then; it reports whether to go on.
 	add := func(r scope) bool {
+		if ferr = e.step(); ferr != nil {
+			return false
+		}
+		if ferr = e.grow(mapCost(len(r)) + ifaceSize); ferr != nil {
+			return false
+		}
 		for _, op := range then {
 			var ok bool
 			if r, ok, ferr = e.inline(op, r); !ok {
@@ -267,7 +335,13 @@ func (e *evaluator) forOp(o *For, rows []scope, then []Op, stop int) ([]scope, e
 		if stop == 0 {
 			return nil
 		}
-		err := e.src.Scan(coll, func(doc map[string]any) bool { return add(r.with(o.Var, normalize(doc))) })
+		err := e.src.Scan(coll, func(doc map[string]any) bool {
+			d := normalize(doc)
+			if ferr = e.grow(sizeOf(d)); ferr != nil {
+				return false
+			}
+			return add(r.with(o.Var, d))
+		})
 		if err == nil {
 			err = ferr
 		}
@@ -292,10 +366,12 @@ func (e *evaluator) forOp(o *For, rows []scope, then []Op, stop int) ([]scope, e
 			}
 			continue
 		}
+		held := e.held()
 		v, err := e.eval(o.In, r)
 		if err != nil {
 			return nil, err
 		}
+		temporary := e.held() - held // a list made for the loop, dropped after it
 		list, ok := v.([]any)
 		if !ok {
 			if v == nil {
@@ -308,6 +384,9 @@ func (e *evaluator) forOp(o *For, rows []scope, then []Op, stop int) ([]scope, e
 				break
 			}
 		}
+		if _, sub := o.In.(*Subquery); !sub { // a subquery's values live on in the rows
+			e.shrink(temporary)
+		}
 		if ferr != nil {
 			return nil, ferr
 		}
@@ -317,7 +396,18 @@ func (e *evaluator) forOp(o *For, rows []scope, then []Op, stop int) ([]scope, e
 
 func (e *evaluator) sortOp(o *Sort, rows []scope) ([]scope, error) {
 	keys := make([][]any, len(rows))
+	held := e.held()
+	defer func() { e.shrink(e.held() - held) }() // the keys are dropped after the sort
+	if err := e.grow(listCost(len(rows)) * 2); err != nil {
+		return nil, err
+	}
 	for i, r := range rows {
+		if err := e.step(); err != nil {
+			return nil, err
+		}
+		if err := e.grow(listCost(len(o.Keys))); err != nil {
+			return nil, err
+		}
 		for _, k := range o.Keys {
 			v, err := e.eval(k.Value, r)
 			if err != nil {
@@ -391,6 +481,12 @@ func (e *evaluator) collectOp(o *Collect, rows []scope) ([]scope, error) {
 	var order []*group
 	groups := map[string]*group{}
 	for _, r := range rows {
+		if err := e.step(); err != nil {
+			return nil, err
+		}
+		if err := e.grow(ifaceSize); err != nil { // the row in its group
+			return nil, err
+		}
 		var values []any
 		for _, g := range o.Groups {
 			v, err := e.eval(g.Value, r)
@@ -402,6 +498,9 @@ func (e *evaluator) collectOp(o *Collect, rows []scope) ([]scope, error) {
 		k := canonicalKey(values)
 		g, ok := groups[k]
 		if !ok {
+			if err := e.grow(int64(len(k)) + mapGroup + sizeOf(values)); err != nil {
+				return nil, err
+			}
 			g = &group{values: values}
 			groups[k] = g
 			order = append(order, g)
@@ -414,13 +513,22 @@ func (e *evaluator) collectOp(o *Collect, rows []scope) ([]scope, error) {
 	sort.SliceStable(order, func(i, j int) bool { return compare(order[i].values, order[j].values) < 0 })
 	out := make([]scope, 0, len(order))
 	for _, g := range order {
+		if err := e.grow(mapCost(len(o.Groups) + len(o.Aggregates) + 2)); err != nil {
+			return nil, err
+		}
 		row := scope{}
 		for i, a := range o.Groups {
 			row[a.Var] = g.values[i]
 		}
 		if o.Into != "" {
 			into := make([]any, 0, len(g.rows))
+			if err := e.grow(listCost(len(g.rows))); err != nil {
+				return nil, err
+			}
 			for _, r := range g.rows {
+				if err := e.step(); err != nil {
+					return nil, err
+				}
 				if o.IntoValue != nil {
 					v, err := e.eval(o.IntoValue, r)
 					if err != nil {
@@ -428,6 +536,9 @@ func (e *evaluator) collectOp(o *Collect, rows []scope) ([]scope, error) {
 					}
 					into = append(into, v)
 					continue
+				}
+				if err := e.grow(mapCost(len(r))); err != nil {
+					return nil, err
 				}
 				m := map[string]any{}
 				for k, v := range r {
@@ -449,6 +560,9 @@ func (e *evaluator) collectOp(o *Collect, rows []scope) ([]scope, error) {
 			}
 			var values []any
 			for _, r := range g.rows {
+				if err := e.step(); err != nil {
+					return nil, err
+				}
 				v, err := e.eval(c.Args[0], r)
 				if err != nil {
 					return nil, err
@@ -467,9 +581,16 @@ func (e *evaluator) collectOp(o *Collect, rows []scope) ([]scope, error) {
 }
 
 func (e *evaluator) returnOp(o *Return, rows []scope) ([]any, error) {
+	if err := e.grow(listCost(len(rows))); err != nil {
+		return nil, err
+	}
 	out := make([]any, 0, len(rows))
 	seen := map[string]bool{}
 	for _, r := range rows {
+		if err := e.step(); err != nil {
+			return nil, err
+		}
+		held := e.held()
 		v, err := e.eval(o.Value, r)
 		if err != nil {
 			return nil, err
@@ -479,7 +600,21 @@ func (e *evaluator) returnOp(o *Return, rows []scope) ([]any, error) {
 			if seen[k] {
 				continue
 			}
+			if err := e.grow(stringHead + int64(len(k)) + ifaceSize); err != nil {
+				return nil, err
+			}
 			seen[k] = true
+		}
+		// A value is held by the result: what it refers to as well as
+		// what it made (charged in eval).
+		size := sizeOf(v)
+		if err := e.grow(size - (e.held() - held)); err != nil {
+			return nil, err
+		}
+		if e.level == 1 {
+			if err := e.b.AddResult(size); err != nil {
+				return nil, err
+			}
 		}
 		out = append(out, v)
 	}

@@ -6,8 +6,23 @@ import (
 	"strings"
 )
 
-// eval computes an expression in a row.
+// eval computes an expression in a row, charging the values it makes.
 func (e *evaluator) eval(x Expr, s scope) (any, error) {
+	v, err := e.value(x, s)
+	if err != nil {
+		return nil, err
+	}
+	switch x.(type) {
+	case *Array, *Object, *Subquery, *Call, *Expand:
+		if err := e.grow(shallowSize(v)); err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
+}
+
+// value computes an expression in a row.
+func (e *evaluator) value(x Expr, s scope) (any, error) {
 	switch v := x.(type) {
 	case *Literal:
 		return normalize(v.Value), nil
@@ -21,10 +36,18 @@ func (e *evaluator) eval(x Expr, s scope) (any, error) {
 				return docs, nil
 			}
 			docs := []any{}
+			var serr error
 			if e.src != nil && e.src.Scan(v.Name, func(d map[string]any) bool {
-				docs = append(docs, normalize(d))
-				return true
+				doc := normalize(d)
+				if serr = e.step(); serr == nil {
+					serr = e.grow(sizeOf(doc) + ifaceSize)
+				}
+				docs = append(docs, doc)
+				return serr == nil
 			}) == nil {
+				if serr != nil {
+					return nil, serr
+				}
 				if e.colls == nil {
 					e.colls = map[string][]any{}
 				}
@@ -81,6 +104,9 @@ func (e *evaluator) eval(x Expr, s scope) (any, error) {
 		list, _ := obj.([]any)
 		out := make([]any, 0, len(list))
 		for _, el := range list {
+			if err := e.step(); err != nil {
+				return nil, err
+			}
 			if v.Then == nil {
 				out = append(out, el)
 				continue
@@ -242,14 +268,23 @@ func (e *evaluator) binary(v *Binary, s scope) (any, error) {
 		if to-from > maxRange || from-to > maxRange {
 			return nil, &QueryError{32, fmt.Sprintf("resource limit exceeded: a range of more than %d values", maxRange)}
 		}
-		var out []any
-		if from <= to {
-			for i := from; i <= to; i++ {
-				out = append(out, float64(i))
+		n := max(to-from, from-to) + 1
+		// The range's values are charged before they are made.
+		if err := e.grow(listCost(int(n)) + n*floatSize); err != nil {
+			return nil, err
+		}
+		out := make([]any, 0, n)
+		step := int64(1)
+		if from > to {
+			step = -1
+		}
+		for i := from; ; i += step {
+			if err := e.step(); err != nil {
+				return nil, err
 			}
-		} else {
-			for i := from; i >= to; i-- {
-				out = append(out, float64(i))
+			out = append(out, float64(i))
+			if i == to {
+				break
 			}
 		}
 		return out, nil

@@ -5,8 +5,19 @@ import (
 	"strings"
 )
 
-// Parse parses a query. An error is a *SyntaxError with the position.
-func Parse(src string) (*Query, error) {
+// Parse parses a query within the default limits (DefaultLimits). An
+// error is a *SyntaxError with the position, or a *QueryError for a query
+// over a limit.
+func Parse(src string) (*Query, error) { return ParseWithin(src, DefaultLimits()) }
+
+// ParseWithin parses a query within l's limits on its size and nesting
+// (zero: the defaults): a query over them fails with ArangoDB's error
+// 1524 (too much nesting), never by exhausting the stack.
+func ParseWithin(src string, l Limits) (*Query, error) {
+	l = l.OrDefault()
+	if len(src) > l.QueryBytes {
+		return nil, sizeError(len(src), l.QueryBytes)
+	}
 	if strings.TrimSpace(src) == "" {
 		return nil, &SyntaxError{Msg: "query is empty", Line: 1, Col: 1}
 	}
@@ -14,13 +25,16 @@ func Parse(src string) (*Query, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &parser{src: src, toks: toks}
+	p := &parser{src: src, toks: toks, maxDepth: l.Nesting}
 	q, err := p.query()
 	if err != nil {
 		return nil, err
 	}
 	if t := p.peek(); t.Kind != EOF {
 		return nil, p.unexpected(t)
+	}
+	if depth(q, l.Nesting) > l.Nesting {
+		return nil, nestingError(l.Nesting)
 	}
 	return q, nil
 }
@@ -29,7 +43,21 @@ type parser struct {
 	src  string
 	toks []Token
 	pos  int
+	// depth is how deeply the parser has recursed into expressions, at
+	// most maxDepth.
+	depth, maxDepth int
 }
+
+// enter goes one level deeper into an expression; leave comes back.
+func (p *parser) enter() error {
+	p.depth++
+	if p.depth > p.maxDepth {
+		return nestingError(p.maxDepth)
+	}
+	return nil
+}
+
+func (p *parser) leave() { p.depth-- }
 
 func (p *parser) peek() Token { return p.toks[p.pos] }
 
@@ -378,7 +406,13 @@ func (p *parser) collect() (Op, error) {
 
 // Expressions, lowest precedence first.
 
-func (p *parser) expr() (Expr, error) { return p.ternary() }
+func (p *parser) expr() (Expr, error) {
+	defer p.leave()
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	return p.ternary()
+}
 
 func (p *parser) ternary() (Expr, error) {
 	cond, err := p.or()
@@ -475,17 +509,22 @@ func (p *parser) multiplicative() (Expr, error) {
 }
 
 func (p *parser) unary() (Expr, error) {
+	var op string
 	switch {
 	case p.is("!") || p.is("NOT"):
 		p.next()
-		x, err := p.unary()
-		return &Unary{Op: "NOT", X: x}, err
+		op = "NOT"
 	case p.is("-") || p.is("+"):
-		op := p.next().Text
-		x, err := p.unary()
-		return &Unary{Op: op, X: x}, err
+		op = p.next().Text
+	default:
+		return p.postfix()
 	}
-	return p.postfix()
+	defer p.leave()
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	x, err := p.unary()
+	return &Unary{Op: op, X: x}, err
 }
 
 // postfix reads a primary and its accesses: .name, [index], [*], (args).

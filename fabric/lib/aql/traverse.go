@@ -140,6 +140,9 @@ func (e *evaluator) traverse(o *Traversal, rows []scope) ([]scope, error) {
 		// emit adds the row of a path's last vertex and says whether to go
 		// deeper from it.
 		emit := func(vs, es []any) (bool, error) {
+			if err := e.step(); err != nil {
+				return false, err
+			}
 			depth := len(es)
 			v := vs[len(vs)-1].(map[string]any)
 			row := r.with(o.Vertex, v)
@@ -154,6 +157,13 @@ func (e *evaluator) traverse(o *Traversal, rows []scope) ([]scope, error) {
 				row = row.with(o.Path, map[string]any{"vertices": append([]any(nil), vs...), "edges": append([]any(nil), es...)})
 			}
 			if depth >= minDepth {
+				cost := mapCost(len(row)) + sizeOf(v) + ifaceSize
+				if o.Path != "" {
+					cost += mapCost(2) + listCost(len(vs)) + listCost(len(es))
+				}
+				if err := e.grow(cost); err != nil {
+					return false, err
+				}
 				out = append(out, row)
 			}
 			if depth >= maxDepth {
@@ -178,6 +188,9 @@ func (e *evaluator) traverse(o *Traversal, rows []scope) ([]scope, error) {
 					return err
 				}
 				for _, edge := range edges {
+					if err := e.step(); err != nil {
+						return err
+					}
 					if onPath(es, edge) {
 						continue
 					}
@@ -191,6 +204,11 @@ func (e *evaluator) traverse(o *Traversal, rows []scope) ([]scope, error) {
 					}
 					if nv == nil {
 						continue
+					}
+					if !visited[to] {
+						if err := e.grow(stringHead + int64(len(to)) + mapGroup/8); err != nil {
+							return err
+						}
 					}
 					visited[to] = true
 					if err := fn(nv, edge); err != nil {
@@ -214,6 +232,9 @@ func (e *evaluator) traverse(o *Traversal, rows []scope) ([]scope, error) {
 					continue
 				}
 				err = next(it.vs, it.es, func(nv map[string]any, edge any) error {
+					if err := e.grow(listCost(len(it.vs)+1)*2 + sizeOf(nv)); err != nil {
+						return err
+					}
 					vs := append(append(make([]any, 0, len(it.vs)+1), it.vs...), nv)
 					es := append(append(make([]any, 0, len(it.es)+1), it.es...), edge)
 					queue = append(queue, item{vs, es})
@@ -351,9 +372,15 @@ func (e *evaluator) shortestPath(o *ShortestPath, rows []scope) ([]scope, error)
 					return nil, err
 				}
 				for _, edge := range edges {
+					if err := e.step(); err != nil {
+						return nil, err
+					}
 					next := other(edge, id)
 					if _, seen := prev[next]; seen {
 						continue
+					}
+					if err := e.grow(stringHead + int64(len(next)) + sizeOf(edge) + ifaceSize); err != nil {
+						return nil, err
 					}
 					prev[next] = edge
 					if next == to {
@@ -382,6 +409,9 @@ func (e *evaluator) shortestPath(o *ShortestPath, rows []scope) ([]scope, error)
 			id = other(edge, id)
 		}
 		for i, id := range ids {
+			if err := e.grow(mapCost(len(r) + 2)); err != nil {
+				return nil, err
+			}
 			v, err := vertex(gs, id)
 			if err != nil {
 				return nil, err
