@@ -80,8 +80,19 @@ type IngestStatus struct {
 	Parsed    int64  `json:"parsed"`   // messages taken (a post may hold several events)
 	Errors    int64  `json:"errors"`
 	Published int64  `json:"published"`
-	Dropped   int64  `json:"dropped"`
-	LastEvent string `json:"last_event"`
+	// Dropped is every event lost on the host: GatewayDropped (the
+	// gateway's queue was full) plus KernelDropped (the socket's receive
+	// buffer was full, UDP and SNMP).
+	Dropped        int64 `json:"dropped"`
+	GatewayDropped int64 `json:"gateway_dropped"`
+	KernelDropped  int64 `json:"kernel_dropped"`
+	// ReceiveBuffer is the UDP receive buffer the kernel gave, in bytes.
+	ReceiveBuffer int64 `json:"receive_buffer,omitempty"`
+	// Connections are the TCP connections held now; Refused those refused
+	// past a cap (the endpoint's, the tenant's or the host's).
+	Connections int64  `json:"connections"`
+	Refused     int64  `json:"refused"`
+	LastEvent   string `json:"last_event"`
 }
 
 // GatewayStatus is what an event gateway answers on

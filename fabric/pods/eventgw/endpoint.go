@@ -28,7 +28,18 @@ type Config struct {
 	Path            string `json:"path"`
 	TLSCertFile     string `json:"tls_cert_file"`
 	TLSKeyFile      string `json:"tls_key_file"`
-	enabled         bool
+	TLSCertSecret   string `json:"tls_cert_secret"`
+	TLSKeySecret    string `json:"tls_key_secret"`
+	// MaxConnections bounds the endpoint's TCP connections at once
+	// (default DefaultEndpointConnections).
+	MaxConnections int `json:"max_connections"`
+	// IdleTimeoutSeconds closes a TCP connection silent that long
+	// (default DefaultIdleTimeout).
+	IdleTimeoutSeconds int `json:"idle_timeout_seconds"`
+	// ReceiveBufferBytes asks the kernel for a UDP receive buffer of that
+	// size (default DefaultReceiveBuffer; the host may give less).
+	ReceiveBufferBytes int `json:"receive_buffer_bytes"`
+	enabled            bool
 }
 
 // DefaultMaxMessageBytes bounds a message (a syslog frame, a datagram, a
@@ -50,6 +61,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxMessageBytes == 0 {
 		c.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	if c.MaxConnections == 0 {
+		c.MaxConnections = DefaultEndpointConnections
+	}
+	if c.ReceiveBufferBytes == 0 {
+		c.ReceiveBufferBytes = DefaultReceiveBuffer
 	}
 	if c.Type == api.EndpointWebhook {
 		if c.Protocol == "" {
@@ -87,7 +104,11 @@ type endpoint struct {
 	wg     sync.WaitGroup
 	closer func() // closes the listener
 
+	conns   *connGate    // the endpoint's TCP connections
+	udp     *udpCounters // a UDP endpoint's kernel drops and receive buffer
+
 	received, parsed, errors atomic.Int64
+	open, refused            atomic.Int64 // TCP connections held now, and refused past a cap
 	last                     atomic.Int64 // unix nanoseconds of the last event
 	recent                   recent       // the last records, for the recent-events bot
 }
@@ -95,7 +116,7 @@ type endpoint struct {
 // start starts an endpoint: its stream (made when missing), its sink and
 // its listener. A failure leaves it in state failed, with the reason.
 func (g *Gateway) start(c Config) *endpoint {
-	e := &endpoint{cfg: c, state: stateDisabled}
+	e := &endpoint{cfg: c, state: stateDisabled, conns: newConnGate("endpoint "+c.Name, c.MaxConnections)}
 	if !c.enabled {
 		return e
 	}
@@ -112,7 +133,7 @@ func (g *Gateway) start(c Config) *endpoint {
 	if err != nil {
 		return fail(err)
 	}
-	e.sink = newSink(g.js, c.Stream, g.p.ID, c.Name, c.BatchSize)
+	e.sink = newSink(g.js, c.Stream, g.p.ID, c.Name, c.BatchSize, g.inflight)
 	switch c.Type {
 	case api.EndpointSyslogTCP:
 		err = g.listenSyslogTCP(ctx, e)
@@ -162,12 +183,19 @@ func (e *endpoint) publish(ctx context.Context, ev *api.Event, block bool) {
 func (e *endpoint) status(g *Gateway) api.IngestStatus {
 	s := api.IngestStatus{PodID: g.p.ID, Hostname: g.host, Site: g.p.Site, Name: e.cfg.Name, Type: e.cfg.Type,
 		Address: e.cfg.Address, Port: e.cfg.Port, Stream: e.cfg.Stream, State: e.state, Error: e.err,
-		Received: e.received.Load(), Parsed: e.parsed.Load(), Errors: e.errors.Load()}
+		Received: e.received.Load(), Parsed: e.parsed.Load(), Errors: e.errors.Load(),
+		Connections: e.open.Load(), Refused: e.refused.Load()}
 	if e.port != 0 {
 		s.Port = e.port
 	}
 	if e.sink != nil {
-		s.Published, s.Dropped = e.sink.published.Load(), e.sink.dropped.Load()
+		s.Published, s.GatewayDropped = e.sink.published.Load(), e.sink.dropped.Load()
+	}
+	if e.udp != nil {
+		s.KernelDropped, s.ReceiveBuffer = e.udp.drops(), e.udp.buffer
+	}
+	s.Dropped = s.GatewayDropped + s.KernelDropped
+	if e.sink != nil {
 		if why, _ := e.sink.lastErr.Load().(string); why != "" && s.Error == "" {
 			s.Error = "publishing: " + why
 		}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/artifact"
+	"github.com/fabricops/fabric/fabric/infra/secret"
 	"github.com/fabricops/fabric/fabric/infra/store"
 	"github.com/fabricops/fabric/fabric/infra/streams"
 	"github.com/fabricops/fabric/fabric/infra/tenant"
@@ -39,6 +40,25 @@ type Options struct {
 	// MetricsPeriod is how often each endpoint's counters go to the
 	// system stream of gateway metrics (default 30 s).
 	MetricsPeriod time.Duration
+	// PortsDir is the host's directory of port reservations, shared by
+	// every fabricd of the host (empty: a table shared by the gateways of
+	// this process only). See PortRegistry.
+	PortsDir string
+	// DataDir is the tenant's own directory: a webhook's tls_cert_file
+	// and tls_key_file are paths inside it (empty: certificates come from
+	// the tenant's secrets only).
+	DataDir string
+	// RetryFailed is how often the endpoints that failed to start are
+	// tried again (default 5 s).
+	RetryFailed time.Duration
+	// MaxConnections bounds the TCP connections (syslog, webhooks) the
+	// gateway holds for its tenant at once, over all its endpoints
+	// (default DefaultTenantConnections).
+	MaxConnections int
+	// MaxBytesInFlight bounds the bytes of records the gateway holds for
+	// its tenant that their streams have not acknowledged yet (default
+	// DefaultBytesInFlight).
+	MaxBytesInFlight int64
 }
 
 // Gateway is a running event gateway.
@@ -50,6 +70,11 @@ type Gateway struct {
 	host string
 	errs *sink // the system stream of gateway errors
 
+	ports    *PortRegistry
+	conns    *connGate  // the tenant's connections, over its endpoints
+	inflight *byteLimit // the bytes of records not acknowledged yet
+	secrets  *secret.Store
+
 	mu      sync.Mutex
 	running map[string]*endpoint // by name
 }
@@ -59,6 +84,19 @@ func Serve(p *pod.Pod, o Options) error {
 	if o.MetricsPeriod <= 0 {
 		o.MetricsPeriod = 30 * time.Second
 	}
+	if o.RetryFailed <= 0 {
+		o.RetryFailed = 5 * time.Second
+	}
+	if o.MaxConnections <= 0 {
+		o.MaxConnections = DefaultTenantConnections
+	}
+	if o.MaxBytesInFlight <= 0 {
+		o.MaxBytesInFlight = DefaultBytesInFlight
+	}
+	ports, err := portRegistry(o.PortsDir)
+	if err != nil {
+		return err
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	st, err := tenant.New(p.Conn()).Store(ctx)
@@ -66,11 +104,16 @@ func Serve(p *pod.Pod, o Options) error {
 		return err
 	}
 	host, _ := os.Hostname()
-	g := &Gateway{p: p, o: o, js: p.JetStream(), repo: &artifact.Repo{Store: st}, host: host, running: map[string]*endpoint{}}
+	g := &Gateway{p: p, o: o, js: p.JetStream(), repo: &artifact.Repo{Store: st}, host: host, running: map[string]*endpoint{},
+		ports: ports, conns: newConnGate("the tenant's gateway", o.MaxConnections), inflight: newByteLimit(o.MaxBytesInFlight),
+		secrets: &secret.Store{Store: st}}
 	if err := streams.EnsureSystem(ctx, g.js); err != nil {
 		return err
 	}
-	g.errs = newSink(g.js, api.StreamGatewayErrors, p.ID, "errors", 100)
+	if err := boundErrorStream(ctx, g.js); err != nil {
+		p.Logf("%v", err) // the stream stays bounded by count
+	}
+	g.errs = newSink(g.js, api.StreamGatewayErrors, p.ID, "errors", 100, g.inflight)
 	if o.Defaults {
 		if err := g.addDefaults(ctx); err != nil {
 			return fmt.Errorf("adding the default endpoints: %w", err)
@@ -119,15 +162,11 @@ func Serve(p *pod.Pod, o Options) error {
 	return nil
 }
 
-// retryFailed is how often a gateway tries again the endpoints that
-// failed to start (a port held by another process, say).
-const retryFailed = 5 * time.Second
-
 // watch reconciles the running endpoints with their records at the start
 // and after each change (a burst of changes once), and tries the failed
-// ones again every retryFailed.
+// ones again every RetryFailed (a port held by another process, say).
 func (g *Gateway) watch(ctx context.Context, w jetstream.KeyWatcher) {
-	retry := time.NewTicker(retryFailed)
+	retry := time.NewTicker(g.o.RetryFailed)
 	defer retry.Stop()
 	for {
 		select {
@@ -170,16 +209,21 @@ func (g *Gateway) reconcile(ctx context.Context) {
 		return
 	}
 	want := map[string]Config{}
+	named := map[string]bool{} // the ports the tenant's records name, of any site
 	for _, rec := range recs {
 		var c Config
 		data, _ := json.Marshal(rec.Doc.Value())
 		if err := json.Unmarshal(data, &c); err != nil {
 			continue
 		}
+		c = c.withDefaults()
+		if c.Port != 0 {
+			named[portKey(networkOf(c.Type), c.Port)] = true
+		}
 		if c.Site != "" && c.Site != g.p.Site {
 			continue
 		}
-		want[c.Name] = c.withDefaults()
+		want[c.Name] = c
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -192,6 +236,7 @@ func (g *Gateway) reconcile(ctx context.Context) {
 			}
 		}
 	}
+	g.releaseUnnamed(named)
 	names := make([]string, 0, len(want))
 	for name := range want {
 		names = append(names, name)
@@ -201,7 +246,13 @@ func (g *Gateway) reconcile(ctx context.Context) {
 		if _, ok := g.running[name]; ok {
 			continue
 		}
-		e := g.start(want[name])
+		c := want[name]
+		var e *endpoint
+		if err := g.reserve(c); err != nil {
+			e = &endpoint{cfg: c, state: stateFailed, err: err.Error()}
+		} else {
+			e = g.start(c)
+		}
 		g.running[name] = e
 		if e.state == stateListening {
 			g.p.Logf("endpoint %s (%s) listening on %s into stream %s", name, e.cfg.Type, e.addr, e.cfg.Stream)
@@ -272,13 +323,16 @@ func (g *Gateway) reportMetrics(ctx context.Context) {
 }
 
 // rejected counts input an endpoint could not take and keeps it in the
-// errors stream (as received, up to the endpoint's size limit).
+// errors stream as received, up to ErrorRawMaxBytes: longer input is cut,
+// and the record says so (truncated, and its size in the reason).
 func (g *Gateway) rejected(e *endpoint, source string, why error, raw []byte) {
 	e.errors.Add(1)
 	rec := api.EventError{Timestamp: api.Timestamp(time.Now()), PodID: g.p.ID, Endpoint: e.cfg.Name, Type: e.cfg.Type,
-		Source: source, Error: why.Error()}
-	if len(raw) > e.cfg.MaxMessageBytes {
-		raw, rec.Truncated = raw[:e.cfg.MaxMessageBytes], true
+		Source: cutText(source), Error: cutText(why.Error())}
+	size := len(raw)
+	raw, rec.Truncated = cutRaw(raw)
+	if rec.Truncated {
+		rec.Error += fmt.Sprintf(" (input of %d bytes, cut to its first %d)", size, ErrorRawMaxBytes)
 	}
 	rec.Raw = string(raw)
 	if e.cfg.Type == api.EndpointSNMPTrap {
@@ -288,9 +342,20 @@ func (g *Gateway) rejected(e *endpoint, source string, why error, raw []byte) {
 	g.errs.put(context.Background(), data, false)
 }
 
-// freePort returns a port of 127.0.0.1 free now, for network ("tcp" or
-// "udp").
-func freePort(network string) (int, error) {
+// freePort returns a port of 127.0.0.1 free now for network ("tcp" or
+// "udp") that no other tenant holds.
+func (g *Gateway) freePort(network string) (int, error) {
+	for range 20 {
+		port, err := kernelFreePort(network)
+		if err != nil || g.ports.Free(g.p.Tenant, network, port) {
+			return port, err
+		}
+	}
+	return 0, fmt.Errorf("no free %s port on 127.0.0.1 that no other tenant holds", network)
+}
+
+// kernelFreePort returns a port of 127.0.0.1 free now, for network.
+func kernelFreePort(network string) (int, error) {
 	if network == "udp" {
 		c, err := net.ListenPacket("udp", "127.0.0.1:0")
 		if err != nil {
@@ -322,7 +387,7 @@ func (g *Gateway) addDefaults(ctx context.Context) error {
 		{"snmp-traps", api.EndpointSNMPTrap, "udp"},
 		{"webhook", api.EndpointWebhook, "tcp"},
 	} {
-		port, err := freePort(d.network)
+		port, err := g.freePort(d.network)
 		if err != nil {
 			return err
 		}

@@ -28,6 +28,7 @@ type sink struct {
 	batch   int
 	queue   chan []byte
 	seq     uint64
+	limit   *byteLimit // the bytes in flight of the gateway's tenant
 
 	published, dropped atomic.Int64
 	lastErr            atomic.Value // string: why the last publish failed ("" once one succeeds)
@@ -40,11 +41,11 @@ const queueSize = 16384
 // batchWait is how long a sink waits for a batch to fill.
 const batchWait = 50 * time.Millisecond
 
-func newSink(js jetstream.JetStream, stream, podID, endpoint string, batch int) *sink {
+func newSink(js jetstream.JetStream, stream, podID, endpoint string, batch int, limit *byteLimit) *sink {
 	if batch <= 0 {
 		batch = 2000
 	}
-	s := &sink{js: js, stream: stream, subject: streams.Subject(stream), batch: batch, queue: make(chan []byte, queueSize),
+	s := &sink{js: js, stream: stream, subject: streams.Subject(stream), batch: batch, queue: make(chan []byte, queueSize), limit: limit,
 		idBase: podID + "." + endpoint + "." + strconv.FormatInt(time.Now().UnixNano(), 36) + "."}
 	s.lastErr.Store("")
 	return s
@@ -52,13 +53,23 @@ func newSink(js jetstream.JetStream, stream, podID, endpoint string, batch int) 
 
 // put queues a record: blocking until there is room (or ctx ends) when
 // block, else dropping it when the queue is full. It reports whether the
-// record was queued.
+// record was queued. The record's bytes count in the tenant's bytes in
+// flight until the stream acknowledges it; over that limit it waits
+// (block) or is dropped too.
 func (s *sink) put(ctx context.Context, rec []byte, block bool) bool {
+	n := int64(len(rec))
+	if !s.limit.take(ctx, n, block) {
+		if !block {
+			s.dropped.Add(1)
+		}
+		return false
+	}
 	if block {
 		select {
 		case s.queue <- rec:
 			return true
 		case <-ctx.Done():
+			s.limit.give(n)
 			return false
 		}
 	}
@@ -66,8 +77,22 @@ func (s *sink) put(ctx context.Context, rec []byte, block bool) bool {
 	case s.queue <- rec:
 		return true
 	default:
+		s.limit.give(n)
 		s.dropped.Add(1)
 		return false
+	}
+}
+
+// forget gives back the bytes of what is still queued once the sink has
+// stopped publishing (those records are lost with the gateway).
+func (s *sink) forget() {
+	for {
+		select {
+		case rec := <-s.queue:
+			s.limit.give(int64(len(rec)))
+		default:
+			return
+		}
 	}
 }
 
@@ -81,6 +106,7 @@ func (s *sink) run(ctx context.Context) {
 			batch = append(batch, rec)
 		case <-ctx.Done():
 			s.drain(batch)
+			s.forget()
 			return
 		}
 		timer := time.NewTimer(batchWait)
@@ -131,8 +157,18 @@ func (s *sink) drain(batch [][]byte) {
 const ackWait = 5 * time.Second
 
 // publish publishes a batch until the stream acknowledges every record
-// or ctx ends (false then), trying again with a growing pause.
-func (s *sink) publish(ctx context.Context, batch [][]byte) bool {
+// or ctx ends (false then), trying again with a growing pause. The bytes
+// of each record count in flight until it is acknowledged, or until the
+// sink gives up on it.
+func (s *sink) publish(ctx context.Context, batch [][]byte) (done bool) {
+	acked := make([]bool, len(batch))
+	defer func() {
+		for i, ok := range acked {
+			if !ok {
+				s.limit.give(int64(len(batch[i])))
+			}
+		}
+	}()
 	ids := make([]string, len(batch))
 	pending := make([]int, len(batch))
 	for i := range batch {
@@ -163,6 +199,8 @@ func (s *sink) publish(ctx context.Context, batch [][]byte) bool {
 			select {
 			case <-x.f.Ok():
 				s.published.Add(1)
+				acked[x.i] = true
+				s.limit.give(int64(len(batch[x.i])))
 			case err := <-x.f.Err():
 				failed, why = append(failed, x.i), err
 			case <-timer.C:

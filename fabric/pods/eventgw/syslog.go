@@ -32,12 +32,15 @@ func syslogEvent(e *endpoint, source string, raw []byte, m syslog.Message, now t
 // of frames, octet-counted or newline-framed (RFC 6587). A connection is
 // read no faster than the stream takes its records, so that a stream
 // that is away slows senders down rather than losing what they sent.
+// Connections past the caps are refused with one line, and one silent
+// for the idle timeout is closed.
 func (g *Gateway) listenSyslogTCP(ctx context.Context, e *endpoint) error {
 	l, err := net.Listen("tcp", net.JoinHostPort(e.cfg.Address, strconv.Itoa(e.cfg.Port)))
 	if err != nil {
 		return err
 	}
 	e.addr, e.port = l.Addr().String(), l.Addr().(*net.TCPAddr).Port
+	l = &gatedListener{Listener: l, g: g, e: e, idle: e.cfg.idleTimeout(), refuse: refuseLine}
 	var mu sync.Mutex
 	conns := map[net.Conn]bool{}
 	e.closer = func() {
@@ -120,26 +123,31 @@ func (g *Gateway) listenSyslogUDP(ctx context.Context, e *endpoint) error {
 // listenUDP listens on the endpoint's UDP port and calls take with each
 // datagram (a copy) within the endpoint's size limit; one over it is
 // rejected. An event the queue has no room for is dropped (counted): UDP
-// cannot slow a sender down.
+// cannot slow a sender down. The kernel's own drops (a receive buffer
+// full in a burst) are counted too (udpCounters).
 func (g *Gateway) listenUDP(ctx context.Context, e *endpoint, take func(source string, data []byte)) error {
 	pc, err := net.ListenPacket("udp", net.JoinHostPort(e.cfg.Address, strconv.Itoa(e.cfg.Port)))
 	if err != nil {
 		return err
 	}
+	uc := pc.(*net.UDPConn)
+	e.udp = watchUDP(uc, e.cfg.ReceiveBufferBytes)
 	e.addr, e.port = pc.LocalAddr().String(), pc.LocalAddr().(*net.UDPAddr).Port
 	e.closer = func() { pc.Close() }
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
 		buf := make([]byte, e.cfg.MaxMessageBytes+1)
+		oob := make([]byte, oobSize)
 		for {
-			n, from, err := pc.ReadFrom(buf)
+			n, oobn, _, from, err := uc.ReadMsgUDP(buf, oob)
 			if err != nil {
 				if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
 					return
 				}
 				continue
 			}
+			e.udp.seen(oob[:oobn])
 			e.received.Add(1)
 			source := from.String()
 			data := append([]byte(nil), buf[:n]...)

@@ -2,27 +2,18 @@ package eventgw
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
+	"log"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strconv"
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
-	"github.com/fabricops/fabric/fabric/lib/safefile"
 )
 
 // listenWebhook serves the webhook endpoint: a POST to its path of a
@@ -31,13 +22,15 @@ import (
 // stream. A body over the endpoint's size limit (413), not JSON or not
 // objects (400) is rejected and kept in the errors stream. https (the
 // default) serves the configured certificate, or one it generates.
+// Connections past the caps get 503 with one line; a connection idle for
+// the endpoint's idle timeout is closed.
 func (g *Gateway) listenWebhook(ctx context.Context, e *endpoint) error {
 	l, err := net.Listen("tcp", net.JoinHostPort(e.cfg.Address, strconv.Itoa(e.cfg.Port)))
 	if err != nil {
 		return err
 	}
 	if e.cfg.Protocol == "https" {
-		cert, err := g.webhookCert(e.cfg)
+		cert, err := g.webhookCert(ctx, e.cfg)
 		if err != nil {
 			l.Close()
 			return err
@@ -45,9 +38,12 @@ func (g *Gateway) listenWebhook(ctx context.Context, e *endpoint) error {
 		l = tls.NewListener(l, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
 	}
 	e.addr, e.port = l.Addr().String(), l.Addr().(*net.TCPAddr).Port
+	l = &gatedListener{Listener: l, g: g, e: e, refuse: refuseHTTP}
 	mux := http.NewServeMux()
 	mux.HandleFunc(e.cfg.Path, func(w http.ResponseWriter, r *http.Request) { g.webhook(ctx, e, w, r) })
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, ErrorLog: nil}
+	idle := e.cfg.idleTimeout()
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: min(10*time.Second, idle), ReadTimeout: time.Minute, WriteTimeout: time.Minute,
+		IdleTimeout: idle, MaxHeaderBytes: 64 << 10, ErrorLog: log.New(io.Discard, "", 0)}
 	e.closer = func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
@@ -137,57 +133,3 @@ func (g *Gateway) webhook(ctx context.Context, e *endpoint, w http.ResponseWrite
 	fmt.Fprintf(w, `{"accepted":%d}`+"\n", len(items))
 }
 
-// webhookCert returns the endpoint's certificate: the configured one, or
-// a self-signed one for its address, generated once and kept in CertDir
-// (the key readable by the owner only).
-func (g *Gateway) webhookCert(c Config) (tls.Certificate, error) {
-	if c.TLSCertFile != "" || c.TLSKeyFile != "" {
-		cert, err := tls.LoadX509KeyPair(c.TLSCertFile, c.TLSKeyFile)
-		if err != nil {
-			return tls.Certificate{}, fmt.Errorf("the endpoint's certificate: %v", err)
-		}
-		return cert, nil
-	}
-	var certFile, keyFile string
-	if g.o.CertDir != "" {
-		certFile, keyFile = filepath.Join(g.o.CertDir, c.Name+".crt"), filepath.Join(g.o.CertDir, c.Name+".key")
-		if cert, err := tls.LoadX509KeyPair(certFile, keyFile); err == nil {
-			return cert, nil
-		}
-	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return tls.Certificate{}, err
-	}
-	serial, _ := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
-	tmpl := &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: "fabric event gateway " + c.Name},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().AddDate(5, 0, 0),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		DNSNames:     []string{"localhost", g.host},
-		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("::1")},
-	}
-	if ip := net.ParseIP(c.Address); ip != nil && !ip.IsUnspecified() {
-		tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return tls.Certificate{}, err
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		return tls.Certificate{}, err
-	}
-	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
-	if certFile != "" {
-		if err := os.MkdirAll(g.o.CertDir, 0o700); err == nil {
-			_ = safefile.WriteMode(keyFile, 0o600, func(w io.Writer) error { _, err := w.Write(keyPEM); return err })
-			_ = safefile.WriteMode(certFile, 0o644, func(w io.Writer) error { _, err := w.Write(certPEM); return err })
-		}
-	}
-	return tls.X509KeyPair(certPEM, keyPEM)
-}

@@ -1,0 +1,75 @@
+package eventgw
+
+import (
+	"context"
+	"sync"
+)
+
+// DefaultBytesInFlight bounds the bytes of records a gateway holds for
+// its tenant that their streams have not acknowledged yet, unless
+// Options.MaxBytesInFlight says otherwise.
+const DefaultBytesInFlight = 64 << 20
+
+// byteLimit bounds bytes held at once: a taker waits for room (TCP: the
+// sender is slowed down) or goes without (UDP: dropped, counted). One
+// record larger than the limit alone is let in when nothing else is held,
+// so that it cannot wait forever.
+type byteLimit struct {
+	max int64
+
+	mu    sync.Mutex
+	held  int64
+	freed chan struct{} // closed when bytes are given back
+}
+
+func newByteLimit(max int64) *byteLimit {
+	return &byteLimit{max: max, freed: make(chan struct{})}
+}
+
+// take takes n bytes: waiting for room while block and ctx allow, else
+// reporting false at once.
+func (l *byteLimit) take(ctx context.Context, n int64, block bool) bool {
+	if l == nil {
+		return true
+	}
+	for {
+		l.mu.Lock()
+		if l.held+n <= l.max || l.held == 0 {
+			l.held += n
+			l.mu.Unlock()
+			return true
+		}
+		freed := l.freed
+		l.mu.Unlock()
+		if !block {
+			return false
+		}
+		select {
+		case <-freed:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// give gives back n bytes.
+func (l *byteLimit) give(n int64) {
+	if l == nil || n == 0 {
+		return
+	}
+	l.mu.Lock()
+	l.held -= n
+	close(l.freed)
+	l.freed = make(chan struct{})
+	l.mu.Unlock()
+}
+
+// inUse is the bytes held now.
+func (l *byteLimit) inUse() int64 {
+	if l == nil {
+		return 0
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.held
+}
