@@ -30,13 +30,35 @@ type cursor struct {
 	count   bool
 	ttl     time.Duration
 	expires time.Time
+	bytes   int64 // what the results hold, by the query's account
 }
 
 // cursors are a server's open cursors.
 type cursors struct {
-	mu   sync.Mutex
-	next int
-	open map[string]*cursor
+	mu    sync.Mutex
+	next  int
+	open  map[string]*cursor
+	bytes int64 // what the open cursors' results hold
+}
+
+// drop forgets an open cursor (with cursors.mu held).
+func (cs *cursors) drop(id string) bool {
+	c, ok := cs.open[id]
+	if ok {
+		cs.bytes -= c.bytes
+		delete(cs.open, id)
+	}
+	return ok
+}
+
+// sweep drops the expired cursors (with cursors.mu held).
+func (cs *cursors) sweep() {
+	now := time.Now()
+	for id, c := range cs.open {
+		if now.After(c.expires) {
+			cs.drop(id)
+		}
+	}
 }
 
 // storeSource reads a database's collections for a query.
@@ -145,8 +167,13 @@ func queryError(err error) *apiError {
 		return newError(400, 1501, "AQL: "+se.Error()+" (while parsing)")
 	case errors.As(err, &qe):
 		status := 400
-		if qe.Num == 1203 || qe.Num == 1924 {
+		switch qe.Num {
+		case 1203, 1924:
 			status = 404
+		case aql.ErrResourceLimit:
+			status = 500
+		case aql.ErrQueryKilled:
+			status = 410
 		}
 		return newError(status, qe.Num, qe.Msg)
 	}
@@ -158,46 +185,37 @@ func queryError(err error) *apiError {
 func (s *Server) cursor(r *request, rest []string) (any, int, error) {
 	switch {
 	case len(rest) == 0 && r.Method == http.MethodPost:
-		var body struct {
-			Query     string         `json:"query"`
-			BindVars  map[string]any `json:"bindVars"`
-			Count     bool           `json:"count"`
-			BatchSize int            `json:"batchSize"`
-			TTL       float64        `json:"ttl"`
-		}
+		var body cursorRequest
 		if err := readBody(r.Request, &body); err != nil {
 			return nil, 0, err
 		}
-		q, err := aql.Parse(body.Query)
+		results, held, err := s.runQuery(r, &body)
 		if err != nil {
-			return nil, 0, queryError(err)
+			return nil, 0, err
 		}
-		binds := map[string]any{}
-		for k, v := range body.BindVars {
-			binds[strings.TrimPrefix(k, "@")] = v
-		}
-		reader, err := s.store.NewReader()
-		if err != nil {
-			return nil, 0, storeError(err)
-		}
-		results, err := aql.Run(q, storeSource{s.store, r.db, reader}, binds)
-		reader.Close()
-		if err != nil {
-			return nil, 0, queryError(err)
-		}
-		c := &cursor{db: r.db, results: results, size: body.BatchSize, count: body.Count, ttl: cursorTTL}
+		c := &cursor{db: r.db, results: results, size: body.BatchSize, count: body.Count, ttl: cursorTTL, bytes: held}
 		if c.size <= 0 {
 			c.size = DefaultBatchSize
 		}
 		if body.TTL > 0 {
 			c.ttl = time.Duration(body.TTL * float64(time.Second))
 		}
+		if c.size < len(results) { // the cursor stays open: room for its results?
+			s.cursors.mu.Lock()
+			s.cursors.sweep()
+			open := s.cursors.bytes
+			s.cursors.mu.Unlock()
+			if open+held > s.limits.CursorBytes {
+				return nil, 0, cursorsFull(open, held, s.limits.CursorBytes)
+			}
+		}
 		return s.batch(c, "", 201), 201, nil
 	case len(rest) >= 1 && len(rest) <= 2 && r.Method == http.MethodPost:
 		s.cursors.mu.Lock()
 		c, ok := s.cursors.open[rest[0]]
+		expired := ok && time.Now().After(c.expires)
 		s.cursors.mu.Unlock()
-		if !ok || c.db != r.db || time.Now().After(c.expires) {
+		if !ok || c.db != r.db || expired {
 			return nil, 0, newError(404, 1600, "cursor not found")
 		}
 		if len(rest) == 2 && rest[1] == strconv.Itoa(c.batch) {
@@ -206,8 +224,7 @@ func (s *Server) cursor(r *request, rest []string) (any, int, error) {
 		return s.batch(c, rest[0], 200), 200, nil
 	case len(rest) == 1 && r.Method == http.MethodDelete:
 		s.cursors.mu.Lock()
-		_, ok := s.cursors.open[rest[0]]
-		delete(s.cursors.open, rest[0])
+		ok := s.cursors.drop(rest[0])
 		s.cursors.mu.Unlock()
 		if !ok {
 			return nil, 0, newError(404, 1600, "cursor not found")
@@ -224,27 +241,29 @@ func (s *Server) batch(c *cursor, id string, code int) map[string]any {
 	c.last = c.results[c.pos:end]
 	c.pos = end
 	c.batch++
-	c.expires = time.Now().Add(c.ttl)
 	hasMore := c.pos < len(c.results)
 	s.cursors.mu.Lock()
+	c.expires = time.Now().Add(c.ttl)
 	if s.cursors.open == nil {
 		s.cursors.open = map[string]*cursor{}
 	}
-	for k, old := range s.cursors.open { // sweep the expired
-		if time.Now().After(old.expires) {
-			delete(s.cursors.open, k)
-		}
-	}
+	s.cursors.sweep()
 	if hasMore && id == "" {
 		s.cursors.next++
 		id = strconv.Itoa(s.cursors.next)
-	}
-	if hasMore {
 		s.cursors.open[id] = c
-	} else if id != "" {
-		delete(s.cursors.open, id)
+		s.cursors.bytes += c.bytes
+	} else if !hasMore && id != "" {
+		s.cursors.drop(id)
 	}
 	s.cursors.mu.Unlock()
+	if hasMore { // an unread cursor's results go when it expires
+		time.AfterFunc(c.ttl+time.Millisecond, func() {
+			s.cursors.mu.Lock()
+			s.cursors.sweep()
+			s.cursors.mu.Unlock()
+		})
+	}
 	return s.batchBody(c, id, code, hasMore)
 }
 

@@ -10,10 +10,13 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/fabricops/fabric/fabric/lib/aql"
+	"github.com/fabricops/fabric/fabric/lib/budget"
 	"github.com/fabricops/fabric/fabric/lib/graphstore"
 )
 
@@ -27,6 +30,10 @@ type Options struct {
 	// Secret signs the JWTs (random when empty: tokens then last as long
 	// as the server).
 	Secret []byte
+	// Limits fence the tenant's AQL queries (zero fields: aql.DefaultLimits).
+	Limits aql.Limits
+	// Logf receives the server's log lines (nil: the standard logger).
+	Logf func(format string, args ...any)
 }
 
 // Server serves a graph store over ArangoDB's HTTP API.
@@ -34,6 +41,9 @@ type Server struct {
 	store   *graphstore.Store
 	auth    *auth
 	cursors cursors
+	limits  aql.Limits
+	queries *budget.Gate // the queries running and waiting
+	logf    func(format string, args ...any)
 }
 
 // New returns a server of store.
@@ -43,8 +53,17 @@ func New(store *graphstore.Store, o Options) *Server {
 		secret = make([]byte, 32)
 		_, _ = rand.Read(secret)
 	}
-	return &Server{store: store, auth: &auth{user: o.User, password: o.Password, secret: secret, now: time.Now}}
+	limits := o.Limits.OrDefault()
+	logf := o.Logf
+	if logf == nil {
+		logf = log.Printf
+	}
+	return &Server{store: store, auth: &auth{user: o.User, password: o.Password, secret: secret, now: time.Now},
+		limits: limits, queries: budget.NewGate("queries", limits.Concurrent, limits.Queue), logf: logf}
 }
+
+// Limits returns the limits the server's queries run within.
+func (s *Server) Limits() aql.Limits { return s.limits }
 
 // Handler returns the server's HTTP handler, for HTTP/1.1 and h2c alike.
 func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serve) }
@@ -99,7 +118,43 @@ type request struct {
 	path []string // after the database prefix, e.g. ["_api", "database", "x"]
 }
 
+// serve answers a request; a panic in it is the request's failure (an
+// ArangoDB-shaped 500, the stack in the log), not the process's.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	rw := &recordingWriter{ResponseWriter: w}
+	err := budget.Guard(func() error {
+		s.answer(rw, r)
+		return nil
+	})
+	var pe *budget.PanicError
+	if errors.As(err, &pe) {
+		s.logf("graph database: %s %s: %v\n%s", r.Method, r.URL.Path, pe.Value, pe.Stack)
+		if !rw.wrote {
+			writeError(rw, newError(500, 4, "internal error"))
+		}
+	}
+}
+
+// recordingWriter notes whether an answer has begun.
+type recordingWriter struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (w *recordingWriter) WriteHeader(code int) {
+	w.wrote = true
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *recordingWriter) Write(b []byte) (int, error) {
+	w.wrote = true
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (w *recordingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 	req := &request{Request: r, db: graphstore.System}
 	path := strings.Trim(r.URL.Path, "/")
 	parts := strings.Split(path, "/")
