@@ -9,7 +9,7 @@ import (
 )
 
 // leanNames are the names the lean client has for real.
-var leanNames = append([]string{"pods", "healthcheck", "agents", "agent_bots", "invoke_agent_bot", "event_gw_status", "pod_controller", "fabric", "stored", "secret", "project", "demo"},
+var leanNames = append([]string{"pods", "healthcheck", "limits", "agents", "agent_bots", "invoke_agent_bot", "event_gw_status", "pod_controller", "fabric", "stored", "secret", "project", "demo"},
 	builtins.ArtifactModuleNames()...)
 
 // TestDataNamesCoverTheModules: every builtin is either one the lean

@@ -59,6 +59,13 @@ An empty list when the tenant has no event gateway.`, func(thread *starlark.Thre
 			}
 			return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) { return c.GatewayStatus(ctx) })
 		}),
+		"limits": doc.Builtin("limits", `limits(scope=None)
+
+Returns the limits in force on the tenant: dicts with scope (tenant,
+job, query, endpoint, ...), limit, value (the default in force),
+maximum (the most a unit may ask for; "" when it cannot ask), set_by
+(where it is changed) and pod_type (the pods that enforce it; "" for
+the fabric's server). scope keeps one scope.`, e.limitsBuiltin),
 		"pod_controller": doc.Module("pod_controller", "The controllers that run the pods.", starlark.StringDict{
 			"POD_TYPES": podTypes(),
 			"status": doc.Builtin("pod_controller.status", `status()
@@ -285,4 +292,20 @@ func (e *Env) invokeAgentBotBuiltin(thread *starlark.Thread, b *starlark.Builtin
 		}
 		return starlark.NewList(out), nil
 	})
+}
+
+func (e *Env) limitsBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var scope optString
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "scope?", &scope); err != nil {
+		return nil, err
+	}
+	c, err := e.connect(b)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := c.Limits(host.Context(thread))
+	if err != nil {
+		return nil, err
+	}
+	return value.ToStarlark(slices.DeleteFunc(rows, func(r api.LimitRow) bool { return scope != "" && r.Scope != string(scope) }))
 }

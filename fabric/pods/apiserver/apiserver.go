@@ -68,6 +68,12 @@ func Serve(p *pod.Pod) error {
 	}); err != nil {
 		return err
 	}
+	if err := add(api.SubjectLimits, func(m *nats.Msg) {
+		per, _, _ := registry.Gather[[]api.LimitRow](context.Background(), nc, regs(), api.EndpointLimits)
+		pod.Reply(m, api.MergeLimits(per))
+	}); err != nil {
+		return err
+	}
 	st, err := store.Open(ctx, nc)
 	if err != nil {
 		return err

@@ -101,6 +101,10 @@ type Pod struct {
 	// onRestart is called (in its own goroutine) when a restart is asked.
 	onRestart func()
 
+	// limits are what the pod enforces (SetLimits).
+	limitsMu sync.Mutex
+	limits   []api.LimitRow
+
 	stopOnce sync.Once
 	done     chan struct{}
 }
@@ -146,6 +150,7 @@ func Start(ctx context.Context, nc *nats.Conn, spec Spec, onRestart func()) (*Po
 		{api.EndpointHealth, p.handleHealth},
 		{api.EndpointStatus, p.handleStatus},
 		{api.EndpointRestart, p.handleRestart},
+		{api.EndpointLimits, p.handleLimits},
 	}
 	for _, e := range endpoints {
 		if err := svc.AddEndpoint(e.name, e.handler, micro.WithEndpointSubject(api.PodSubject(spec.ID, e.name)), micro.WithEndpointQueueGroupDisabled()); err != nil {

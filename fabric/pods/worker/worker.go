@@ -85,6 +85,7 @@ func Serve(p *pod.Pod, o Options) error {
 	host, _ := os.Hostname()
 	w := &Worker{p: p, recs: jobs.Open(s), store: NewStore(data, o.DataDir), host: host, running: map[string]context.CancelCauseFunc{}}
 	w.limits, w.maxLimits = o.limits()
+	p.SetLimits(w.limits.Rows(w.maxLimits, "a pipeline's limits: section, up to the maximum"))
 	if err := w.failLeftovers(ctx); err != nil {
 		return err
 	}

@@ -1,0 +1,27 @@
+package pod
+
+import (
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/nats-io/nats.go/micro"
+)
+
+// SetLimits says which limits the pod enforces (the limits command lists
+// them); each row's PodType is the pod's type.
+func (p *Pod) SetLimits(rows []api.LimitRow) {
+	p.limitsMu.Lock()
+	defer p.limitsMu.Unlock()
+	p.limits = nil
+	for _, r := range rows {
+		r.PodType = p.Type
+		p.limits = append(p.limits, r)
+	}
+}
+
+// Limits returns the limits the pod enforces.
+func (p *Pod) Limits() []api.LimitRow {
+	p.limitsMu.Lock()
+	defer p.limitsMu.Unlock()
+	return append([]api.LimitRow{}, p.limits...)
+}
+
+func (p *Pod) handleLimits(r micro.Request) { respondJSON(r, p.Limits()) }
