@@ -147,7 +147,9 @@ func (c *heldConn) Close() error {
 }
 
 // refuseLine tells a refused syslog sender why, in one line.
-func refuseLine(c net.Conn, why error) { _, _ = fmt.Fprintf(c, "fabric: connection refused: %v\n", why) }
+func refuseLine(c net.Conn, why error) {
+	_, _ = fmt.Fprintf(c, "fabric: connection refused: %v\n", why)
+}
 
 // refuseHTTP tells a refused webhook sender why: 503 with one line.
 func refuseHTTP(c net.Conn, why error) {

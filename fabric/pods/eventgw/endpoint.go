@@ -104,8 +104,8 @@ type endpoint struct {
 	wg     sync.WaitGroup
 	closer func() // closes the listener
 
-	conns   *connGate    // the endpoint's TCP connections
-	udp     *udpCounters // a UDP endpoint's kernel drops and receive buffer
+	conns *connGate    // the endpoint's TCP connections
+	udp   *udpCounters // a UDP endpoint's kernel drops and receive buffer
 
 	received, parsed, errors atomic.Int64
 	open, refused            atomic.Int64 // TCP connections held now, and refused past a cap

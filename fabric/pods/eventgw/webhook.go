@@ -132,4 +132,3 @@ func (g *Gateway) webhook(ctx context.Context, e *endpoint, w http.ResponseWrite
 	w.Header().Set("Content-Type", "application/json")
 	fmt.Fprintf(w, `{"accepted":%d}`+"\n", len(items))
 }
-
