@@ -7,16 +7,30 @@ import (
 )
 
 // eval computes an expression in a row, charging the values it makes.
+//
+// A list, object or subquery holds its parts (charged where they were
+// made) and is charged its spine; a call or a range drops what its
+// arguments made and is charged what it returns.
 func (e *evaluator) eval(x Expr, s scope) (any, error) {
+	held := e.held()
 	v, err := e.value(x, s)
 	if err != nil {
 		return nil, err
 	}
-	switch x.(type) {
-	case *Array, *Object, *Subquery, *Call, *Expand:
-		if err := e.grow(shallowSize(v)); err != nil {
-			return nil, err
+	switch o := x.(type) {
+	case *Array, *Object, *Subquery, *Expand:
+		err = e.grow(shallowSize(v))
+	case *Call:
+		e.shrink(e.held() - held)
+		err = e.grow(sizeOf(v))
+	case *Binary:
+		if o.Op == ".." {
+			e.shrink(e.held() - held)
+			err = e.grow(sizeOf(v))
 		}
+	}
+	if err != nil {
+		return nil, err
 	}
 	return v, nil
 }

@@ -24,7 +24,8 @@ type Limits struct {
 	// Result bounds the size of one query's result, as JSON.
 	Result int64
 	// Concurrent is how many queries of the tenant run at once, and Queue
-	// how many more may wait for a place; past that a query is refused.
+	// how many more may wait for a place (negative: none); past that a
+	// query is refused.
 	Concurrent, Queue int
 	// CursorBytes bounds the results held, all together, by the tenant's
 	// open cursors (results not yet fetched).
@@ -33,12 +34,15 @@ type Limits struct {
 
 // DefaultLimits are the limits of a tenant's queries unless its pod's
 // options say otherwise: sized so that one tenant cannot take the process
-// far above 1 GB resident.
+// above 1 GB resident. What a tenant's queries hold at most is
+// Concurrent*Memory + CursorBytes (384 MB by the estimates, about 450 MB
+// of Go heap), and the garbage collector lets the heap reach about twice
+// what is live.
 func DefaultLimits() Limits {
 	return Limits{
 		QueryBytes:  256 << 10,
 		Nesting:     500,
-		Memory:      256 << 20,
+		Memory:      128 << 20,
 		Runtime:     2 * time.Minute,
 		Result:      64 << 20,
 		Concurrent:  2,
@@ -68,8 +72,11 @@ func (l Limits) OrDefault() Limits {
 	if l.Concurrent <= 0 {
 		l.Concurrent = d.Concurrent
 	}
-	if l.Queue < 0 {
+	switch {
+	case l.Queue == 0:
 		l.Queue = d.Queue
+	case l.Queue < 0: // no queue: refused at once
+		l.Queue = 0
 	}
 	if l.CursorBytes <= 0 {
 		l.CursorBytes = d.CursorBytes
