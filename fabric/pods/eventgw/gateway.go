@@ -339,6 +339,12 @@ func (g *Gateway) rejected(e *endpoint, source string, why error, raw []byte) {
 		rec.Raw = fmt.Sprintf("%x", raw) // binary: as its events keep it
 	}
 	data, _ := json.Marshal(rec)
+	if len(data) > errorRecordMaxBytes {
+		// Escaped past the stream's message limit, which would refuse it:
+		// keep the reason without the input.
+		rec.Raw, rec.Truncated = "", true
+		data, _ = json.Marshal(rec)
+	}
 	g.errs.put(context.Background(), data, false)
 }
 
