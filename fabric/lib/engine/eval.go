@@ -121,6 +121,7 @@ func runEval(r *run, in *frame.Frame, p *params) (*frame.Frame, error) {
 	hints := kindsOf(in)
 	idx := colIndex(in)
 	rows := rowsOf(in)
+	base, made := heldBytes(in), int64(0)
 	for _, q := range p.list {
 		var vars []string
 		var pos []int
@@ -160,6 +161,14 @@ func runEval(r *run, in *frame.Frame, p *params) (*frame.Frame, error) {
 				return nil, paramErr(q.Key, "row %d: %v", i, err)
 			}
 			val := fromStarlark(v)
+			// One expression can make a string of a gigabyte: what the
+			// values hold counts as they are made, not once the table is.
+			if str, ok := val.(string); ok {
+				made += int64(len(str))
+				if err := r.fits(base + made); err != nil {
+					return nil, err
+				}
+			}
 			if exists {
 				row[t] = val
 			} else {

@@ -106,6 +106,14 @@ func (r *run) growing(rows int, rowBytes int64) error {
 	return r.ctx.Err()
 }
 
+// fits checks that the run may hold n more bytes than it does.
+func (r *run) fits(n int64) error {
+	if max := r.b.Limits().Memory; max > 0 && r.b.Held()+n > max {
+		return r.overMemory(r.b.Held() + n)
+	}
+	return nil
+}
+
 // rowBytes estimates what a row of Go values costs while a bot builds a
 // table from rows: the slice, an interface per value and its text.
 func rowBytes(row []any) int64 {
