@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/fabricops/fabric/fabric/lib/budget"
+	"github.com/fabricops/fabric/fabric/lib/yamldoc"
 	"gopkg.in/yaml.v3"
 )
 
@@ -42,11 +44,14 @@ func Parse(data []byte) (*Doc, error) {
 			}
 		}
 	}
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
+	root, err := yamldoc.ParseOne(data, yamldoc.Limits{})
+	if err != nil {
+		if errors.Is(err, budget.ErrExceeded) || errors.Is(err, yamldoc.ErrRecursiveAlias) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("malformed YAML or JSON: %s", strings.TrimPrefix(err.Error(), "yaml: "))
 	}
-	if root.Kind == 0 || len(root.Content) == 0 {
+	if root == nil || len(root.Content) == 0 {
 		return nil, errors.New("the document is empty")
 	}
 	top := root.Content[0]
@@ -66,6 +71,7 @@ func Parse(data []byte) (*Doc, error) {
 }
 
 // writeJSON writes a YAML node as JSON, keeping the order of mappings.
+// The node is yamldoc's, checked: following its aliases is bounded.
 func writeJSON(b *bytes.Buffer, n *yaml.Node) error {
 	switch n.Kind {
 	case yaml.DocumentNode:
@@ -101,6 +107,12 @@ func writeJSON(b *bytes.Buffer, n *yaml.Node) error {
 		var v any
 		if n.Tag == "!!timestamp" {
 			v = n.Value // a time, kept as written
+		} else if n.ShortTag() == "!!binary" {
+			s, err := binaryText(n)
+			if err != nil {
+				return err
+			}
+			v = s
 		} else if err := n.Decode(&v); err != nil {
 			return fmt.Errorf("line %d: %v", n.Line, err)
 		}
@@ -114,6 +126,19 @@ func writeJSON(b *bytes.Buffer, n *yaml.Node) error {
 		b.Write(data)
 	}
 	return nil
+}
+
+// binaryText returns the text of a !!binary scalar: JSON holds text,
+// so bytes that are not UTF-8 text are refused rather than mangled.
+func binaryText(n *yaml.Node) (string, error) {
+	var s string
+	if err := n.Decode(&s); err != nil {
+		return "", fmt.Errorf("line %d: %v", n.Line, err)
+	}
+	if !utf8.ValidString(s) {
+		return "", fmt.Errorf("line %d: the !!binary value is not UTF-8 text, which a document cannot hold", n.Line)
+	}
+	return s, nil
 }
 
 // FromJSON returns the document of compact JSON text (an object) whose
@@ -362,34 +387,4 @@ func valueEnd(data []byte, i int) int {
 		i++
 	}
 	return i
-}
-
-// YAML returns the document as block-style YAML, in order.
-func (d *Doc) YAML() ([]byte, error) {
-	var n yaml.Node
-	if err := yaml.Unmarshal(d.JSON(), &n); err != nil {
-		return nil, err
-	}
-	blockStyle(&n)
-	var b bytes.Buffer
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	if err := enc.Encode(&n); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), enc.Close()
-}
-
-// blockStyle clears the flow style and the quotes JSON input leaves on
-// every node.
-func blockStyle(n *yaml.Node) {
-	n.Style &^= yaml.FlowStyle
-	if n.Kind == yaml.ScalarNode {
-		// JSON quotes every string; YAML only those that need it (the
-		// encoder quotes a string that would read as another type).
-		n.Style &^= yaml.DoubleQuotedStyle | yaml.SingleQuotedStyle
-	}
-	for _, c := range n.Content {
-		blockStyle(c)
-	}
 }

@@ -20,6 +20,13 @@ func FuzzParse(f *testing.F) {
 		"name: !!binary aGVsbG8=\n",
 		"? [a, b]\n: c\n",
 		`{"s": "true", "n": "1", "z": "null", "d": "2026-01-01", "e": "", "x": "a: b", "h": "#c", "m": "-"}`,
+		// Bytes that are not text, characters YAML's reader refuses and
+		// escapes it does not know, in a document read as JSON.
+		"0: !!binary 0X80",
+		`{"a": "\u007f\u0080\ufffe", "b": "\ud83d\ude00"}`,
+		// Bombs: refused at once, never expanded.
+		"a: &a [*a]\n",
+		billionLaughs,
 	} {
 		f.Add([]byte(seed))
 	}
