@@ -2,26 +2,17 @@ package artifact
 
 import (
 	"errors"
-	"fmt"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/fabricops/fabric/fabric/lib/budget"
+	"github.com/fabricops/fabric/fabric/lib/yamldoc"
 )
 
-// billionLaughs is ten levels of ten aliases: 1e10 nodes expanded from
-// under 1 KB.
-var billionLaughs = func() string {
-	var b strings.Builder
-	b.WriteString("name: laughs\na0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n")
-	for i := 1; i < 10; i++ {
-		p := fmt.Sprintf("*a%d", i-1)
-		fmt.Fprintf(&b, "a%d: &a%d [%s]\n", i, i, strings.TrimSuffix(strings.Repeat(p+", ", 10), ", "))
-	}
-	return b.String()
-}()
+// billionLaughs is an artifact that is an alias bomb.
+var billionLaughs = yamldoc.BillionLaughs("name: laughs\n")
 
 // TestHostileArtifactYAML: an artifact whose YAML is a bomb (a recursive
 // alias, a billion laughs, nesting past the depth limit) is refused by

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/big"
 	"path/filepath"
@@ -15,6 +14,8 @@ import (
 	"strings"
 
 	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/lib/budget"
+	"github.com/fabricops/fabric/fabric/lib/yamldoc"
 	"gopkg.in/yaml.v3"
 )
 
@@ -187,30 +188,22 @@ func jsonNode(v any) *node {
 	return &node{kind: scalarNode, text: fmt.Sprint(v), value: fmt.Sprint(v)}
 }
 
-// yamlDocument decodes the one YAML document of data.
+// yamlDocument decodes the one YAML document of data, through yamldoc:
+// its limits bound the text, its depth and what its aliases expand to.
 func yamlDocument(data []byte) (n *node, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			n, err = nil, fmt.Errorf("invalid YAML: %v", r)
-		}
-	}()
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, ErrEmpty
-		}
+	docs, err := yamldoc.Parse(data, 2, yamldoc.Limits{})
+	switch {
+	case errors.Is(err, budget.ErrExceeded), errors.Is(err, yamldoc.ErrRecursiveAlias):
+		return nil, err
+	case err != nil:
 		return nil, yamlError(err)
+	case len(docs) == 0:
+		return nil, ErrEmpty
+	case len(docs) > 1:
+		return nil, fmt.Errorf("line %d: a second YAML document: give one pipeline per file", max(docs[1].Line, 1))
 	}
-	var next yaml.Node
-	switch err := dec.Decode(&next); {
-	case err == nil:
-		return nil, fmt.Errorf("line %d: a second YAML document: give one pipeline per file", max(next.Line, 1))
-	case !errors.Is(err, io.EOF):
-		return nil, yamlError(err)
-	}
-	c := yamlConverter{budget: 1_000_000 + 100*len(data)}
-	return c.convert(&doc, 0)
+	var c yamlConverter
+	return c.convert(docs[0])
 }
 
 var plainInt = regexp.MustCompile(`^[-+]?[0-9]+$`)
@@ -231,34 +224,27 @@ func yamlError(err error) error {
 	return &yamlSyntaxError{"invalid YAML: " + strings.TrimPrefix(msg, "yaml: ")}
 }
 
-// yamlConverter converts yaml.Nodes, bounding the work that aliases can
-// multiply.
-type yamlConverter struct{ budget int }
+// yamlConverter converts yaml.Nodes that yamldoc checked: following
+// their aliases is bounded.
+type yamlConverter struct{}
 
-func (c *yamlConverter) convert(y *yaml.Node, depth int) (*node, error) {
-	c.budget--
-	if c.budget < 0 {
-		return nil, errors.New("invalid YAML: the document expands to too much (aliases?)")
-	}
-	if depth > 1000 {
-		return nil, fmt.Errorf("line %d: the document is nested too deeply", y.Line)
-	}
+func (c *yamlConverter) convert(y *yaml.Node) (*node, error) {
 	switch y.Kind {
 	case yaml.DocumentNode:
 		if len(y.Content) == 0 {
 			return nil, ErrEmpty
 		}
-		return c.convert(y.Content[0], depth+1)
+		return c.convert(y.Content[0])
 	case yaml.AliasNode:
 		if y.Alias == nil {
 			return nil, fmt.Errorf("line %d: unknown alias", y.Line)
 		}
-		return c.convert(y.Alias, depth+1)
+		return c.convert(y.Alias)
 	case yaml.MappingNode:
 		n := &node{kind: mapNode, line: y.Line}
 		seen := map[string]bool{}
 		for i := 0; i+1 < len(y.Content); i += 2 {
-			k, err := c.convert(y.Content[i], depth+1)
+			k, err := c.convert(y.Content[i])
 			if err != nil {
 				return nil, err
 			}
@@ -269,7 +255,7 @@ func (c *yamlConverter) convert(y *yaml.Node, depth int) (*node, error) {
 				return nil, fmt.Errorf("line %d: %q is given twice", y.Content[i].Line, k.text)
 			}
 			seen[k.text] = true
-			v, err := c.convert(y.Content[i+1], depth+1)
+			v, err := c.convert(y.Content[i+1])
 			if err != nil {
 				return nil, err
 			}
@@ -281,7 +267,7 @@ func (c *yamlConverter) convert(y *yaml.Node, depth int) (*node, error) {
 	case yaml.SequenceNode:
 		n := &node{kind: listNode, line: y.Line, items: []*node{}}
 		for _, e := range y.Content {
-			v, err := c.convert(e, depth+1)
+			v, err := c.convert(e)
 			if err != nil {
 				return nil, err
 			}

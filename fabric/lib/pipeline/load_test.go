@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/lib/yamldoc"
 )
 
 const hotYAML = `# a YAML comment
@@ -133,7 +134,8 @@ func TestLoadErrors(t *testing.T) {
 		{"name: a\nname: b\n", "p.yaml", `line 2: "name" is given twice`},
 		{"name: a\n---\nname: b\n", "p.yaml", "a second YAML document: give one pipeline per file"},
 		{"@dm:empty\n  --> ", "p.txt", "line 2: --> with no bot after it"},
-		{"a: &a [*a]\n", "p.yaml", "line 1: the document is nested too deeply"},
+		{"a: &a [*a]\n", "p.yaml", "line 1: the YAML alias *a refers to a node that contains it (a recursive alias)"},
+		{yamldoc.BillionLaughs("name: x\n"), "p.yaml", "the YAML document's aliases expand it by more than its alias expansion limit of 100000 nodes"},
 	}
 	for _, tt := range tests {
 		_, err := Load([]byte(tt.in), tt.file)
@@ -188,6 +190,7 @@ func FuzzLoad(f *testing.F) {
 	js, _ := json.Marshal(hotPipeline())
 	f.Add(string(js), uint8(2))
 	f.Add("a: &a [*a, *a]\nb: *a", uint8(0))
+	f.Add(yamldoc.BillionLaughs("name: x\n"), uint8(0))
 	f.Add("data:\n  sequence:\n    - {tag: '#x:y', query: 1e3}\n", uint8(3))
 	names := []string{"p.yaml", "p.txt", "p.json", ""}
 	f.Fuzz(func(t *testing.T, in string, which uint8) {

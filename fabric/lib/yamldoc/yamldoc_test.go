@@ -12,23 +12,8 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// billionLaughs is the classic alias bomb: ten levels of ten aliases to
-// the level below, 1e10 nodes expanded, in under 1 KB.
-func billionLaughs() string {
-	var b strings.Builder
-	b.WriteString("a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n")
-	for i := 1; i < 10; i++ {
-		fmt.Fprintf(&b, "a%d: &a%d [", i, i)
-		for j := 0; j < 10; j++ {
-			if j > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, "*a%d", i-1)
-		}
-		b.WriteString("]\n")
-	}
-	return b.String()
-}
+// billionLaughs is the bomb without a prefix.
+func billionLaughs() string { return BillionLaughs("") }
 
 // nested is a flow sequence nested n deep.
 func nested(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
