@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/big"
 	"regexp"
@@ -15,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fabricops/fabric/fabric/lib/yamldoc"
 	"github.com/fabricops/fabric/runtime/doc"
 	starlarktime "go.starlark.net/lib/time"
 	"go.starlark.net/starlark"
@@ -85,23 +85,18 @@ func DecodeAllYAML(data []byte) ([]starlark.Value, error) {
 	return decodeYAML(data, -1)
 }
 
-func decodeYAML(data []byte, max int) (docs []starlark.Value, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			docs, err = nil, fmt.Errorf("yaml: cannot parse: %v", r)
-		}
-	}()
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	c := &yamlConverter{budget: 1_000_000 + 100*len(data)}
-	for max < 0 || len(docs) < max {
-		var n yaml.Node
-		if err := dec.Decode(&n); err != nil {
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			return nil, err
-		}
-		v, err := c.value(&n, 0)
+// decodeYAML reads at most max documents of data (every one when max <
+// 0) through yamldoc, whose limits bound the text, its depth and what its
+// aliases expand to; the nodes it gives are safe to convert.
+func decodeYAML(data []byte, max int) ([]starlark.Value, error) {
+	nodes, err := yamldoc.Parse(data, max, yamldoc.Limits{})
+	if err != nil {
+		return nil, err
+	}
+	var c yamlConverter
+	docs := make([]starlark.Value, 0, len(nodes))
+	for _, n := range nodes {
+		v, err := c.value(n)
 		if err != nil {
 			return nil, err
 		}
@@ -222,37 +217,29 @@ func yamlNode(v starlark.Value, path []starlark.Value) (*yaml.Node, error) {
 	return nil, fmt.Errorf("cannot encode %s as YAML", v.Type())
 }
 
-// yamlConverter turns yaml.Nodes into Starlark values, spending a budget
-// of values so that documents that expand through aliases stay bounded.
-type yamlConverter struct {
-	budget int
-}
+// yamlConverter turns yaml.Nodes that yamldoc checked into Starlark
+// values: following their aliases is bounded.
+type yamlConverter struct{}
 
 // bigIntPattern is compiled on first use: most runs never need it.
 var bigIntPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[-+]?[0-9][0-9_]*$`) })
 
-func (c *yamlConverter) value(n *yaml.Node, depth int) (starlark.Value, error) {
-	if depth > 1000 {
-		return nil, fmt.Errorf("yaml: document nested too deeply (or a recursive alias)")
-	}
-	if c.budget--; c.budget < 0 {
-		return nil, fmt.Errorf("yaml: document expands to too many values (aliases?)")
-	}
+func (c *yamlConverter) value(n *yaml.Node) (starlark.Value, error) {
 	switch n.Kind {
 	case yaml.DocumentNode:
 		if len(n.Content) == 0 {
 			return starlark.None, nil
 		}
-		return c.value(n.Content[0], depth+1)
+		return c.value(n.Content[0])
 	case yaml.AliasNode:
 		if n.Alias == nil {
 			return nil, fmt.Errorf("yaml: line %d: unknown alias %q", n.Line, n.Value)
 		}
-		return c.value(n.Alias, depth+1)
+		return c.value(n.Alias)
 	case yaml.SequenceNode:
 		elems := make([]starlark.Value, 0, len(n.Content))
 		for _, e := range n.Content {
-			v, err := c.value(e, depth+1)
+			v, err := c.value(e)
 			if err != nil {
 				return nil, err
 			}
@@ -260,14 +247,14 @@ func (c *yamlConverter) value(n *yaml.Node, depth int) (starlark.Value, error) {
 		}
 		return starlark.NewList(elems), nil
 	case yaml.MappingNode:
-		return c.mapping(n, depth)
+		return c.mapping(n)
 	case yaml.ScalarNode:
 		return scalarValue(n)
 	}
 	return nil, fmt.Errorf("yaml: line %d: unexpected node", n.Line)
 }
 
-func (c *yamlConverter) mapping(n *yaml.Node, depth int) (starlark.Value, error) {
+func (c *yamlConverter) mapping(n *yaml.Node) (starlark.Value, error) {
 	d := starlark.NewDict(len(n.Content) / 2)
 	// Explicit keys win over those merged in with "<<".
 	explicit := map[string]bool{}
@@ -279,16 +266,16 @@ func (c *yamlConverter) mapping(n *yaml.Node, depth int) (starlark.Value, error)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		kn, vn := n.Content[i], n.Content[i+1]
 		if kn.Kind == yaml.ScalarNode && kn.ShortTag() == "!!merge" {
-			if err := c.merge(d, vn, explicit, depth); err != nil {
+			if err := c.merge(d, vn, explicit); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		k, err := c.value(kn, depth+1)
+		k, err := c.value(kn)
 		if err != nil {
 			return nil, err
 		}
-		v, err := c.value(vn, depth+1)
+		v, err := c.value(vn)
 		if err != nil {
 			return nil, err
 		}
@@ -301,7 +288,7 @@ func (c *yamlConverter) mapping(n *yaml.Node, depth int) (starlark.Value, error)
 
 // merge adds the entries of the mapping (or sequence of mappings) n to d,
 // except those whose keys are set explicitly or already present.
-func (c *yamlConverter) merge(d *starlark.Dict, n *yaml.Node, explicit map[string]bool, depth int) error {
+func (c *yamlConverter) merge(d *starlark.Dict, n *yaml.Node, explicit map[string]bool) error {
 	for n.Kind == yaml.AliasNode && n.Alias != nil {
 		n = n.Alias
 	}
@@ -315,7 +302,7 @@ func (c *yamlConverter) merge(d *starlark.Dict, n *yaml.Node, explicit map[strin
 		return fmt.Errorf("yaml: line %d: a merge (<<) needs a mapping or a list of mappings", n.Line)
 	}
 	for _, src := range sources {
-		v, err := c.value(src, depth+1)
+		v, err := c.value(src)
 		if err != nil {
 			return err
 		}

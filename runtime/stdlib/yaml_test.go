@@ -1,7 +1,12 @@
 package stdlib
 
 import (
+	"runtime"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/fabricops/fabric/fabric/lib/yamldoc"
 
 	"go.starlark.net/starlark"
 )
@@ -37,21 +42,38 @@ func TestYAML(t *testing.T) {
 		{name: "decode block", src: `print(repr(yaml.decode("s: |\n  a\n  b\n")["s"]))`, want: `"a\nb\n"` + "\n"},
 		{name: "decode error", src: `yaml.decode("a: b: c")`, wantErr: "yaml.decode: mapping values are not allowed in this context"},
 		{name: "decode unhashable key", src: `yaml.decode("? [1]\n: x\n")`, wantErr: "yaml.decode: line 1: invalid key"},
-		{name: "decode recursive alias", src: `yaml.decode("&a [*a]")`, wantErr: "yaml.decode:"},
+		{name: "decode recursive alias", src: `yaml.decode("&a [*a]")`, wantErr: "yaml.decode: line 1: the YAML alias *a refers to a node that contains it (a recursive alias)"},
+		{name: "decode too deep", src: `yaml.decode("[" * 1500 + "]" * 1500)`, wantErr: "yaml.decode: line 1: the YAML document nests deeper than its depth limit of 1000 levels"},
 		{name: "decode type", src: `yaml.decode(None)`, wantErr: "yaml.decode: for parameter s: got NoneType, want str or bytes"},
 		{name: "round trip", src: `v = {"a": [1, {"b": None}], "c": "x: y", "d": "multi\nline"}` + "\nprint(yaml.decode(yaml.encode(v)) == v)", want: "True\n"},
 	})
 }
 
-func TestYAMLBillionLaughs(t *testing.T) {
-	src := "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
-	prev := "a"
-	for _, n := range []string{"b", "c", "d", "e", "f", "g", "h", "i"} {
-		src += n + ": &" + n + " [*" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + ", *" + prev + "]\n"
-		prev = n
-	}
-	if _, err := DecodeYAML([]byte(src)); err == nil {
-		t.Fatal("no error for an exponential document")
+// TestHostileYAMLDecode: yaml.decode and yaml.decode_all refuse an
+// alias bomb with one line naming the limit, in milliseconds and little
+// memory (before, the bomb was walked a million values deep before it
+// was stopped).
+func TestHostileYAMLDecode(t *testing.T) {
+	for _, decode := range []func([]byte) error{
+		func(b []byte) error { _, err := DecodeYAML(b); return err },
+		func(b []byte) error { _, err := DecodeAllYAML(b); return err },
+	} {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		start := time.Now()
+		err := decode([]byte(yamldoc.BillionLaughs("")))
+		took := time.Since(start)
+		runtime.ReadMemStats(&after)
+		if err == nil || !strings.Contains(err.Error(), "alias expansion limit of 100000 nodes") {
+			t.Fatalf("error %v, want the alias expansion limit", err)
+		}
+		if took > 2*time.Second {
+			t.Errorf("took %v", took)
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16<<20 {
+			t.Errorf("allocated %d MB", alloc>>20)
+		}
 	}
 }
 
@@ -60,6 +82,7 @@ func FuzzDecodeYAML(f *testing.F) {
 		"", "a: 1\n", "- [1, 2]\n- {a: b}\n", "&a [*a]", "a: &x 1\nb: *x\n", "<<: {a: 1}\n",
 		"!!binary /wA=", "? [1]\n: x\n", "--- 1\n--- 2\n", "x: !!int 12345678901234567890123",
 		"s: |\n  a\n  b\n", "{a: [b, {c: d}]}", "!!float 1", "0o17", "-0b101", "'quoted'",
+		yamldoc.BillionLaughs(""), "a: &a {<<: *a}\n",
 	} {
 		f.Add(s)
 	}
