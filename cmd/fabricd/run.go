@@ -15,11 +15,11 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/bus"
+	"github.com/fabricops/fabric/fabric/lib/yamldoc"
 	"github.com/fabricops/fabric/fabric/pods/eventgw"
 	"github.com/fabricops/fabric/fabric/pods/graphdb"
 	"github.com/fabricops/fabric/fabric/pods/runner"
 	"github.com/fabricops/fabric/fabric/pods/worker"
-	"gopkg.in/yaml.v3"
 )
 
 // Version is set at build time with -ldflags "-X main.Version=...".
@@ -156,9 +156,7 @@ func (s *Settings) flags() []settingFlag {
 // ParseSettings reads settings from YAML, refusing unknown keys.
 func ParseSettings(data []byte) (*Settings, error) {
 	var s Settings
-	dec := yaml.NewDecoder(strings.NewReader(string(data)))
-	dec.KnownFields(true)
-	if err := dec.Decode(&s); err != nil && !errors.Is(err, io.EOF) {
+	if err := yamldoc.Unmarshal(data, &s, yamldoc.Limits{}, true); err != nil {
 		return nil, fmt.Errorf("invalid settings: %v", strings.TrimPrefix(err.Error(), "yaml: "))
 	}
 	return &s, nil

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/fabricops/fabric/fabric/lib/budget"
 	"gopkg.in/yaml.v3"
@@ -146,7 +147,7 @@ func ParseOne(data []byte, l Limits) (*yaml.Node, error) {
 // Unmarshal decodes the first document of data into out as yaml.v3
 // does, once the text is within l; with knownFields, a mapping key
 // without a field in out's struct is an error. An empty text leaves out
-// as it is.
+// as it is. The errors of fields that do not fit are joined on one line.
 func Unmarshal(data []byte, out any, l Limits, knownFields bool) (err error) {
 	if _, err := ParseOne(data, l); err != nil {
 		return err
@@ -159,6 +160,11 @@ func Unmarshal(data []byte, out any, l Limits, knownFields bool) (err error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(knownFields)
 	if err := dec.Decode(out); err != nil && !errors.Is(err, io.EOF) {
+		var te *yaml.TypeError
+		if errors.As(err, &te) {
+			// yaml.v3 writes one line per field under a heading.
+			return errors.New(strings.Join(te.Errors, "; "))
+		}
 		return err
 	}
 	return nil

@@ -95,7 +95,8 @@ func TestUnmarshal(t *testing.T) {
 	}{
 		{name: "fields", text: "site: a\npods: [x, y]\n", known: true, want: settings{Site: "a", Pods: []string{"x", "y"}}},
 		{name: "empty", text: "", known: true},
-		{name: "unknown field", text: "site: a\nnope: 1\n", known: true, wantErr: "field nope not found"},
+		{name: "unknown field", text: "site: a\nnope: 1\n", known: true, wantErr: "line 2: field nope not found in type yamldoc.settings"},
+		{name: "fields that do not fit, on one line", text: "site: [a]\npods: b\n", wantErr: "line 1: cannot unmarshal !!seq into string; line 2: cannot unmarshal !!str `b` into []string"},
 		{name: "unknown field allowed", text: "site: a\nnope: 1\n", want: settings{Site: "a"}},
 		{name: "bomb", text: billionLaughs(), wantErr: "alias expansion limit"},
 		{name: "recursive", text: "site: &a [*a]\n", wantErr: "recursive alias"},
