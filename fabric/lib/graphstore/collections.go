@@ -117,7 +117,7 @@ func (s *Store) CreateCollection(db, name string, typ int, system, waitForSync b
 		return nil, err
 	}
 	data, _ := json.Marshal(info)
-	if err := s.db.Set(collectionKey(db, name), data, pebble.Sync); err != nil {
+	if err := s.syncSet(collectionKey(db, name), data); err != nil {
 		return nil, err
 	}
 	s.collections(db)[name] = info
@@ -176,7 +176,7 @@ func (s *Store) DropCollection(db, name string, system bool) (*CollectionInfo, e
 	p := documentPrefix(db, name)
 	_ = b.DeleteRange(p, prefixEnd(p), nil)
 	dropIndexes(b, db, name)
-	if err := b.Commit(pebble.Sync); err != nil {
+	if err := s.commitBatch(b, true); err != nil {
 		return nil, err
 	}
 	delete(s.colls[db], name)
@@ -199,7 +199,7 @@ func (s *Store) Truncate(db, name string) (*CollectionInfo, error) {
 	p := documentPrefix(db, name)
 	_ = b.DeleteRange(p, prefixEnd(p), nil)
 	dropIndexes(b, db, name)
-	if err := b.Commit(pebble.Sync); err != nil {
+	if err := s.commitBatch(b, true); err != nil {
 		return nil, err
 	}
 	delete(s.counts, db+"/"+name)

@@ -13,7 +13,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
+	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
 // System is the database that always exists.
@@ -64,6 +64,8 @@ type Store struct {
 	broken    error
 	closed    bool
 	filters   map[string]*keyFilter // by "db/collection" (keyfilter.go)
+	// fence is the store's disk fence (disk.go).
+	fence *diskFence
 }
 
 // DatabaseInfo describes a database.
@@ -79,15 +81,23 @@ const (
 	keyNextID      = "meta/next-id"
 )
 
-// Open opens (creating when missing) the store in dir.
+// Open opens (creating when missing) the store in dir. Its files are
+// readable by the owner only.
 func Open(dir string) (*Store, error) {
+	fence := &diskFence{dir: dir, minFree: MinFreeDisk}
 	o := options()
+	o.Logger = storeLogger{fence}
+	o.FS = privateFS{vfs.Default}
+	if err := o.FS.MkdirAll(dir, 0o700); err != nil {
+		o.Cache.Unref()
+		return nil, fmt.Errorf("opening the graph store in %s: %v", dir, err)
+	}
 	db, err := pebble.Open(dir, o)
 	o.Cache.Unref() // the store holds its own reference
 	if err != nil {
 		return nil, fmt.Errorf("opening the graph store in %s: %v", dir, err)
 	}
-	s := &Store{db: db, dbs: map[string]*DatabaseInfo{}, colls: map[string]map[string]*CollectionInfo{}, counts: map[string]int64{}, pending: map[uint64]*recentBatch{}, readers: map[uint64]int{}, filters: map[string]*keyFilter{}}
+	s := &Store{db: db, dbs: map[string]*DatabaseInfo{}, colls: map[string]map[string]*CollectionInfo{}, counts: map[string]int64{}, pending: map[uint64]*recentBatch{}, readers: map[uint64]int{}, filters: map[string]*keyFilter{}, fence: fence}
 	s.committed = sync.NewCond(&s.mu)
 	if err := s.load(); err != nil {
 		db.Close()
@@ -119,7 +129,7 @@ const CacheSize = 512 << 20
 // traversal 1.03 ms with Snappy, 0.70 ms without; the store is about
 // twice as large).
 func options() *pebble.Options {
-	o := &pebble.Options{Logger: quietLogger{}, Cache: pebble.NewCache(CacheSize), MemTableSize: 128 << 20,
+	o := &pebble.Options{Cache: pebble.NewCache(CacheSize), MemTableSize: 128 << 20,
 		L0CompactionThreshold: 8, L0StopWritesThreshold: 32, LBaseMaxBytes: 512 << 20}
 	o.TargetFileSizes[0] = 8 << 20 // doubled at each level below
 	for i := range o.Levels {
@@ -176,7 +186,7 @@ func (s *Store) reserveIDs() error {
 		return nil
 	}
 	reserved := next + idLease
-	if err := s.db.Set([]byte(keyNextID), []byte(strconv.FormatUint(reserved, 10)), pebble.Sync); err != nil {
+	if err := s.syncSet([]byte(keyNextID), []byte(strconv.FormatUint(reserved, 10))); err != nil {
 		return err
 	}
 	s.reserved = reserved
@@ -189,20 +199,12 @@ func (s *Store) putDatabase(info *DatabaseInfo) error {
 		return err
 	}
 	data, _ := json.Marshal(info)
-	if err := s.db.Set([]byte(prefixDatabase+info.Name), data, pebble.Sync); err != nil {
+	if err := s.syncSet([]byte(prefixDatabase+info.Name), data); err != nil {
 		return err
 	}
 	s.dbs[info.Name] = info
 	return nil
 }
-
-// quietLogger keeps Pebble's progress notes (recovery, compactions) out
-// of the pod's log and passes its errors on.
-type quietLogger struct{}
-
-func (quietLogger) Infof(string, ...any)              {}
-func (quietLogger) Errorf(format string, args ...any) { log.Printf("graph store: "+format, args...) }
-func (quietLogger) Fatalf(format string, args ...any) { log.Fatalf("graph store: "+format, args...) }
 
 // Close closes the store once the batches being committed are (once:
 // closing it again does nothing).
@@ -214,7 +216,7 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
-	return s.db.Close()
+	return s.closeDB()
 }
 
 // ValidDatabaseName reports whether name is a database name a user may
@@ -293,7 +295,7 @@ func (s *Store) DropDatabase(name string) error {
 	for _, p := range []string{"o/", "f/", "t/", "n/"} {
 		_ = b.DeleteRange([]byte(p+name+"/"), []byte(p+name+"0"), nil)
 	}
-	if err := b.Commit(pebble.Sync); err != nil {
+	if err := s.commitBatch(b, true); err != nil {
 		return err
 	}
 	delete(s.dbs, name)

@@ -167,7 +167,7 @@ func (s *Store) writeDocs(db, coll string, n int, keys []string, stop bool, prep
 	if err := s.commit(w, rb, after); err != nil {
 		return nil, err
 	}
-	return out, s.db.LogData(nil, pebble.Sync)
+	return out, s.guarded(func() error { return s.db.LogData(nil, pebble.Sync) })
 }
 
 // catchUp takes what the batches applied since gen g0 wrote to the keys
@@ -229,6 +229,14 @@ func (s *Store) applyDocs(w *writer, info *CollectionInfo, n int, stop bool, one
 	w.b = s.db.NewBatch(pebble.WithInitialSizeBytes(w.buf.size(w.pre) + 256))
 	w.buf.flush(w.b, w.pre, w.keep)
 	s.addCount(w.b, w.db, w.coll, w.delta)
+	grows := int64(w.b.Len())
+	if len(w.data) == 0 && len(w.raw) == 0 {
+		grows = 0 // deletions only: what frees space
+	}
+	if err := s.checkSpace(grows); err != nil {
+		s.counts[w.db+"/"+w.coll] -= w.delta // not written
+		return nil, nil, err
+	}
 	if err := s.reserveIDs(); err != nil {
 		s.counts[w.db+"/"+w.coll] -= w.delta // not written
 		return nil, nil, err
@@ -267,7 +275,7 @@ func (s *Store) commit(w *writer, rb *recentBatch, after uint64) error {
 		}
 		s.mu.Unlock()
 	}
-	err := w.b.Commit(pebble.NoSync)
+	err := s.guarded(func() error { return w.b.Commit(pebble.NoSync) })
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err != nil && s.broken == nil {
