@@ -45,7 +45,7 @@ func isIdentifier(s string) bool {
 	}
 	switch s {
 	case "and", "break", "continue", "def", "elif", "else", "for", "if", "in", "lambda", "load",
-		"not", "or", "pass", "return", "while", "None", "True", "False", "math":
+		"not", "or", "pass", "return", "while", "None", "True", "False", "math", guardBinary, guardMethod:
 		return false
 	}
 	return true
@@ -54,14 +54,16 @@ func isIdentifier(s string) bool {
 // compileEval compiles expr as a function of the columns vars (a lambda
 // whose parameters are the columns), once for every row.
 func compileEval(thread *starlark.Thread, vars []string, expr string) (starlark.Callable, error) {
-	if _, err := evalOptions.ParseExpr("expr", expr, 0); err != nil {
+	expr, err := guardExpr(expr)
+	if err != nil {
 		return nil, err
 	}
 	src := "lambda " + strings.Join(vars, ", ") + ": (\n" + expr + "\n)"
 	if len(vars) == 0 {
 		src = "lambda: (\n" + expr + "\n)"
 	}
-	env := starlark.StringDict{"math": math.Module}
+	env := evalGuards()
+	env["math"] = math.Module
 	mk, err := starlark.ExprFuncOptions(evalOptions, "expr", src, env)
 	if err != nil {
 		return nil, err
