@@ -12,8 +12,8 @@ import (
 
 // An @dm:eval expression runs inside the worker, beside other tenants'
 // jobs, and Starlark bounds neither its values nor its memory: "[0] *
-// 1000000000" asks for 16 GB in one step, and "s.replace('', s)" for the
-// square of a string. So before an expression is compiled, its
+// 1000000000" asks for 16 GB in one step, and replacing the empty string in s by s
+// asks for the square of a string. So before an expression is compiled, its
 // operations that can make a value larger than their operands (*, +, %
 // and the string methods replace, format and join) are rewritten as
 // calls of guards that work out the size of the result first and refuse

@@ -35,8 +35,8 @@ func TestHostileJobLimits(t *testing.T) {
 		{"concat", `@dm:empty --> @dm:addrow s = 'x' --> @dm:save name = 'temp-s' --> @dm:concat names = '` +
 			strings.TrimSuffix(strings.Repeat("temp-s,", 5000), ",") + `'`,
 			Limits{MaxRows: 1000, MaxMemoryMB: 2048}, "more than the job's limit of 1000 rows"},
-		{"eval", `@dm:empty --> @c:count-loop end = 3 --> @dm:addrow x = 1 --> @dm:eval big = "'x' * 100000000"`,
-			Limits{MaxMemoryMB: 150}, "more than its memory limit of 150 MB"},
+		{"eval", `@dm:empty --> @c:count-loop end = 3 --> @dm:addrow x = 1 --> @dm:eval big = "'x' * 50000000"`,
+			Limits{MaxMemoryMB: 120}, "more than its memory limit of 120 MB"},
 		{"temps", `@dm:empty --> @c:count-loop end = 99999999 --> @dm:addrow x = 1 --> @dm:save name = 'temp-a' & append = 'yes'`,
 			Limits{MaxMemoryMB: 8}, "more than its memory limit of 8 MB"},
 	} {
