@@ -11,8 +11,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-
-	"github.com/robfig/cron/v3"
 )
 
 // Blueprint is a deployment as written (SPEC 2.8).
@@ -173,25 +171,6 @@ func (e Entry) SiteMatcher() (func(site string) bool, error) {
 		m := re.FindStringIndex(s)
 		return m != nil && m[0] == 0 && m[1] == len(s)
 	}, nil
-}
-
-// cronParser reads five-field cron expressions (minute, hour, day of
-// month, month, day of week), with the usual @hourly-style shorthands
-// and an optional CRON_TZ= zone.
-var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
-
-// ParseCron parses a five-field cron expression.
-func ParseCron(expr string) (cron.Schedule, error) {
-	// The cron library slices a zone up to the first space: with none
-	// after it, it panics.
-	if (strings.HasPrefix(expr, "TZ=") || strings.HasPrefix(expr, "CRON_TZ=")) && !strings.Contains(expr, " ") {
-		return nil, fmt.Errorf("%q is not a five-field cron expression: the time zone is not followed by a space and the fields", expr)
-	}
-	s, err := cronParser.Parse(expr)
-	if err != nil {
-		return nil, fmt.Errorf("%q is not a five-field cron expression: %v", expr, err)
-	}
-	return s, nil
 }
 
 // Parse reads a blueprint from its JSON (an artifact's document) and

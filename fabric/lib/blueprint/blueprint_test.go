@@ -56,8 +56,6 @@ func TestParseGood(t *testing.T) {
 		{"instances 0", `{"id": "d", "service_pipelines": [{"name": "a", "instances": 0}]}`},
 		{"site alternation", `{"id": "d", "service_pipelines": [{"name": "a", "site": "east|west"}]}`},
 		{"site_type ignored without a site", `{"id": "d", "service_pipelines": [{"name": "a", "site_type": "name"}]}`},
-		{"cron shorthand", `{"id": "d", "scheduled_pipelines": [{"name": "a", "cron_expression": "@hourly"}]}`},
-		{"cron every", `{"id": "d", "scheduled_pipelines": [{"name": "a", "cron_expression": "@every 90m"}]}`},
 		{"cron names and steps", `{"id": "d", "scheduled_pipelines": [{"name": "a", "cron_expression": "*/15 8-18 * JAN-MAR mon-fri"}]}`},
 		{"cron with zone", `{"id": "d", "scheduled_pipelines": [{"name": "a", "cron_expression": "CRON_TZ=Europe/Paris 0 2 * * *"}]}`},
 		{"unknown fields ignored", `{"id": "d", "owner": "x", "service_pipelines": [{"name": "a", "color": "red"}]}`},
@@ -139,7 +137,11 @@ func TestParseBad(t *testing.T) {
 		{"cron too short", `{"id": "d", "scheduled_pipelines": [{"name": "a", "cron_expression": "* *"}]}`,
 			`scheduled_pipelines[0].cron_expression: "* *" is not a five-field cron expression: expected exactly 5 fields, found 2: [* *]`},
 		{"cron bad word", `{"id": "d", "scheduled_pipelines": [{"name": "a", "cron_expression": "@sometimes"}]}`,
-			`scheduled_pipelines[0].cron_expression: "@sometimes" is not a five-field cron expression: unrecognized descriptor: @sometimes`},
+			`scheduled_pipelines[0].cron_expression: "@sometimes" is not a five-field cron expression: give the five fields (minute hour day-of-month month day-of-week), such as "*/15 * * * *" for every 15 minutes`},
+		{"cron shorthand", `{"id": "d", "scheduled_pipelines": [{"name": "a", "cron_expression": "@hourly"}]}`,
+			`scheduled_pipelines[0].cron_expression: "@hourly" is not a five-field cron expression: give the five fields (minute hour day-of-month month day-of-week); @hourly is "0 * * * *"`},
+		{"cron never", `{"id": "d", "scheduled_pipelines": [{"name": "a", "cron_expression": "0 0 30 2 *"}]}`,
+			`scheduled_pipelines[0].cron_expression: "0 0 30 2 *" never fires: none of its months has one of its days of the month`},
 		{"cron zero step", `{"id": "d", "scheduled_pipelines": [{"name": "a", "cron_expression": "*/0 * * * *"}]}`,
 			`scheduled_pipelines[0].cron_expression: "*/0 * * * *" is not a five-field cron expression: step of range should be a positive number: */0`},
 		// the first fault found is the one reported: entries in the order
@@ -419,7 +421,7 @@ func TestBlueprintText(t *testing.T) {
 func TestEntries(t *testing.T) {
 	b := &Blueprint{
 		Action:    []Entry{{Name: "a1"}, {Name: "a2"}},
-		Scheduled: []Entry{{Name: "c1", Cron: "@daily"}},
+		Scheduled: []Entry{{Name: "c1", Cron: "0 0 * * *"}},
 		Service:   []Entry{{Name: "s1"}, {Name: "s2"}},
 	}
 	var got []string
@@ -454,8 +456,10 @@ func TestCheckDirect(t *testing.T) {
 func TestParseCron(t *testing.T) {
 	for _, expr := range []string{
 		"* * * * *", "0 2 * * *", "*/5 * * * *", "0 0 1 1 *", "0 9-17 * * MON-FRI",
-		"@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly", "@every 1h30m",
 		"CRON_TZ=UTC 0 0 * * *", "TZ=Asia/Tokyo 0 0 * * *", "0 0 * * ?",
+		// Rare but not never: a 29th of February; a 31st in some month; a
+		// 30th of February or a Monday (either day field matches).
+		"0 0 29 2 *", "0 0 31 2,4,5 *", "0 0 30 2 1", "0 0 * 2 1",
 	} {
 		if _, err := ParseCron(expr); err != nil {
 			t.Errorf("ParseCron(%q): %v", expr, err)
@@ -470,7 +474,14 @@ func TestParseCron(t *testing.T) {
 		{"0 0 * 13 *", `"0 0 * 13 *" is not a five-field cron expression: end of range (13) above maximum (12): 13`},
 		{"5-1 * * * *", `"5-1 * * * *" is not a five-field cron expression: beginning of range (5) beyond end of range (1): 5-1`},
 		{"x * * * *", `"x * * * *" is not a five-field cron expression: failed to parse int from x: strconv.Atoi: parsing "x": invalid syntax`},
-		{"@every x", `"@every x" is not a five-field cron expression: failed to parse duration @every x: time: invalid duration "x"`},
+		{"@every x", `"@every x" is not a five-field cron expression: give the five fields (minute hour day-of-month month day-of-week), such as "*/15 * * * *" for every 15 minutes`},
+		{"@every 90m", `"@every 90m" is not a five-field cron expression: give the five fields (minute hour day-of-month month day-of-week), such as "*/15 * * * *" for every 15 minutes`},
+		{"@hourly", `"@hourly" is not a five-field cron expression: give the five fields (minute hour day-of-month month day-of-week); @hourly is "0 * * * *"`},
+		{"@daily", `"@daily" is not a five-field cron expression: give the five fields (minute hour day-of-month month day-of-week); @daily is "0 0 * * *"`},
+		{"CRON_TZ=Europe/Paris @weekly", `"CRON_TZ=Europe/Paris @weekly" is not a five-field cron expression: give the five fields (minute hour day-of-month month day-of-week); @weekly is "0 0 * * 0"`},
+		{"0 0 30 2 *", `"0 0 30 2 *" never fires: none of its months has one of its days of the month`},
+		{"0 0 31 4,6,9,11 *", `"0 0 31 4,6,9,11 *" never fires: none of its months has one of its days of the month`},
+		{"CRON_TZ=UTC 0 0 30-31 FEB ?", `"CRON_TZ=UTC 0 0 30-31 FEB ?" never fires: none of its months has one of its days of the month`},
 		{"CRON_TZ=Mars/Base 0 0 * * *", `"CRON_TZ=Mars/Base 0 0 * * *" is not a five-field cron expression: provided bad location Mars/Base: unknown time zone Mars/Base`},
 		{"CRON_TZ=../../etc/passwd 0 0 * * *", `"CRON_TZ=../../etc/passwd 0 0 * * *" is not a five-field cron expression: provided bad location ../../etc/passwd: time: invalid location name`},
 	} {

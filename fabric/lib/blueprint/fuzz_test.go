@@ -118,14 +118,15 @@ func FuzzParse(f *testing.F) {
 }
 
 // FuzzParseCron checks that ParseCron never panics and that a cron it
-// accepts runs after the time it is asked from (or never), its next runs
-// in order.
+// accepts runs after the time it is asked from (a cron that never runs
+// is refused), its next runs in order.
 func FuzzParseCron(f *testing.F) {
 	for _, s := range []string{
 		"* * * * *", "0 2 * * *", "*/15 8-18 * JAN-MAR mon-fri", "0 0 30 2 *", "5-1 * * * *", "*/0 * * * *",
 		"@daily", "@every 90m", "@every 0s", "@every -1h", "@sometimes", "CRON_TZ=Europe/Paris 30 2 * * *",
 		"TZ=America/New_York 0 1 * * SUN", "TZ=UTC", "CRON_TZ=", "TZ=../../etc/passwd * * * * *",
 		"0 0 0 * * *", "", " ", "? ? ? ? ?", "1,2,3-5/2 * * * *",
+		"0 0 29 2 *", "0 0 31 4,6,9,11 *", "0 0 30 2 1", "@hourly", "CRON_TZ=UTC @daily",
 	} {
 		f.Add(s)
 	}
@@ -141,7 +142,10 @@ func FuzzParseCron(f *testing.F) {
 			t.Fatalf("ParseCron(%q): no schedule and no error", expr)
 		}
 		next := c.Next(fuzzFrom)
-		if !next.IsZero() && !next.After(fuzzFrom) {
+		if next.IsZero() {
+			t.Fatalf("ParseCron(%q) accepts a cron that never runs", expr)
+		}
+		if !next.After(fuzzFrom) {
 			t.Fatalf("ParseCron(%q).Next(%s) = %s, not after it", expr, fuzzFrom, next)
 		}
 		runs := NextRuns(c, fuzzFrom, 3)
