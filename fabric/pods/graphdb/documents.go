@@ -30,7 +30,25 @@ func docError(err error) *apiError {
 	case errors.Is(err, graphstore.ErrIdentifier):
 		return newError(400, 1205, "illegal document identifier")
 	}
+	if e := spaceError(err); e != nil {
+		return e
+	}
 	return storeError(err)
+}
+
+// spaceError maps the refusals of the store's disk fence to ArangoDB's
+// errors (nil for any other error): past the tenant's storage limit,
+// ArangoDB's "resource limit exceeded" (32); a full disk, or a store
+// that failed to write, its "filesystem full" (1104). The message is
+// the store's one line, with the sizes.
+func spaceError(err error) *apiError {
+	switch {
+	case errors.Is(err, graphstore.ErrStorageLimit):
+		return newError(400, 32, err.Error())
+	case errors.Is(err, graphstore.ErrDiskFull):
+		return newError(500, 1104, err.Error())
+	}
+	return nil
 }
 
 // document serves /_api/document/{collection}[/{key}].

@@ -37,7 +37,8 @@ const secretFile = "jwt.secret"
 
 // Serve makes p the graph database pod: it opens the store in o.Dir,
 // answers ArangoDB's HTTP API on o.Listen, and stops both when p stops
-// (in-flight requests finish first, within five seconds).
+// (in-flight requests finish first, within five seconds). The store's
+// data counts against the tenant's storage limit (storagelimit.go).
 func Serve(p *pod.Pod, o PodOptions) error {
 	if o.Dir == "" || o.Listen == "" {
 		return errors.New("the graph database needs a directory and a listen address")
@@ -61,6 +62,8 @@ func Serve(p *pod.Pod, o PodOptions) error {
 		ln.Close()
 		return fmt.Errorf("graph database store in %s: %w", o.Dir, err)
 	}
+	storageLimit(p, st)
+	go watchStorageLimit(p, st)
 	srv := &http.Server{
 		Handler:           New(st, Options{User: o.User, Password: o.Password, Secret: secret}).Handler(),
 		Protocols:         Protocols(),
