@@ -8,11 +8,14 @@ package natsserver
 import (
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/fabricops/fabric/fabric/infra/bus"
+	"github.com/fabricops/fabric/fabric/lib/budget"
 	"github.com/nats-io/nats-server/v2/server"
 )
 
@@ -36,6 +39,10 @@ type ServerOptions struct {
 	PortsFileDir string
 	// Cluster, when set, makes the server one of a JetStream cluster.
 	Cluster *Cluster
+	// Resources, when set, are the server's max memory and file stores
+	// (its JetStream's in all). StartServer sets them from the host
+	// (HostResources) and fits the tenants' limits to them (FitTenants).
+	Resources *Resources
 }
 
 // Cluster is a server's part in a cluster: the cluster's name, where the
@@ -55,7 +62,11 @@ func ServerConfig(o ServerOptions) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "server_name: %s\n", strconv.Quote(o.Name))
 	fmt.Fprintf(&b, "host: %s\nport: %d\n", strconv.Quote(o.Host), o.Port)
-	fmt.Fprintf(&b, "jetstream {\n  store_dir: %s\n}\n", strconv.Quote(o.StoreDir))
+	fmt.Fprintf(&b, "jetstream {\n  store_dir: %s\n", strconv.Quote(o.StoreDir))
+	if r := o.Resources; r != nil {
+		fmt.Fprintf(&b, "  max_memory_store: %d\n  max_file_store: %d\n", r.Memory, r.Storage)
+	}
+	b.WriteString("}\n")
 	if o.LogFile != "" {
 		fmt.Fprintf(&b, "logfile: %s\n", strconv.Quote(o.LogFile))
 	}
@@ -93,7 +104,12 @@ type Server struct {
 const ReadyTimeout = 15 * time.Second
 
 // StartServer starts an embedded nats-server with the tenants' accounts
-// and waits until it accepts connections.
+// and waits until it accepts connections. Unless o.Resources says
+// otherwise, the server's JetStream may use what HostResources finds, and
+// each tenant's limits are lowered to its share of that (FitTenants); a
+// disk too full to give each tenant MinTenantStorage is refused in one
+// line before the server writes anything (nats-server panics when it
+// cannot write its store).
 func StartServer(o ServerOptions) (*Server, error) {
 	if o.Host == "" {
 		o.Host = "127.0.0.1"
@@ -103,6 +119,25 @@ func StartServer(o ServerOptions) (*Server, error) {
 	}
 	for _, t := range o.Tenants {
 		if err := bus.ValidTenantName(t.Name); err != nil {
+			return nil, err
+		}
+	}
+	if o.Resources == nil && o.StoreDir != "" && o.Cluster == nil {
+		r, err := HostResources(o.StoreDir)
+		if err != nil {
+			return nil, err
+		}
+		o.Resources = &r
+	}
+	if o.Resources != nil {
+		fitted, err := FitTenants(o.Tenants, *o.Resources)
+		if err != nil {
+			return nil, fmt.Errorf("cannot start the NATS server with its store in %s: %v", o.StoreDir, err)
+		}
+		o.Tenants = fitted
+	}
+	if o.LogFile != "" {
+		if err := privateLog(o.LogFile); err != nil {
 			return nil, err
 		}
 	}
@@ -119,12 +154,38 @@ func StartServer(o ServerOptions) (*Server, error) {
 	if o.LogFile != "" {
 		s.ConfigureLogger()
 	}
-	go s.Start()
-	if !s.ReadyForConnections(ReadyTimeout) {
-		s.Shutdown()
-		return nil, fmt.Errorf("timed out after %s waiting for the embedded NATS server to accept connections on %s:%d", ReadyTimeout, o.Host, o.Port)
+	failed := make(chan error, 1)
+	go func() {
+		if err := budget.Guard(func() error { s.Start(); return nil }); err != nil {
+			failed <- err
+		}
+	}()
+	ready := make(chan bool, 1)
+	go func() { ready <- s.ReadyForConnections(ReadyTimeout) }()
+	select {
+	case err := <-failed:
+		return nil, fmt.Errorf("the embedded NATS server failed to start with its store in %s: %v", o.StoreDir, err)
+	case ok := <-ready:
+		if !ok {
+			s.Shutdown()
+			return nil, fmt.Errorf("timed out after %s waiting for the embedded NATS server to accept connections on %s:%d", ReadyTimeout, o.Host, o.Port)
+		}
 	}
 	return &Server{srv: s}, nil
+}
+
+// privateLog makes the server's log file readable by its owner only
+// (nats-server creates it 0640, and keeps the mode of one that exists).
+func privateLog(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("the NATS server's log: %v", err)
+	}
+	defer f.Close()
+	return f.Chmod(0o600)
 }
 
 // URL returns the client URL of the server (nats://host:port).
