@@ -10,12 +10,16 @@ import (
 	"github.com/fabricops/fabric/fabric/lib/blueprint"
 )
 
-// healthyAfter is how long an instance must have run for its end not to
-// count as a failure in a row; maxBackoff bounds the wait between starts
-// of an entry that keeps failing.
+// healthyAfter is how long an instance must have run for its failure
+// not to count as a quick end in a row, quickCompletion how long for its
+// completion not to (a service that reads a batch per job completes, and
+// is followed at once, but one that completes as soon as it starts would
+// be restarted as fast as the fabric can); maxBackoff bounds the wait
+// between starts of an entry whose instances keep ending quickly.
 const (
-	healthyAfter = time.Minute
-	maxBackoff   = 5 * time.Minute
+	healthyAfter    = time.Minute
+	quickCompletion = 10 * time.Second
+	maxBackoff      = 5 * time.Minute
 )
 
 // deployments keeps every enabled deployment's services and scheduled
@@ -175,17 +179,24 @@ func (p *pass) service(b *blueprint.Blueprint, e blueprint.Entry, s *service) {
 		if rec, err := p.c.recs.Get(p.ctx, in.JobID); err == nil {
 			status, reason = rec.Status, rec.Reason
 		}
-		// Only a job that failed by itself, soon after it started, on a
-		// worker still there, counts towards the back-off: evictions and
-		// lost workers are not the pipeline's fault.
+		// Only a job that ended by itself soon after it started counts
+		// towards the back-off: one that failed on a worker still there,
+		// or completed; evictions and lost workers are not the
+		// pipeline's fault.
+		ran := p.now.Sub(in.Started)
 		switch {
-		case status == api.JobFailed && p.live(in.PodID) && p.now.Sub(in.Started) < healthyAfter:
+		case status == api.JobFailed && p.live(in.PodID) && ran < healthyAfter,
+			status == api.JobCompleted && ran < quickCompletion:
 			s.Failures++
-		case status == api.JobFailed && p.live(in.PodID), p.now.Sub(in.Started) >= healthyAfter:
+			if s.Failures > 1 {
+				wait := backoff(p.c.o.Period, s.Failures)
+				s.NotBefore = p.now.Add(wait)
+				p.c.activity(p.ctx, api.Activity{Severity: api.SeverityWarning, Deployment: b.ID, JobID: in.JobID,
+					Message: fmt.Sprintf("Backing off service %s of deployment %s (id %s): %d instances in a row ended soon after they started (job %s %s after %s); the next starts in %s",
+						label, b.Name, b.ID, s.Failures, in.JobID, ended(status), ran.Round(time.Millisecond), wait)})
+			}
+		case status == api.JobFailed && p.live(in.PodID), ran >= healthyAfter, status == api.JobCompleted:
 			s.Failures = 0
-		}
-		if s.Failures > 1 {
-			s.NotBefore = p.now.Add(backoff(p.c.o.Period, s.Failures))
 		}
 		if status == api.JobCompleted {
 			s.Completed = append(s.Completed, in.JobID)
