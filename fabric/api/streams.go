@@ -1,5 +1,7 @@
 package api
 
+import "time"
+
 // Persistent streams (SPEC 6): named streams of records (JSON objects) in
 // the tenant's JetStream. The system streams below exist in every tenant;
 // users add their own with pstream add.
@@ -20,6 +22,26 @@ const (
 	// StreamGatewayErrors keeps what event gateways could not parse, as
 	// received (SPEC 6; the error stream).
 	StreamGatewayErrors = "fabric_gateway_errors"
+)
+
+// The bounds of StreamGatewayErrors, what a tenant sending garbage to its
+// endpoints can make it hold: streams.EnsureSystem makes the stream with
+// them, and the gateways cut each record to them.
+const (
+	// GatewayErrorsMaxBytes bounds the stream's size: the oldest records
+	// go first.
+	GatewayErrorsMaxBytes = 32 << 20
+	// GatewayErrorsMaxAge bounds a record's age.
+	GatewayErrorsMaxAge = 24 * time.Hour
+	// GatewayErrorRawMaxBytes bounds the input one record keeps: longer
+	// input is cut, and the record says so.
+	GatewayErrorRawMaxBytes = 4 << 10
+	// GatewayErrorTextMaxBytes bounds the reason one record gives.
+	GatewayErrorTextMaxBytes = 512
+	// GatewayErrorRecordMaxBytes bounds one record (the stream's
+	// largest message): its input (hex for SNMP doubles it, JSON escapes
+	// up to six times it), its reason and its fields.
+	GatewayErrorRecordMaxBytes = 6*2*GatewayErrorRawMaxBytes + 6*GatewayErrorTextMaxBytes + 4096
 )
 
 // SystemStreams are the streams every tenant has, which users cannot

@@ -50,6 +50,9 @@ type Config struct {
 	MaxBytes int64
 	// MaxMsgs drops the oldest messages beyond that number (0: none).
 	MaxMsgs int64
+	// MaxMsgSize refuses messages larger than it, in bytes (0: none but
+	// the server's).
+	MaxMsgSize int32
 }
 
 // Info describes a stream (pstream get and list).
@@ -97,6 +100,7 @@ func (c Config) jetstream(replicas int) jetstream.StreamConfig {
 		MaxAge:      c.MaxAge,
 		MaxBytes:    orUnlimited(c.MaxBytes),
 		MaxMsgs:     orUnlimited(c.MaxMsgs),
+		MaxMsgSize:  int32(orUnlimited(int64(c.MaxMsgSize))),
 		Replicas:    replicas,
 	}
 }
@@ -163,14 +167,24 @@ func Ensure(ctx context.Context, js jetstream.JetStream, c Config) (jetstream.St
 	return st, nil
 }
 
-// EnsureSystem makes the system streams that are missing.
+// EnsureSystem makes the system streams that are missing; the gateway
+// errors with their bounds (api.GatewayErrorsMaxBytes and MaxAge, and
+// api.GatewayErrorRecordMaxBytes a record) from the start.
 func EnsureSystem(ctx context.Context, js jetstream.JetStream) error {
 	for _, name := range api.SystemStreams {
 		c := Config{Name: name, Description: "system stream", MaxAge: SystemMaxAge, MaxMsgs: SystemMaxMsgs}
 		if name == api.StreamGatewayErrors {
 			c.MaxMsgs = SystemErrorMaxMsgs
+			c.MaxBytes, c.MaxAge, c.MaxMsgSize = api.GatewayErrorsMaxBytes, api.GatewayErrorsMaxAge, api.GatewayErrorRecordMaxBytes
 		}
-		if _, err := Ensure(ctx, js, c); err != nil {
+		_, err := Ensure(ctx, js, c)
+		if err != nil && c.MaxBytes > 0 {
+			// A size is reserved out of the tenant's storage: one too
+			// small for it keeps the stream bounded by count and age.
+			c.MaxBytes = 0
+			_, err = Ensure(ctx, js, c)
+		}
+		if err != nil {
 			return err
 		}
 	}

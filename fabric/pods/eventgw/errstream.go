@@ -3,7 +3,6 @@ package eventgw
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/store"
@@ -12,22 +11,24 @@ import (
 )
 
 // The bounds of the system stream of gateway errors: what a tenant that
-// sends garbage can make it hold.
+// sends garbage can make it hold (api's, which streams.EnsureSystem makes
+// the stream with).
 const (
 	// ErrorStreamMaxBytes bounds the stream's size: the oldest records
 	// go first.
-	ErrorStreamMaxBytes = 32 << 20
+	ErrorStreamMaxBytes = api.GatewayErrorsMaxBytes
 	// ErrorStreamMaxAge bounds a record's age.
-	ErrorStreamMaxAge = 24 * time.Hour
+	ErrorStreamMaxAge = api.GatewayErrorsMaxAge
 	// ErrorRawMaxBytes bounds the input one error record keeps: longer
 	// input is cut, and the record says so.
-	ErrorRawMaxBytes = 4 << 10
+	ErrorRawMaxBytes = api.GatewayErrorRawMaxBytes
 	// errorTextMaxBytes bounds the reason one error record gives.
-	errorTextMaxBytes = 512
+	errorTextMaxBytes = api.GatewayErrorTextMaxBytes
 )
 
 // boundErrorStream gives the stream of gateway errors its bounds by size
-// and by age (it is made by streams.EnsureSystem, bounded by count).
+// and by age when it has others (made before streams.EnsureSystem gave
+// them from the start, bounded by count only).
 func boundErrorStream(ctx context.Context, js jetstream.JetStream) error {
 	ctx, cancel := context.WithTimeout(ctx, store.Timeout)
 	defer cancel()
@@ -49,7 +50,7 @@ func boundErrorStream(ctx context.Context, js jetstream.JetStream) error {
 // errorRecordMaxBytes bounds one record of the stream: its input (hex
 // for SNMP doubles it, JSON escapes up to six times it), its reason and
 // its fields.
-const errorRecordMaxBytes = 6*2*ErrorRawMaxBytes + 6*errorTextMaxBytes + 4096
+const errorRecordMaxBytes = api.GatewayErrorRecordMaxBytes
 
 // cutRaw cuts input kept in an error record to ErrorRawMaxBytes and
 // reports whether it did.
