@@ -13,9 +13,10 @@ import (
 // kindFunctions are the functions a kind's module has beside the verbs
 // every kind has, by module name.
 var kindFunctions = map[string]func(e *Env) starlark.StringDict{
-	"dashboard":  (*Env).dashboardFunctions,
-	"deployment": (*Env).deploymentFunctions,
-	"schedule":   (*Env).scheduleFunctions,
+	"dashboard":      (*Env).dashboardFunctions,
+	"deployment":     (*Env).deploymentFunctions,
+	"event_endpoint": (*Env).eventEndpointFunctions,
+	"schedule":       (*Env).scheduleFunctions,
 }
 
 // dashboardFunctions are verify, to_app and convert of the dashboard

@@ -19,6 +19,29 @@ var EndpointTypes = []string{EndpointSyslogTCP, EndpointSyslogUDP, EndpointSNMPT
 // answers its GatewayStatus.
 const EndpointGatewayStatus = "gateway-status"
 
+// EndpointPortFree is the per-pod endpoint of an event gateway that
+// answers whether an endpoint of the tenant may take a port
+// (PortFreeRequest; the answer: PortFreeAnswer): no, when another tenant
+// holds it on the gateway's host. event-endpoint add and enable ask
+// first, so that the command, not only the endpoint, fails.
+const EndpointPortFree = "port-free"
+
+// PortFreeRequest asks an event gateway whether an endpoint of Type
+// (which says the network: UDP for syslog_udp_go and snmp_trap, else
+// TCP) may take Port.
+type PortFreeRequest struct {
+	Type string `json:"type"`
+	Port int    `json:"port"`
+}
+
+// PortFreeAnswer is an event gateway's answer to a PortFreeRequest: Free,
+// or Reason, one line naming the port and never the tenant holding it
+// ("port 5514/udp is reserved by another tenant").
+type PortFreeAnswer struct {
+	Free   bool   `json:"free"`
+	Reason string `json:"reason,omitempty"`
+}
+
 // DefaultWebhookPort is the webhook endpoint's port unless configured
 // (SPEC 6: 443 after the upgrade), with https.
 const DefaultWebhookPort = 443

@@ -134,6 +134,7 @@ func Serve(p *pod.Pod, o Options) error {
 		api.EndpointGatewayStatus: func(m *nats.Msg) { pod.Reply(m, api.GatewayStatus{PodID: p.ID, Endpoints: g.status()}) },
 		api.EndpointAgentBots:     func(m *nats.Msg) { pod.Reply(m, g.bots()) },
 		api.EndpointInvokeBot:     func(m *nats.Msg) { pod.Reply(m, g.invoke(m)) },
+		api.EndpointPortFree:      func(m *nats.Msg) { pod.Reply(m, g.portFree(m.Data)) },
 	} {
 		sub, err := p.Conn().Subscribe(api.PodSubject(p.ID, endpoint), h)
 		if err != nil {

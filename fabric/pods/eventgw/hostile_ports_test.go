@@ -11,7 +11,8 @@ import (
 
 // TestHostilePortTakeover: tenant b's endpoint on a port tenant a's
 // endpoint holds stays failed, told only that the port is reserved by
-// another tenant, while a's endpoint listens, while it is disabled and
+// another tenant (and b's gateway, asked first, says so), while a's
+// endpoint listens, while it is disabled and
 // after it is enabled again: b never binds the port, and a's traffic
 // keeps reaching a. Both with the process's registry and with a host
 // directory of reservations (as two fabricd processes share).
@@ -41,6 +42,14 @@ func TestHostilePortTakeover(t *testing.T) {
 			e := b.waitState(t, "grab", "failed")
 			if e.Error != want {
 				t.Fatalf("b's endpoint: error %q, want %q", e.Error, want)
+			}
+			// Asked first (event-endpoint add and enable), b's gateway
+			// says the same; a's says the port is a's to use.
+			if err := b.c.CheckEndpointPort(t.Context(), tc.typ, port, ""); err == nil || err.Error() != want {
+				t.Errorf("b asking for a's port: %v, want %q", err, want)
+			}
+			if err := a.c.CheckEndpointPort(t.Context(), tc.typ, port, ""); err != nil {
+				t.Errorf("a asking for its own port: %v", err)
 			}
 
 			// a disables its endpoint: the port is still a's.

@@ -1,6 +1,7 @@
 package eventgw
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -216,4 +217,23 @@ func (g *Gateway) releaseUnnamed(named map[string]bool) {
 			g.ports.Release(g.p.Tenant, network, port)
 		}
 	}
+}
+
+// portFree answers an api.PortFreeRequest (event-endpoint add and enable
+// ask before they write): whether an endpoint of the gateway's tenant may
+// take the port, that is whether no other tenant holds it on this host.
+// The reason names the port, never its owner.
+func (g *Gateway) portFree(data []byte) any {
+	var req api.PortFreeRequest
+	if err := json.Unmarshal(data, &req); err != nil {
+		return api.Error{Error: fmt.Sprintf("bad port request: %v", err)}
+	}
+	if req.Port <= 0 {
+		return api.PortFreeAnswer{Free: true} // a free one the kernel picks
+	}
+	network := networkOf(req.Type)
+	if g.ports.Free(g.p.Tenant, network, req.Port) {
+		return api.PortFreeAnswer{Free: true}
+	}
+	return api.PortFreeAnswer{Reason: reservedError(network, req.Port).Error()}
 }
