@@ -81,7 +81,8 @@ type Options struct {
 	// would.
 	Logger *log.Logger
 	// EventGateway configures the event gateways (the local fabric's add
-	// default endpoints: Defaults).
+	// default endpoints: Defaults); each tenant's directory is
+	// DataDir(tenant) unless EventGateway.DataDir is set.
 	EventGateway eventgw.Options
 }
 
@@ -155,9 +156,18 @@ func Start(t testing.TB, o Options) *Fabric {
 				t.Fatal(err)
 			}
 		}
+		// Each tenant's gateway reads webhook certificates from its own
+		// directory, as fabricd gives it.
+		gw := o.EventGateway
+		if gw.DataDir == "" {
+			gw.DataDir = f.DataDir(tn.Name)
+			if err := os.MkdirAll(gw.DataDir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+		}
 		r, err := runner.Start(runner.Options{Config: cfg, Pods: o.Pods, Site: "local", BuildTag: "test",
 			CapacityFilter:  TestCapacityFilter,
-			PlatformVersion: "test", LicenseExpires: time.Now().AddDate(1, 0, 0), LeaseTTL: o.LeaseTTL, ControllerPeriod: o.ControllerPeriod, Worker: wo, Logger: o.Logger, GraphDB: graph, EventGateway: o.EventGateway})
+			PlatformVersion: "test", LicenseExpires: time.Now().AddDate(1, 0, 0), LeaseTTL: o.LeaseTTL, ControllerPeriod: o.ControllerPeriod, Worker: wo, Logger: o.Logger, GraphDB: graph, EventGateway: gw})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -136,7 +136,8 @@ func Serve(home string, o ServeOptions) error {
 		r, err := runner.Start(runner.Options{Config: cfg, Pods: tenantPods, Site: local.Site, BuildTag: o.Version,
 			PlatformVersion: o.Version, LicenseExpires: expires, Logger: logger,
 			Worker: worker.Options{DataDir: dataDir}, GraphDB: graph,
-			EventGateway: eventgw.Options{Defaults: true, CertDir: filepath.Join(home, "local", "certs", t.Name)}})
+			EventGateway: eventgw.Options{Defaults: true, CertDir: filepath.Join(local.Dir(home), "certs", t.Name),
+				DataDir: dataDir, PortsDir: filepath.Join(local.Dir(home), "ports")}})
 		if err != nil {
 			stopAll()
 			return err

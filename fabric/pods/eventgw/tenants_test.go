@@ -23,7 +23,6 @@ import (
 	"github.com/fabricops/fabric/fabric/infra/artifact"
 	"github.com/fabricops/fabric/fabric/infra/secret"
 	"github.com/fabricops/fabric/fabric/pods/eventgw"
-	"github.com/fabricops/fabric/fabric/pods/runner"
 )
 
 // tenant is one tenant of a two-tenant fabric, with its own gateway.
@@ -40,20 +39,10 @@ type tenant struct {
 // portsDir ("": the process's).
 func twoTenants(t *testing.T, portsDir string) (a, b *tenant) {
 	t.Helper()
-	f := fabrictest.Start(t, fabrictest.Options{Tenants: []string{"a", "b"}, Pods: []string{api.APIServer}})
+	f := fabrictest.Start(t, fabrictest.Options{Tenants: []string{"a", "b"}, Pods: []string{api.APIServer, api.EventGateway},
+		EventGateway: eventgw.Options{PortsDir: portsDir, RetryFailed: 100 * time.Millisecond, MetricsPeriod: time.Hour}})
 	out := map[string]*tenant{}
 	for _, name := range []string{"a", "b"} {
-		r, err := runner.Start(runner.Options{Config: f.Configs[name], Pods: []string{api.EventGateway}, Site: "local",
-			BuildTag: "test", PlatformVersion: "test", LicenseExpires: time.Now().AddDate(1, 0, 0),
-			EventGateway: eventgw.Options{DataDir: f.DataDir(name), PortsDir: portsDir, RetryFailed: 100 * time.Millisecond,
-				MetricsPeriod: time.Hour}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(r.Stop)
-		if err := r.WaitVisible(10 * time.Second); err != nil {
-			t.Fatal(err)
-		}
 		c, err := client.Connect(f.Configs[name])
 		if err != nil {
 			t.Fatal(err)
