@@ -8,6 +8,7 @@ import (
 	"log"
 	"net/url"
 	"os"
+	"syscall"
 
 	"github.com/fabricops/fabric/fabric/infra/bus"
 
@@ -54,6 +55,13 @@ func runLocal(args []string, stderr io.Writer) int {
 	}
 	names := split(*tenants)
 	logger := log.New(stderr, "", log.LstdFlags)
+	// Everything the fabric writes under its home is its owner's only:
+	// the libraries' files too (nats-server's log and store, Pebble's).
+	syscall.Umask(0o077)
+	if err := local.MakePrivate(*home); err != nil {
+		logger.Printf("error: making the files under %s private: %v", local.Dir(*home), err)
+		return 1
+	}
 	so := embedded.ServeOptions{Tenants: names, Workers: *workers, Version: Version, Logger: logger}
 	switch *graphURL {
 	case "":

@@ -120,12 +120,14 @@ func Status(home string) (*State, error) {
 	return &st, nil
 }
 
+// alive reports whether the process pid runs: it exists and is neither a
+// zombie nor ending (a fabric killed a moment ago).
 func alive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}
 	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	return (err == nil || errors.Is(err, syscall.EPERM)) && !ending(pid)
 }
 
 // StopTimeout bounds a graceful stop before the process is killed.

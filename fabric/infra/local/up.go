@@ -32,8 +32,12 @@ type UpOptions struct {
 	OnStart func()
 }
 
-// StartTimeout bounds how long Up waits for the fabric to be ready.
-const StartTimeout = 30 * time.Second
+// StartTimeout bounds how long Up waits for the fabric to be ready, and
+// TenantStartTimeout more for each tenant (each starts its pods).
+const (
+	StartTimeout       = 30 * time.Second
+	TenantStartTimeout = time.Second
+)
 
 // FindDaemon returns the fabricd that runs the local fabric: the one
 // beside the running executable (bin/client and bin/fabricd, or both in
@@ -69,12 +73,16 @@ func FindBinary(name string) (path, beside string, err error) {
 func Up(home string, o UpOptions) (st *State, started bool, err error) {
 	// One start at a time: commands started at once against a stopped
 	// fabric wait here, and all but the first find it running.
-	lock, err := LockStart(home, StartTimeout+5*time.Second)
+	lock, err := LockStart(home, StartTimeout+StoreWait+5*time.Second)
 	if err != nil {
 		return nil, false, err
 	}
 	defer lock.Unlock()
-	if st, err := Status(home); err != nil || st != nil {
+	st, err = Status(home)
+	if err == nil && st != nil && clearStale(home) {
+		st = nil // its pid is another process's now: no fabric runs
+	}
+	if err != nil || st != nil {
 		if err == nil {
 			for _, t := range o.Tenants {
 				if !slices.Contains(st.Tenants, t) {
@@ -105,11 +113,19 @@ func Up(home string, o UpOptions) (st *State, started bool, err error) {
 	if err := os.MkdirAll(Dir(home), 0o700); err != nil {
 		return nil, false, err
 	}
+	// A fabric killed a moment ago holds its store until its process
+	// has ended.
+	if err := waitStore(home); err != nil {
+		return nil, false, err
+	}
+	RemoveState(home)
 	logf, err := os.OpenFile(LogFile(home), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, false, err
 	}
 	defer logf.Close()
+	_ = logf.Chmod(0o600)
+	marks := markLogs(home)
 	args := []string{"local", "--home", home, "--tenants", strings.Join(o.Tenants, ","), "--workers", strconv.Itoa(o.Workers)}
 	if o.GraphDBURL != "" {
 		args = append(args, "--graphdb-url", o.GraphDBURL)
@@ -132,23 +148,19 @@ func Up(home string, o UpOptions) (st *State, started bool, err error) {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	deadline := time.After(StartTimeout)
+	timeout := StartTimeout + time.Duration(len(o.Tenants))*TenantStartTimeout
+	deadline := time.After(timeout)
 	for {
 		select {
 		case err := <-exited:
-			return nil, false, fmt.Errorf("the local fabric stopped while starting (%v); its log %s ends with:\n%s", err, LogFile(home), tail(home))
+			return nil, false, fmt.Errorf("the local fabric stopped while starting (%v): %s", err, marks.reasons())
 		case <-deadline:
 			_ = cmd.Process.Kill()
-			return nil, false, fmt.Errorf("timed out after %s waiting for the local fabric to start; see %s", StartTimeout, LogFile(home))
+			return nil, false, fmt.Errorf("timed out after %s waiting for the local fabric to start: %s", timeout, marks.reasons())
 		case <-time.After(20 * time.Millisecond):
 		}
 		if st, _ := Status(home); st != nil && st.PID == cmd.Process.Pid {
 			return st, true, nil
 		}
 	}
-}
-
-func tail(home string) string {
-	s, _ := Logs(home, 5)
-	return strings.TrimRight(s, "\n")
 }
