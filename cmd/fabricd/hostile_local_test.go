@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/arangodb/go-driver/v2/arangodb/shared"
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client/graph"
 	"github.com/fabricops/fabric/fabric/infra/bus"
@@ -130,9 +131,12 @@ func TestFabricHomePrivate(t *testing.T) {
 	}
 }
 
-// TestHostileUpOnFullDisk: with FABRIC_HOME on a full disk, "fabric up"
-// says so in one line (nats-server would panic writing its store); once
-// space is freed the fabric starts with its data.
+// TestHostileUpOnFullDisk: FABRIC_HOME on a disk that fills while the
+// local fabric runs: a tenant's write to its graph database fails in one
+// line (ArangoDB's "filesystem full"), the process keeps serving (the
+// other tenant's graph database answers) and stops cleanly; "fabric up"
+// on the full disk says so in one line (nats-server would panic writing
+// its store); once space is freed the fabric starts with its data.
 func TestHostileUpOnFullDisk(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds fabricd")
@@ -143,23 +147,51 @@ func TestHostileUpOnFullDisk(t *testing.T) {
 		t.Skipf("cannot mount a tmpfs to fill (needs root): %v: %s", err, strings.TrimSpace(string(out)))
 	}
 	t.Cleanup(func() { _ = exec.Command("umount", "-l", home).Run() })
-	up(t, bin, home)
-	cfg, err := bus.LoadConfig(local.TenantConfigPath(home, local.DefaultTenant))
-	if err != nil {
+	st := up(t, bin, home, "a", "b")
+	ctx := context.Background()
+	graphOf := func(tenant string) *graph.Conn {
+		cfg, err := bus.LoadConfig(local.TenantConfigPath(home, tenant))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := graph.Open(cfg.GraphDB)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	a, b := graphOf("a"), graphOf("b")
+	if err := a.CreateDatabase(ctx, "kept"); err != nil {
 		t.Fatal(err)
 	}
-	g, err := graph.Open(cfg.GraphDB)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := g.CreateDatabase(context.Background(), "kept"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := local.Down(home); err != nil {
+	if err := a.CreateCollection(ctx, "kept", "docs", false); err != nil {
 		t.Fatal(err)
 	}
 	filler := filepath.Join(home, "filler")
 	_ = exec.Command("dd", "if=/dev/zero", "of="+filler, "bs=1M", "count=64").Run() // until the disk is full
+
+	db, err := a.Driver().GetDatabase(ctx, "kept", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	col, err := db.GetCollection(ctx, "docs", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = col.CreateDocument(ctx, map[string]any{"_key": "late", "pad": strings.Repeat("x", 4<<10)})
+	if !shared.IsArangoErrorWithErrorNum(err, 1104) || !strings.Contains(err.Error(), "disk full") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("a write to the graph database on a full disk: %v; want ArangoDB's filesystem full in one line", err)
+	}
+	t.Logf("a write on a full disk: %v", err)
+	if _, err := b.Driver().GetDatabase(ctx, "_system", nil); err != nil {
+		t.Fatalf("the other tenant's graph database with the disk full: %v", err)
+	}
+	if now, _ := local.Status(home); now == nil || now.PID != st.PID {
+		t.Fatalf("the local fabric (pid %d) ended with the disk full", st.PID)
+	}
+	if _, err := local.Down(home); err != nil {
+		t.Fatalf("fabric down on a full disk: %v", err)
+	}
 
 	_, _, err = local.Up(home, local.UpOptions{Daemon: bin, Workers: 1})
 	if err == nil || !strings.Contains(err.Error(), "disk is too full") || strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), "goroutine") {
@@ -171,7 +203,7 @@ func TestHostileUpOnFullDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	up(t, bin, home)
-	if _, err := g.Driver().GetDatabase(context.Background(), "kept", nil); err != nil {
+	if _, err := a.Driver().GetDatabase(ctx, "kept", nil); err != nil {
 		t.Fatalf("the graph database made before the disk filled: %v", err)
 	}
 }
