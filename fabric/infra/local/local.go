@@ -122,13 +122,21 @@ func Status(home string) (*State, error) {
 
 // alive reports whether the process pid runs: it exists and is neither a
 // zombie nor ending (a fabric killed a moment ago).
-func alive(pid int) bool {
+func alive(pid int) bool { return exists(pid) && !ending(pid) }
+
+// exists reports whether a process pid exists, zombies included.
+func exists(pid int) bool {
 	if pid <= 0 {
 		return false
 	}
 	err := syscall.Kill(pid, 0)
-	return (err == nil || errors.Is(err, syscall.EPERM)) && !ending(pid)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
+
+// ReapWait bounds how long Down waits, once the fabric has stopped, for
+// its process to be gone (reaped by its parent, init after the client
+// that started it left).
+const ReapWait = 5 * time.Second
 
 // StopTimeout bounds a graceful stop before the process is killed.
 const StopTimeout = 20 * time.Second
@@ -154,6 +162,9 @@ func Down(home string) (bool, error) {
 		}
 		os.Remove(stateFile(home))
 		return true, fmt.Errorf("the local fabric did not stop within %s and was killed", StopTimeout)
+	}
+	for reaped := time.Now().Add(ReapWait); exists(st.PID) && time.Now().Before(reaped); {
+		time.Sleep(20 * time.Millisecond)
 	}
 	return true, nil
 }
