@@ -8,14 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 )
 
 // A fabric killed with SIGKILL leaves its state file behind, and for a
 // moment (or for good, when nobody reaps it) a process by its pid: a
 // zombie, or one the kernel is still tearing down. Neither runs the
-// fabric. A pid can also be reused by another process; the store lock
-// tells: a running fabric holds it for its whole life.
+// fabric. A pid can also be reused by another program (clearStale).
 
 // pfExiting is the kernel's PF_EXITING task flag: the process is ending.
 const pfExiting = 0x4
@@ -49,16 +49,32 @@ func ending(pid int) bool {
 // was killed to be released as its process ends.
 const StoreWait = 10 * time.Second
 
-// clearStale removes the state of a fabric that does not run although
-// its process seems alive (Status): the store lock is free, so the pid
-// is another process's. It returns whether it did (callers hold the
-// start lock).
-func clearStale(home string) bool {
-	l, err := TryLockStore(home)
+// clearStale removes the state of a fabric whose pid is another
+// program's now (reused after the fabric died): the state records the
+// fabricd that wrote it (State.Build), and /proc/PID/exe names the
+// program of the pid. It returns whether it did (callers hold the start
+// lock). Without the record, or without /proc, it leaves the state.
+func clearStale(home string, st *State) bool {
+	if st.Build == "" {
+		return false
+	}
+	path := st.Build
+	for range 2 { // path:size:mtime
+		if i := strings.LastIndexByte(path, ':'); i >= 0 {
+			path = path[:i]
+		}
+	}
+	exe, err := os.Readlink("/proc/" + strconv.Itoa(st.PID) + "/exe")
 	if err != nil {
 		return false
 	}
-	l.Unlock()
+	exe = strings.TrimSuffix(exe, " (deleted)")
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	if exe == path {
+		return false
+	}
 	RemoveState(home)
 	return true
 }

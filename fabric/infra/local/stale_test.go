@@ -118,3 +118,46 @@ func TestStartFailureReasons(t *testing.T) {
 		})
 	}
 }
+
+// TestStaleStateOfReusedPID: a state whose pid runs another program than
+// the fabricd that wrote it (the pid was reused after the fabric died)
+// is cleared; one whose pid runs that program, or that records none, is
+// kept.
+func TestStaleStateOfReusedPID(t *testing.T) {
+	cmd := exec.Command("sleep", "60")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		build string
+		stale bool
+	}{
+		{"another program", "/opt/fabric/bin/fabricd:123:456", true},
+		{"the same program", BuildID(sleep), false},
+		{"no record", "", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			if err := os.MkdirAll(Dir(home), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			st := State{PID: cmd.Process.Pid, Build: tc.build}
+			if err := WriteState(home, st); err != nil {
+				t.Fatal(err)
+			}
+			if got := clearStale(home, &st); got != tc.stale {
+				t.Fatalf("clearStale = %v, want %v", got, tc.stale)
+			}
+			if now, _ := Status(home); (now == nil) != tc.stale {
+				t.Fatalf("Status after clearStale: %+v", now)
+			}
+		})
+	}
+}

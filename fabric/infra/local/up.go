@@ -79,7 +79,7 @@ func Up(home string, o UpOptions) (st *State, started bool, err error) {
 	}
 	defer lock.Unlock()
 	st, err = Status(home)
-	if err == nil && st != nil && clearStale(home) {
+	if err == nil && st != nil && clearStale(home, st) {
 		st = nil // its pid is another process's now: no fabric runs
 	}
 	if err != nil || st != nil {
