@@ -18,7 +18,11 @@ type Tenant struct {
 
 // Limits fence one tenant's share of a server's JetStream, so that no
 // tenant can take another's storage: bytes on disk and in memory, streams
-// (KV buckets and object stores are streams) and consumers.
+// (KV buckets and object stores are streams) and consumers. MaxStorage
+// also bounds the tenant's embedded graph store, which counts against it
+// with what JetStream holds (the graph pod reads both from the account).
+// The embedded server lowers MaxStorage and MaxMemory to each tenant's
+// share of what the host has (natsserver.FitTenants).
 type Limits struct {
 	MaxStorage   int64 `json:"max_storage,omitempty"`
 	MaxMemory    int64 `json:"max_memory,omitempty"`
