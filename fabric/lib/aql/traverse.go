@@ -246,8 +246,16 @@ func (e *evaluator) traverse(o *Traversal, rows []scope) ([]scope, error) {
 			}
 			continue
 		}
+		// Each level of the walk holds a few frames of the goroutine's
+		// stack, charged as memory while it is held: a chain of a million
+		// edges stops at the query's memory limit, not at the end of the
+		// process's stack.
 		var dfs func(vs, es []any) error
 		dfs = func(vs, es []any) error {
+			if err := e.grow(stackPerLevel); err != nil {
+				return err
+			}
+			defer e.shrink(stackPerLevel)
 			deeper, err := emit(vs, es)
 			if err != nil || !deeper {
 				return err
@@ -262,6 +270,11 @@ func (e *evaluator) traverse(o *Traversal, rows []scope) ([]scope, error) {
 	}
 	return out, nil
 }
+
+// stackPerLevel is what one level of a depth-first traversal holds of
+// the stack (three frames: the walk, the neighbours' loop, the step),
+// rounded up.
+const stackPerLevel = 2048
 
 // vertex reads a vertex as plain values (nil when missing).
 func vertex(gs GraphSource, id string) (map[string]any, error) {
