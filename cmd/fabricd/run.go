@@ -40,6 +40,7 @@ type Settings struct {
 	DataDir       string   `yaml:"data_dir"`
 	GraphDBDir    string   `yaml:"graphdb_dir"`
 	CertDir       string   `yaml:"cert_dir"`
+	PortsDir      string   `yaml:"ports_dir"`
 	GraphDBListen string   `yaml:"graphdb_listen"`
 	// ControllerPeriod and LeaseTTL are durations ("5s"); CapacityFilter
 	// is the pods' CFXQL capacity filter.
@@ -62,7 +63,7 @@ local" runs the local fabric (what 'client fabric up' starts).
 The password is best given in FABRIC_PASSWORD (a flag shows in ps).
 The YAML file takes the same keys: network_config, nats, tenant, user,
 password, creds_file, pods (a list), site, license_expires (YYYY-MM-DD),
-data_dir, graphdb_dir, graphdb_listen, cert_dir, controller_period,
+data_dir, graphdb_dir, graphdb_listen, cert_dir, ports_dir, controller_period,
 lease_ttl, capacity_filter.
 
 A graphdb pod serves ArangoDB's HTTP API from a store in --graphdb-dir on
@@ -73,7 +74,10 @@ url of theirs.
 
 An event-gateway pod runs the tenant's ingestion endpoints (client
 event-endpoint add) of its site, or of every site; the webhook
-certificates it generates are kept in --cert-dir.
+certificates it generates are kept in --cert-dir. An endpoint's port is
+its tenant's from add to delete: where several fabricd run on one host
+(a tenant each), give every one the same --ports-dir, so that no tenant's
+endpoint can take a port another tenant holds.
 
 Flags:
 `
@@ -147,6 +151,7 @@ func (s *Settings) flags() []settingFlag {
 		{"graphdb-dir", &s.GraphDBDir, "where a graphdb pod keeps its store (required with one)"},
 		{"graphdb-listen", &s.GraphDBListen, "the address a graphdb pod listens on (default :8529)"},
 		{"cert-dir", &s.CertDir, "where event gateways keep the webhook certificates they generate (none: generated at each start)"},
+		{"ports-dir", &s.PortsDir, "the host's register of event gateway ports, the same directory for every fabricd of the host (none: this process's gateways see only their own reservations)"},
 		{"controller-period", &s.ControllerPeriod, "how often the leading scheduler's deployment controller looks (default 5s)"},
 		{"lease-ttl", &s.LeaseTTL, "how long the scheduler lease outlives its last renewal: a dead leader's successor takes over within it (default 6s)"},
 		{"capacity-filter", &s.CapacityFilter, "the pods' capacity filter, a CFXQL condition on their resources (default: the host's)"},
@@ -196,7 +201,7 @@ func (s *Settings) options() (runner.Options, error) {
 	}
 	o = runner.Options{Config: cfg, Pods: pods, Site: s.Site, BuildTag: Version, PlatformVersion: Version,
 		Worker: worker.Options{DataDir: s.DataDir}, GraphDB: graphdb.PodOptions{Dir: s.GraphDBDir, Listen: s.GraphDBListen},
-		EventGateway: eventgw.Options{CertDir: s.CertDir}}
+		EventGateway: eventgw.Options{CertDir: s.CertDir, DataDir: s.DataDir, PortsDir: s.PortsDir}}
 	if slices.Contains(pods, api.GraphDB) {
 		if s.NATS != "" && cfg.GraphDB.User == "" {
 			cfg.GraphDB.User, cfg.GraphDB.Password = os.Getenv("FABRIC_GRAPHDB_USER"), os.Getenv("FABRIC_GRAPHDB_PASSWORD")

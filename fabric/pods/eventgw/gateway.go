@@ -93,6 +93,7 @@ func Serve(p *pod.Pod, o Options) error {
 	if o.MaxBytesInFlight <= 0 {
 		o.MaxBytesInFlight = DefaultBytesInFlight
 	}
+	p.SetLimits(limitRows(o))
 	ports, err := portRegistry(o.PortsDir)
 	if err != nil {
 		return err

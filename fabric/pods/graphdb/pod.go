@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"github.com/fabricops/fabric/fabric/lib/aql"
 	"io"
 	"net"
 	"net/http"
@@ -29,6 +30,8 @@ type PodOptions struct {
 	Listen string
 	// User and Password are the credentials clients must present.
 	User, Password string
+	// Limits fence the tenant's queries (zero fields: aql.DefaultLimits).
+	Limits aql.Limits
 }
 
 // secretFile holds the key that signs the server's JWTs, so that tokens
@@ -62,10 +65,11 @@ func Serve(p *pod.Pod, o PodOptions) error {
 		ln.Close()
 		return fmt.Errorf("graph database store in %s: %w", o.Dir, err)
 	}
+	p.SetLimits(limitRows(o.Limits))
 	storageLimit(p, st)
 	go watchStorageLimit(p, st)
 	srv := &http.Server{
-		Handler:           New(st, Options{User: o.User, Password: o.Password, Secret: secret}).Handler(),
+		Handler:           New(st, Options{User: o.User, Password: o.Password, Secret: secret, Limits: o.Limits, Logf: p.Logf}).Handler(),
 		Protocols:         Protocols(),
 		ReadHeaderTimeout: 30 * time.Second,
 		IdleTimeout:       5 * time.Minute,

@@ -90,6 +90,9 @@ func newError(status, num int, msg string) *apiError { return &apiError{status, 
 // storeError maps the store's errors to ArangoDB's.
 func storeError(err error) *apiError {
 	var ae *apiError
+	if se := spaceError(err); se != nil {
+		return se
+	}
 	switch {
 	case errors.As(err, &ae):
 		return ae
