@@ -8,7 +8,7 @@ VERSION  := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -s -w -X github.com/fabricops/fabric/cli.Version=$(VERSION)
 DLDFLAGS := -s -w -X main.Version=$(VERSION)
 
-.PHONY: all build test demo bench lint install deps fuzz clean
+.PHONY: all build test demo bench lint install deps fuzz hostile clean
 
 all: build
 
@@ -111,6 +111,13 @@ fuzz:
 	$(GO) test ./fabric/lib/blueprint -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./fabric/lib/blueprint -run '^$$' -fuzz '^FuzzParseCron$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./fabric/lib/blueprint -run '^$$' -fuzz '^FuzzParseSchedule$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric/lib/yamldoc -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric/lib/engine -run '^$$' -fuzz '^FuzzGuardExpr$$' -fuzztime $(FUZZTIME)
+
+# The hostile-tenant suite alone (make test runs it too): every test named
+# TestHostile..., two tenants, one attacking what they share.
+hostile: deps
+	$(GO) test -count=1 -run Hostile ./...
 
 # go install puts client and fabricd in GOBIN; client-data goes beside them.
 GOBIN_DIR = $(or $(shell $(GO) env GOBIN),$(shell $(GO) env GOPATH)/bin)
