@@ -50,6 +50,22 @@ func ParseCron(expr string) (cron.Schedule, error) {
 	return s, nil
 }
 
+// ParseStoredCron parses the cron of a record stored before crons had to
+// be written as five fields: a shorthand such as @hourly is read as its
+// five fields. What add accepts today reads as ParseCron reads it.
+func ParseStoredCron(expr string) (cron.Schedule, error) {
+	zone, fields := "", strings.TrimSpace(expr)
+	if strings.HasPrefix(fields, "TZ=") || strings.HasPrefix(fields, "CRON_TZ=") {
+		zone, fields, _ = strings.Cut(fields, " ")
+		zone += " "
+		fields = strings.TrimSpace(fields)
+	}
+	if five, ok := shorthands[fields]; ok {
+		return ParseCron(zone + five)
+	}
+	return ParseCron(expr)
+}
+
 // starBit is the cron library's mark of a field written as * or ?.
 const starBit = uint64(1) << 63
 

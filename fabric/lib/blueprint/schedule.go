@@ -95,7 +95,7 @@ func (s *Schedule) Entry() Entry {
 
 // CronSchedule returns the schedule's cron in its time zone.
 func (s *Schedule) CronSchedule() (cron.Schedule, error) {
-	c, err := ParseCron(s.Cron)
+	c, err := ParseStoredCron(s.Cron)
 	if err != nil {
 		return nil, err
 	}

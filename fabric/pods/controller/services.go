@@ -141,7 +141,7 @@ func (p *pass) deployment(b *blueprint.Blueprint) {
 			cs = &cronState{}
 			st.Scheduled[e.Key()] = cs
 		}
-		cr, err := blueprint.ParseCron(e.Cron)
+		cr, err := blueprint.ParseStoredCron(e.Cron)
 		if err != nil {
 			continue
 		}
