@@ -9,7 +9,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/fabricops/fabric/fabric/lib/budget"
 	"github.com/fabricops/fabric/fabric/lib/yamldoc"
 	"gopkg.in/yaml.v3"
 )
@@ -46,7 +45,7 @@ func Parse(data []byte) (*Doc, error) {
 	}
 	root, err := yamldoc.ParseOne(data, yamldoc.Limits{})
 	if err != nil {
-		if errors.Is(err, budget.ErrExceeded) || errors.Is(err, yamldoc.ErrRecursiveAlias) {
+		if errors.Is(err, yamldoc.ErrLimit) || errors.Is(err, yamldoc.ErrRecursiveAlias) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("malformed YAML or JSON: %s", strings.TrimPrefix(err.Error(), "yaml: "))

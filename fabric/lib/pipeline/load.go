@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	"github.com/fabricops/fabric/fabric/api"
-	"github.com/fabricops/fabric/fabric/lib/budget"
 	"github.com/fabricops/fabric/fabric/lib/yamldoc"
 	"gopkg.in/yaml.v3"
 )
@@ -193,7 +192,7 @@ func jsonNode(v any) *node {
 func yamlDocument(data []byte) (n *node, err error) {
 	docs, err := yamldoc.Parse(data, 2, yamldoc.Limits{})
 	switch {
-	case errors.Is(err, budget.ErrExceeded), errors.Is(err, yamldoc.ErrRecursiveAlias):
+	case errors.Is(err, yamldoc.ErrLimit), errors.Is(err, yamldoc.ErrRecursiveAlias):
 		return nil, err
 	case err != nil:
 		return nil, yamlError(err)

@@ -22,7 +22,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/fabricops/fabric/fabric/lib/budget"
 	"gopkg.in/yaml.v3"
 )
 
@@ -54,8 +53,11 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
-// LimitError is a YAML text over one of its limits. It matches
-// budget.ErrExceeded (errors.Is).
+// ErrLimit is matched (errors.Is) by every *LimitError.
+var ErrLimit = errors.New("YAML limit exceeded")
+
+// LimitError is a YAML text over one of its limits. It matches ErrLimit
+// (errors.Is).
 type LimitError struct {
 	// Limit names the limit: "size", "depth" or "alias expansion".
 	Limit string
@@ -73,15 +75,26 @@ func (e *LimitError) Error() string {
 	}
 	switch e.Limit {
 	case "size":
-		return fmt.Sprintf("the YAML text is over its size limit of %s", budget.Bytes(e.Max))
+		return fmt.Sprintf("the YAML text is over its size limit of %s", sizeText(e.Max))
 	case "depth":
 		return fmt.Sprintf("%sthe YAML document nests deeper than its depth limit of %d levels (aliases expanded)", at, e.Max)
 	}
 	return fmt.Sprintf("the YAML document's aliases expand it by more than its alias expansion limit of %d nodes", e.Max)
 }
 
-// Is makes errors.Is(err, budget.ErrExceeded) true.
-func (e *LimitError) Is(target error) bool { return target == budget.ErrExceeded }
+// Is makes errors.Is(err, ErrLimit) true.
+func (e *LimitError) Is(target error) bool { return target == ErrLimit }
+
+// sizeText writes a size limit for people: 4 MB, 512 KB, 100 B.
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KB", n>>10)
+	}
+	return fmt.Sprintf("%d B", n)
+}
 
 // ErrRecursiveAlias is matched (errors.Is) by the error of an alias that
 // refers to a node containing it.

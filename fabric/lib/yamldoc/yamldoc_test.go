@@ -67,12 +67,12 @@ func TestParse(t *testing.T) {
 	}
 }
 
-// TestLimitErrorIsBudget: a limit crossed matches budget.ErrExceeded, as
-// every fence's error does, and a recursive alias ErrRecursiveAlias.
-func TestLimitErrorIsBudget(t *testing.T) {
+// TestLimitErrors: a limit crossed matches ErrLimit, and a recursive
+// alias ErrRecursiveAlias.
+func TestLimitErrors(t *testing.T) {
 	_, err := Parse([]byte(billionLaughs()), -1, Limits{})
 	var le *LimitError
-	if !errors.Is(err, budget.ErrExceeded) || !errors.As(err, &le) || le.Limit != "alias expansion" {
+	if !errors.Is(err, ErrLimit) || !errors.As(err, &le) || le.Limit != "alias expansion" {
 		t.Fatalf("billion laughs: %v", err)
 	}
 	if _, err := ParseOne([]byte("&a [*a]"), Limits{}); !errors.Is(err, ErrRecursiveAlias) {
