@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"sync"
 )
 
 // PanicError is a panic recovered by Guard: the unit fails with it, and
@@ -71,14 +72,18 @@ func (g *Gate) Enter(ctx context.Context) (release func(), err error) {
 		<-g.queue
 		return nil, fmt.Errorf("waiting for a place among %d %s: %w", cap(g.slots), g.what, context.Cause(ctx))
 	}
-	done := false
+	return g.releaser(), nil
+}
+
+// releaser gives back a place taken, once however often it is called.
+func (g *Gate) releaser() func() {
+	var once sync.Once
 	return func() {
-		if !done {
-			done = true
+		once.Do(func() {
 			<-g.slots
 			<-g.queue
-		}
-	}, nil
+		})
+	}
 }
 
 // TryEnter takes a place only if one is free now.
@@ -94,14 +99,7 @@ func (g *Gate) TryEnter() (release func(), ok bool) {
 		<-g.queue
 		return nil, false
 	}
-	done := false
-	return func() {
-		if !done {
-			done = true
-			<-g.slots
-			<-g.queue
-		}
-	}, true
+	return g.releaser(), true
 }
 
 // InUse is the number of units inside the gate now.
