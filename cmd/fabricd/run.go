@@ -47,6 +47,8 @@ type Settings struct {
 	ControllerPeriod string `yaml:"controller_period"`
 	LeaseTTL         string `yaml:"lease_ttl"`
 	CapacityFilter   string `yaml:"capacity_filter"`
+	// Limits are the tenant's job and query limits (YAML only).
+	Limits LimitSettings `yaml:"limits"`
 }
 
 const usage = `usage: fabricd [flags]
@@ -64,7 +66,14 @@ The password is best given in FABRIC_PASSWORD (a flag shows in ps).
 The YAML file takes the same keys: network_config, nats, tenant, user,
 password, creds_file, pods (a list), site, license_expires (YYYY-MM-DD),
 data_dir, graphdb_dir, graphdb_listen, cert_dir, ports_dir, controller_period,
-lease_ttl, capacity_filter.
+lease_ttl, capacity_filter, and limits (the tenant's, YAML only; zero
+or missing: the defaults 'client limits' lists):
+
+  limits:
+    job:     {max_rows: 10000000, max_memory_mb: 2048, max_seconds: 3600}
+    job_max: {max_rows: 200000000, max_memory_mb: 8192, max_seconds: 86400}
+    query:   {memory_mb: 128, max_runtime_seconds: 120, result_mb: 64,
+              concurrent: 2, queued: 6, open_cursors_mb: 128, query_kb: 256, nesting: 500}
 
 A graphdb pod serves ArangoDB's HTTP API from a store in --graphdb-dir on
 --graphdb-listen (default :8529). Its credentials are the graphdb user and
@@ -164,6 +173,9 @@ func ParseSettings(data []byte) (*Settings, error) {
 	if err := yamldoc.Unmarshal(data, &s, yamldoc.Limits{}, true); err != nil {
 		return nil, fmt.Errorf("invalid settings: %v", strings.TrimPrefix(err.Error(), "yaml: "))
 	}
+	if err := s.Limits.check(); err != nil {
+		return nil, fmt.Errorf("invalid settings: %v", err)
+	}
 	return &s, nil
 }
 
@@ -200,7 +212,8 @@ func (s *Settings) options() (runner.Options, error) {
 		return o, fmt.Errorf("--pods: %v", err)
 	}
 	o = runner.Options{Config: cfg, Pods: pods, Site: s.Site, BuildTag: Version, PlatformVersion: Version,
-		Worker: worker.Options{DataDir: s.DataDir}, GraphDB: graphdb.PodOptions{Dir: s.GraphDBDir, Listen: s.GraphDBListen},
+		Worker:       worker.Options{DataDir: s.DataDir, Limits: s.Limits.Job, MaxLimits: s.Limits.JobMax},
+		GraphDB:      graphdb.PodOptions{Dir: s.GraphDBDir, Listen: s.GraphDBListen, Limits: s.Limits.Query.aql()},
 		EventGateway: eventgw.Options{CertDir: s.CertDir, DataDir: s.DataDir, PortsDir: s.PortsDir}}
 	if slices.Contains(pods, api.GraphDB) {
 		if s.NATS != "" && cfg.GraphDB.User == "" {

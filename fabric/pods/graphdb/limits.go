@@ -12,7 +12,7 @@ import (
 // limits command lists them.
 func limitRows(l aql.Limits) []api.LimitRow {
 	l = l.OrDefault()
-	const pod = "the graphdb pod's options (aql.Limits)"
+	const pod = "fabricd settings: limits.query"
 	mb := func(n int64) string { return strconv.FormatInt(n>>20, 10) }
 	itoa := strconv.Itoa
 	return []api.LimitRow{

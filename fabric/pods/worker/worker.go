@@ -85,7 +85,7 @@ func Serve(p *pod.Pod, o Options) error {
 	host, _ := os.Hostname()
 	w := &Worker{p: p, recs: jobs.Open(s), store: NewStore(data, o.DataDir), host: host, running: map[string]context.CancelCauseFunc{}}
 	w.limits, w.maxLimits = o.limits()
-	p.SetLimits(w.limits.Rows(w.maxLimits, "a pipeline's limits: section, up to the maximum"))
+	p.SetLimits(w.limits.Rows(w.maxLimits, "a pipeline's limits: section, up to the maximum; fabricd settings: limits.job, limits.job_max"))
 	if err := w.failLeftovers(ctx); err != nil {
 		return err
 	}
