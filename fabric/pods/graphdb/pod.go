@@ -13,10 +13,11 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/fabricops/fabric/fabric/infra/bus"
-	"github.com/fabricops/fabric/fabric/infra/natsserver"
+
 	"github.com/fabricops/fabric/fabric/lib/graphstore"
 	"github.com/fabricops/fabric/fabric/lib/safefile"
 	"github.com/fabricops/fabric/fabric/pods/pod"
@@ -32,6 +33,43 @@ type PodOptions struct {
 	User, Password string
 	// Limits fence the tenant's queries (zero fields: aql.DefaultLimits).
 	Limits aql.Limits
+	// Reserved, when set, holds Listen already bound (Local binds the port
+	// it chooses, so that nothing takes it before the pod starts); the
+	// pod's first start serves on it, later ones bind Listen again.
+	Reserved *Reservation
+}
+
+// Reservation is a listener bound ahead of the pod that serves on it.
+type Reservation struct {
+	mu sync.Mutex
+	ln net.Listener
+}
+
+// take returns the reserved listener, once.
+func (r *Reservation) take() net.Listener {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ln := r.ln
+	r.ln = nil
+	return ln
+}
+
+// Release closes the reserved listener if no pod took it.
+func (r *Reservation) Release() {
+	if ln := r.take(); ln != nil {
+		ln.Close()
+	}
+}
+
+// listen is the pod's listener: the reserved one, else Listen bound now.
+func (o PodOptions) listen() (net.Listener, error) {
+	if ln := o.Reserved.take(); ln != nil {
+		return ln, nil
+	}
+	return net.Listen("tcp", o.Listen)
 }
 
 // secretFile holds the key that signs the server's JWTs, so that tokens
@@ -56,7 +94,7 @@ func Serve(p *pod.Pod, o PodOptions) error {
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", o.Listen)
+	ln, err := o.listen()
 	if err != nil {
 		return fmt.Errorf("graph database: %w", err)
 	}
@@ -127,29 +165,30 @@ func loadSecret(path string) ([]byte, error) {
 // has none, new credentials.
 func Local(dir string, last bus.GraphDBConfig) (PodOptions, bus.GraphDBConfig, error) {
 	c := last
-	port := 0
+	// The port is bound here and held until the pod serves on it: a port
+	// found free and bound later could be taken in between.
+	var ln net.Listener
 	if u, err := url.Parse(c.URL); err == nil && u.Hostname() == "127.0.0.1" && c.Password != "" {
-		if p, err := strconv.Atoi(u.Port()); err == nil {
-			if p, err := natsserver.FreePortAt("127.0.0.1", p); err == nil {
-				port = p
-			}
+		if p, err := strconv.Atoi(u.Port()); err == nil && p > 0 {
+			ln, _ = net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p)))
 		}
 	}
-	if port == 0 {
-		p, err := natsserver.FreePortAt("127.0.0.1", 0)
-		if err != nil {
+	if ln == nil {
+		var err error
+		if ln, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
 			return PodOptions{}, c, fmt.Errorf("no free port for the graph database: %w", err)
 		}
-		port = p
 	}
+	port := ln.Addr().(*net.TCPAddr).Port
 	if c.User == "" || c.Password == "" {
 		pw, err := bus.NewPassword()
 		if err != nil {
+			ln.Close()
 			return PodOptions{}, c, err
 		}
 		c.User, c.Password = "root", pw
 	}
 	listen := "127.0.0.1:" + strconv.Itoa(port)
 	c.URL = "http://" + listen
-	return PodOptions{Dir: dir, Listen: listen}, c, nil
+	return PodOptions{Dir: dir, Listen: listen, Reserved: &Reservation{ln: ln}}, c, nil
 }
