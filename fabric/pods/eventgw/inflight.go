@@ -17,9 +17,10 @@ const DefaultBytesInFlight = 64 << 20
 type byteLimit struct {
 	max int64
 
-	mu    sync.Mutex
-	held  int64
-	freed chan struct{} // closed when bytes are given back
+	mu      sync.Mutex
+	held    int64
+	waiting int           // takers waiting for room
+	freed   chan struct{} // closed when bytes are given back to a waiting taker
 }
 
 func newByteLimit(max int64) *byteLimit {
@@ -39,14 +40,21 @@ func (l *byteLimit) take(ctx context.Context, n int64, block bool) bool {
 			l.mu.Unlock()
 			return true
 		}
-		freed := l.freed
-		l.mu.Unlock()
 		if !block {
+			l.mu.Unlock()
 			return false
 		}
+		freed := l.freed
+		l.waiting++
+		l.mu.Unlock()
 		select {
 		case <-freed:
 		case <-ctx.Done():
+		}
+		l.mu.Lock()
+		l.waiting--
+		l.mu.Unlock()
+		if ctx.Err() != nil {
 			return false
 		}
 	}
@@ -59,8 +67,12 @@ func (l *byteLimit) give(n int64) {
 	}
 	l.mu.Lock()
 	l.held -= n
-	close(l.freed)
-	l.freed = make(chan struct{})
+	// Most gives find nobody waiting: the channel is replaced only when
+	// it wakes someone, not once a record.
+	if l.waiting > 0 {
+		close(l.freed)
+		l.freed = make(chan struct{})
+	}
 	l.mu.Unlock()
 }
 
