@@ -10,7 +10,7 @@ import (
 
 // limitRows are the query limits of a tenant's graph database as the
 // limits command lists them.
-func limitRows(l aql.Limits) []api.LimitRow {
+func limitRows(l aql.Limits, conns int) []api.LimitRow {
 	l = l.OrDefault()
 	const pod = "fabricd settings: limits.query"
 	mb := func(n int64) string { return strconv.FormatInt(n>>20, 10) }
@@ -24,6 +24,7 @@ func limitRows(l aql.Limits) []api.LimitRow {
 		{Scope: "query", Limit: "concurrent", Value: itoa(l.Concurrent), SetBy: pod},
 		{Scope: "query", Limit: "queued", Value: itoa(l.Queue), SetBy: pod},
 		{Scope: "query", Limit: "open_cursors_mb", Value: mb(l.CursorBytes), SetBy: pod},
+		{Scope: "graph database", Limit: "max_connections", Value: itoa(conns), SetBy: "fixed; more wait in the kernel's queue"},
 		{Scope: "graph store", Limit: "min_free_disk_mb", Value: mb(graphstore.MinFreeDisk), SetBy: "fixed: a write must leave it free, and twice its own size"},
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/fabricops/fabric/fabric/lib/aql"
+	"golang.org/x/net/netutil"
 	"io"
 	"net"
 	"net/http"
@@ -33,11 +34,22 @@ type PodOptions struct {
 	User, Password string
 	// Limits fence the tenant's queries (zero fields: aql.DefaultLimits).
 	Limits aql.Limits
+	// MaxConnections bounds the connections the server holds at once
+	// (0: DefaultMaxConnections); more wait in the kernel's queue, holding
+	// none of the process's file descriptors.
+	MaxConnections int
 	// Reserved, when set, holds Listen already bound (Local binds the port
 	// it chooses, so that nothing takes it before the pod starts); the
 	// pod's first start serves on it, later ones bind Listen again.
 	Reserved *Reservation
 }
+
+// DefaultMaxConnections is how many connections a tenant's graph
+// database holds at once unless its options say otherwise: ample for the
+// drivers' pools, far below the process's file limit, so that a tenant's
+// idle connections cannot take the descriptors every tenant's NATS
+// connection needs.
+const DefaultMaxConnections = 256
 
 // Reservation is a listener bound ahead of the pod that serves on it.
 type Reservation struct {
@@ -98,12 +110,16 @@ func Serve(p *pod.Pod, o PodOptions) error {
 	if err != nil {
 		return fmt.Errorf("graph database: %w", err)
 	}
+	if o.MaxConnections <= 0 {
+		o.MaxConnections = DefaultMaxConnections
+	}
+	ln = netutil.LimitListener(ln, o.MaxConnections)
 	st, err := graphstore.Open(filepath.Join(o.Dir, "store"))
 	if err != nil {
 		ln.Close()
 		return fmt.Errorf("graph database store in %s: %w", o.Dir, err)
 	}
-	p.SetLimits(limitRows(o.Limits))
+	p.SetLimits(limitRows(o.Limits, o.MaxConnections))
 	storageLimit(p, st)
 	go watchStorageLimit(p, st)
 	srv := &http.Server{
