@@ -28,11 +28,19 @@ type Limits struct {
 	MaxMemory    int64 `json:"max_memory,omitempty"`
 	MaxStreams   int   `json:"max_streams,omitempty"`
 	MaxConsumers int   `json:"max_consumers,omitempty"`
+	// MaxConnections and MaxSubscriptions bound the tenant's connections
+	// to the server and their subscriptions: a tenant's idle connections
+	// cannot take the file descriptors of a server (or an embedded
+	// fabric) every tenant shares.
+	MaxConnections   int `json:"max_connections,omitempty"`
+	MaxSubscriptions int `json:"max_subscriptions,omitempty"`
 }
 
 // DefaultLimits are a tenant's limits unless configured: 10 GiB on disk,
-// 256 MiB in memory, 100 streams, 1,000 consumers.
-var DefaultLimits = Limits{MaxStorage: 10 << 30, MaxMemory: 256 << 20, MaxStreams: 100, MaxConsumers: 1000}
+// 256 MiB in memory, 100 streams, 1,000 consumers, 1,000 connections and
+// 100,000 subscriptions.
+var DefaultLimits = Limits{MaxStorage: 10 << 30, MaxMemory: 256 << 20, MaxStreams: 100, MaxConsumers: 1000,
+	MaxConnections: 1000, MaxSubscriptions: 100_000}
 
 // OrDefault fills l's zero fields from DefaultLimits.
 func (l Limits) OrDefault() Limits {
@@ -47,6 +55,12 @@ func (l Limits) OrDefault() Limits {
 	}
 	if l.MaxConsumers == 0 {
 		l.MaxConsumers = DefaultLimits.MaxConsumers
+	}
+	if l.MaxConnections == 0 {
+		l.MaxConnections = DefaultLimits.MaxConnections
+	}
+	if l.MaxSubscriptions == 0 {
+		l.MaxSubscriptions = DefaultLimits.MaxSubscriptions
 	}
 	return l
 }

@@ -88,8 +88,8 @@ func ServerConfig(o ServerOptions) string {
 	b.WriteString("accounts {\n")
 	for _, t := range o.Tenants {
 		l := t.Limits.OrDefault()
-		fmt.Fprintf(&b, "  %s: {\n    jetstream: {max_file: %d, max_mem: %d, max_streams: %d, max_consumers: %d}\n    users: [{user: %s, password: %s}]\n  }\n",
-			strconv.Quote(t.Name), l.MaxStorage, l.MaxMemory, l.MaxStreams, l.MaxConsumers, strconv.Quote(t.User), strconv.Quote(t.Password))
+		fmt.Fprintf(&b, "  %s: {\n    jetstream: {max_file: %d, max_mem: %d, max_streams: %d, max_consumers: %d}\n    limits: {max_connections: %d, max_subscriptions: %d}\n    users: [{user: %s, password: %s}]\n  }\n",
+			strconv.Quote(t.Name), l.MaxStorage, l.MaxMemory, l.MaxStreams, l.MaxConsumers, l.MaxConnections, l.MaxSubscriptions, strconv.Quote(t.User), strconv.Quote(t.Password))
 	}
 	b.WriteString("}\n")
 	return b.String()
