@@ -16,6 +16,8 @@ type LimitSettings struct {
 	// JobMax the most a pipeline may ask for.
 	Job    api.JobLimits `yaml:"job"`
 	JobMax api.JobLimits `yaml:"job_max"`
+	// WorkerMemoryMB bounds what all of a worker's jobs hold at once.
+	WorkerMemoryMB float64 `yaml:"worker_memory_mb"`
 	// Query are the graph database's query limits.
 	Query QueryLimitSettings `yaml:"query"`
 }
@@ -36,7 +38,7 @@ type QueryLimitSettings struct {
 func (l LimitSettings) check() error {
 	j, jm := l.Job, l.JobMax
 	q := l.Query
-	for _, v := range []float64{float64(j.MaxRows), j.MaxMemoryMB, j.MaxSeconds, float64(jm.MaxRows), jm.MaxMemoryMB, jm.MaxSeconds,
+	for _, v := range []float64{l.WorkerMemoryMB, float64(j.MaxRows), j.MaxMemoryMB, j.MaxSeconds, float64(jm.MaxRows), jm.MaxMemoryMB, jm.MaxSeconds,
 		float64(q.QueryKB), float64(q.Nesting), float64(q.MemoryMB), q.MaxRuntimeSeconds, float64(q.ResultMB), float64(q.Concurrent), float64(q.OpenCursorsMB)} {
 		if v < 0 {
 			return fmt.Errorf("limits: a limit cannot be negative (%g)", v)

@@ -18,6 +18,7 @@ graphdb_dir: /tmp/g
 limits:
   job: {max_memory_mb: 512, max_seconds: 60}
   job_max: {max_memory_mb: 1024}
+  worker_memory_mb: 3000
   query: {memory_mb: 64, max_runtime_seconds: 30, concurrent: 1, queued: 2}
 `))
 	if err != nil {
@@ -29,7 +30,7 @@ limits:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w := o.Worker; w.Limits != (api.JobLimits{MaxMemoryMB: 512, MaxSeconds: 60}) || w.MaxLimits.MaxMemoryMB != 1024 {
+	if w := o.Worker; w.Limits != (api.JobLimits{MaxMemoryMB: 512, MaxSeconds: 60}) || w.MaxLimits.MaxMemoryMB != 1024 || w.MemoryMB != 3000 {
 		t.Errorf("worker limits %+v %+v", w.Limits, w.MaxLimits)
 	}
 	if q := o.GraphDB.Limits; q.Memory != 64<<20 || q.Runtime != 30*time.Second || q.Concurrent != 1 || q.Queue != 2 {

@@ -72,6 +72,7 @@ or missing: the defaults 'client limits' lists):
   limits:
     job:     {max_rows: 10000000, max_memory_mb: 2048, max_seconds: 3600}
     job_max: {max_rows: 200000000, max_memory_mb: 8192, max_seconds: 86400}
+    worker_memory_mb: 4096   # all of a worker's jobs together
     query:   {memory_mb: 128, max_runtime_seconds: 120, result_mb: 64,
               concurrent: 2, queued: 6, open_cursors_mb: 128, query_kb: 256, nesting: 500}
 
@@ -212,7 +213,7 @@ func (s *Settings) options() (runner.Options, error) {
 		return o, fmt.Errorf("--pods: %v", err)
 	}
 	o = runner.Options{Config: cfg, Pods: pods, Site: s.Site, BuildTag: Version, PlatformVersion: Version,
-		Worker:       worker.Options{DataDir: s.DataDir, Limits: s.Limits.Job, MaxLimits: s.Limits.JobMax},
+		Worker:       worker.Options{DataDir: s.DataDir, Limits: s.Limits.Job, MaxLimits: s.Limits.JobMax, MemoryMB: s.Limits.WorkerMemoryMB},
 		GraphDB:      graphdb.PodOptions{Dir: s.GraphDBDir, Listen: s.GraphDBListen, Limits: s.Limits.Query.aql()},
 		EventGateway: eventgw.Options{CertDir: s.CertDir, DataDir: s.DataDir, PortsDir: s.PortsDir}}
 	if slices.Contains(pods, api.GraphDB) {

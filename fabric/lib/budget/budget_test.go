@@ -144,3 +144,25 @@ func BenchmarkStep(b *testing.B) {
 		_ = bg.Step()
 	}
 }
+
+func TestPool(t *testing.T) {
+	p := NewPool("the worker's jobs", 100<<20)
+	if err := p.Take(60 << 20); err != nil {
+		t.Fatal(err)
+	}
+	err := p.Take(60 << 20)
+	if err == nil || err.Error() != "the worker's jobs hold 60 MB, and 60 MB more would pass their limit of 100 MB" {
+		t.Fatalf("%v", err)
+	}
+	if p.Fits(40<<20) != nil || p.Fits(41<<20) == nil {
+		t.Fatal("Fits")
+	}
+	p.Give(60 << 20)
+	if p.Held() != 0 || p.Take(100<<20) != nil {
+		t.Fatal("the pool does not give back")
+	}
+	var none *Pool
+	if none.Take(1<<40) != nil || none.Fits(1<<40) != nil {
+		t.Fatal("a nil pool refuses")
+	}
+}

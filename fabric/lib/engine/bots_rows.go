@@ -243,8 +243,8 @@ func runConcat(r *run, in *frame.Frame, p *params) (*frame.Frame, error) {
 		if l := r.e.Limits; l.MaxRows > 0 && rows > l.MaxRows {
 			return nil, r.overRows(rows)
 		}
-		if max := r.b.Limits().Memory; max > 0 && bytes+r.b.Held() > max {
-			return nil, r.overMemory(bytes + r.b.Held())
+		if err := r.fits(bytes); err != nil {
+			return nil, err
 		}
 	}
 	return concat(fs...)

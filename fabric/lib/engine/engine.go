@@ -63,6 +63,9 @@ type Engine struct {
 	JobID string
 	// Limits bound the tables a run may hold (zero fields: no bound).
 	Limits Limits
+	// Pool, when set, is the memory the runs of several engines share
+	// (a worker's jobs): what a run holds is taken from it as well.
+	Pool *budget.Pool
 	// Extensions are bots added to the built-in ones (an extension with
 	// the tag of a built-in bot replaces it, but for the control tags of
 	// blocks, loops and conditionals).
@@ -117,7 +120,12 @@ func (e *Engine) execute(ctx context.Context, steps []Step, pl *plan) (*frame.Fr
 	b := e.newBudget(ctx)
 	defer b.Close()
 	r := &run{e: e, ctx: b.Context(), b: b, steps: steps, temps: map[string]*frame.Frame{}}
-	defer func() { r.temps = nil }()
+	defer func() {
+		for _, t := range r.temps {
+			r.release(heldBytes(t))
+		}
+		r.temps = nil
+	}()
 	var out *frame.Frame
 	for b, nodes := range pl.blocks {
 		r.block = b + 1

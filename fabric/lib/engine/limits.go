@@ -67,6 +67,9 @@ func (r *run) within(out *frame.Frame) error {
 			return r.overMemory(held)
 		}
 	}
+	if err := r.e.Pool.Fits(heldBytes(out)); err != nil {
+		return fmt.Errorf("%w: %v", ErrLimit, err)
+	}
 	return nil
 }
 
@@ -79,11 +82,21 @@ func (r *run) hold(f *frame.Frame) (int64, error) {
 	if max := r.b.Limits().Memory; max > 0 && r.b.Held()+n > max {
 		return 0, r.overMemory(r.b.Held() + n)
 	}
-	return n, r.b.Grow(n)
+	if err := r.e.Pool.Take(n); err != nil {
+		return 0, fmt.Errorf("%w: %v", ErrLimit, err)
+	}
+	if err := r.b.Grow(n); err != nil {
+		r.e.Pool.Give(n)
+		return 0, err
+	}
+	return n, nil
 }
 
 // release returns what hold charged.
-func (r *run) release(n int64) { r.b.Shrink(n) }
+func (r *run) release(n int64) {
+	r.b.Shrink(n)
+	r.e.Pool.Give(n)
+}
 
 // growing checks a table a bot is building, every few thousand rows:
 // rows so far, of about rowBytes each, against the run's row limit and
@@ -98,10 +111,8 @@ func (r *run) growing(rows int, rowBytes int64) error {
 	if l.MaxRows > 0 && int64(rows) > l.MaxRows {
 		return r.overRows(int64(rows))
 	}
-	if l.MaxMemoryMB > 0 {
-		if held := int64(rows)*rowBytes + r.b.Held(); held > r.b.Limits().Memory {
-			return r.overMemory(held)
-		}
+	if err := r.fits(int64(rows) * rowBytes); err != nil {
+		return err
 	}
 	return r.ctx.Err()
 }
@@ -110,6 +121,9 @@ func (r *run) growing(rows int, rowBytes int64) error {
 func (r *run) fits(n int64) error {
 	if max := r.b.Limits().Memory; max > 0 && r.b.Held()+n > max {
 		return r.overMemory(r.b.Held() + n)
+	}
+	if err := r.e.Pool.Fits(n); err != nil {
+		return fmt.Errorf("%w: %v", ErrLimit, err)
 	}
 	return nil
 }

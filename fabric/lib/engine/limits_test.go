@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fabricops/fabric/fabric/lib/budget"
 )
 
 // TestHostileJobLimits: the loops and bots whose output can outgrow
@@ -51,8 +53,9 @@ func TestHostileJobLimits(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			var peak uint64
-			done := make(chan struct{})
+			done, sampled := make(chan struct{}), make(chan struct{})
 			go func() {
+				defer close(sampled)
 				var m runtime.MemStats
 				for {
 					select {
@@ -66,6 +69,7 @@ func TestHostileJobLimits(t *testing.T) {
 			}()
 			_, err = e.Run(ctx, steps)
 			close(done)
+			<-sampled
 			if err == nil || !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got %v, want the limit %q", err, tc.want)
 			}
@@ -80,4 +84,47 @@ func TestHostileJobLimits(t *testing.T) {
 			t.Logf("%s after %s, heap in use peaked at %.0f MB", err, time.Since(start).Round(time.Millisecond), float64(peak)/(1<<20))
 		})
 	}
+}
+
+// TestHostileJobsShareWorkerMemory: jobs that each keep within their own
+// limit but together would pass what their worker may hold fail at the
+// worker's limit, and give back what they took.
+func TestHostileJobsShareWorkerMemory(t *testing.T) {
+	pool := budget.NewPool("the worker's jobs", 64<<20)
+	steps, err := ParseText(`@dm:empty --> @c:count-loop end = 99999999999999 --> @dm:addrow x = 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			e := &Engine{Limits: Limits{MaxMemoryMB: 2048}, Pool: pool}
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			_, err := e.Run(ctx, steps)
+			errs <- err
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err == nil || !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "would pass their limit of 64 MB") {
+			t.Errorf("got %v, want the worker's limit", err)
+		}
+	}
+	if pool.Held() != 0 {
+		t.Errorf("the jobs left %d bytes taken", pool.Held())
+	}
+	// Temp- datasets give back what they held when their run ends.
+	e := &Engine{Pool: pool}
+	if _, err := e.Run(context.Background(), mustParse(t, `@dm:empty --> @dm:addrow x = 1 --> @dm:save name = 'temp-a'`)); err != nil || pool.Held() != 0 {
+		t.Fatalf("%v, %d bytes left taken", err, pool.Held())
+	}
+}
+
+func mustParse(t *testing.T, text string) []Step {
+	t.Helper()
+	steps, err := ParseText(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return steps
 }

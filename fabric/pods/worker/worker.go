@@ -14,10 +14,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/fabricops/fabric/fabric/lib/budget"
 	"io"
 	"log"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -43,6 +45,8 @@ type Worker struct {
 	host  string
 	// limits are the jobs' defaults, maxLimits the most a pipeline may ask.
 	limits, maxLimits api.JobLimits
+	// pool is the memory all the worker's jobs hold at once.
+	pool *budget.Pool
 
 	mu      sync.Mutex
 	running map[string]context.CancelCauseFunc
@@ -65,7 +69,15 @@ type Options struct {
 	// DataDir is the tenant's directory of files that @files:loadfile
 	// reads (relative paths only, nothing outside it); empty: no files.
 	DataDir string
+	// MemoryMB bounds the tables all the worker's jobs hold at once (0:
+	// DefaultMemoryMB): jobs that each keep within their own limit cannot
+	// together take the host. A pipeline may not ask for more than it.
+	MemoryMB float64
 }
+
+// DefaultMemoryMB is what all of a worker's jobs may hold at once unless
+// its options say otherwise: two jobs at their default limit.
+const DefaultMemoryMB = 2 * 2048
 
 func (o Options) limits() (def, max api.JobLimits) {
 	def, _ = o.Limits.Within(api.DefaultJobLimits, api.JobLimits{})
@@ -85,7 +97,15 @@ func Serve(p *pod.Pod, o Options) error {
 	host, _ := os.Hostname()
 	w := &Worker{p: p, recs: jobs.Open(s), store: NewStore(data, o.DataDir), host: host, running: map[string]context.CancelCauseFunc{}}
 	w.limits, w.maxLimits = o.limits()
-	p.SetLimits(w.limits.Rows(w.maxLimits, "a pipeline's limits: section, up to the maximum; fabricd settings: limits.job, limits.job_max"))
+	memory := o.MemoryMB
+	if memory <= 0 {
+		memory = DefaultMemoryMB
+	}
+	w.maxLimits.MaxMemoryMB = min(w.maxLimits.MaxMemoryMB, memory)
+	w.limits.MaxMemoryMB = min(w.limits.MaxMemoryMB, memory)
+	w.pool = budget.NewPool("the worker's jobs", int64(memory*(1<<20)))
+	p.SetLimits(append(w.limits.Rows(w.maxLimits, "a pipeline's limits: section, up to the maximum; fabricd settings: limits.job, limits.job_max"),
+		api.LimitRow{Scope: "worker", Limit: "memory_mb", Value: strconv.FormatFloat(memory, 'f', -1, 64), SetBy: "fabricd settings: limits.worker_memory_mb (all its jobs together)"}))
 	if err := w.failLeftovers(ctx); err != nil {
 		return err
 	}
@@ -208,7 +228,7 @@ func failed(reason string) api.StartResponse {
 func (w *Worker) engine(job api.Job) *engine.Engine {
 	nc := w.p.Conn()
 	subject := api.TraceSubject(w.p.ID, job.JobID)
-	return &engine.Engine{Store: w.store, JobID: job.JobID, Extensions: w.extensions(), Trace: func(t engine.Trace) {
+	return &engine.Engine{Store: w.store, JobID: job.JobID, Extensions: w.extensions(), Pool: w.pool, Trace: func(t engine.Trace) {
 		data, _ := json.Marshal(api.Trace{JobID: job.JobID, PodID: w.p.ID, Pipeline: job.Pipeline,
 			Time: api.Timestamp(t.Time), Block: t.Block, Step: t.Step, Tag: t.Tag, Status: t.Status,
 			Rows: t.Rows, Columns: t.Columns, DurationMS: float64(t.Duration.Microseconds()) / 1000, Message: t.Message})
