@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -67,20 +69,35 @@ func TestServerConfigCommand(t *testing.T) {
 }
 
 // routePorts returns n ports free a moment ago, for route listeners that
-// must be known before the servers start.
+// must be known before the servers start. They are drawn below the
+// kernel's ephemeral range (ip_local_port_range, 32768 and up here), which
+// the kernel never hands out by itself: a port of that range, free when
+// probed, could be given to another test's connection before the server
+// bound it (it was, and the server died with "address already in use").
 func routePorts(t *testing.T, n int) []int {
+	low, high := 20000, 32000
+	if data, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(data)); len(f) == 2 {
+			if lo, err := strconv.Atoi(f[0]); err == nil && lo-2000 > 1024 {
+				low, high = max(1024, lo-12000), lo
+			}
+		}
+	}
 	var ports []int
 	var ls []net.Listener
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+	for tries := 0; len(ports) < n && tries < 1000; tries++ {
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", low+rand.IntN(high-low)))
 		if err != nil {
-			t.Fatal(err)
+			continue
 		}
 		ls = append(ls, l)
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
 	for _, l := range ls {
 		l.Close()
+	}
+	if len(ports) < n {
+		t.Fatalf("no %d free ports below the ephemeral range", n)
 	}
 	return ports
 }
