@@ -17,12 +17,7 @@ import (
 func TestOutputAgentBots(t *testing.T) {
 	fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer, api.Worker, api.EventGateway}})
 	s := newSession(t, "agent-bots", "invoke-agent-bot", "bots-by-source", "check-credentials")
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
+	port := fabrictest.Ports(t, "tcp", 1)[0]
 	s.sc.Literal(fmt.Sprint(port), "<PORT>").Column("Pod ID", "<ID>").Column("Duration (ms)", "<MS>")
 	dir := s.vars["DIR"]
 	write(t, dir, "edge.yaml", fmt.Sprintf("name: edge\ntype: syslog_tcp_go\naddress: 127.0.0.1\nport: %d\nstream: edge-syslog\n", port))

@@ -5,16 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/fabricops/fabric/fabric/fabrictest"
 	"github.com/fabricops/fabric/fabric/infra/bus"
 	"github.com/fabricops/fabric/fabric/infra/natsserver"
 	"github.com/fabricops/fabric/fabric/infra/store"
@@ -66,40 +65,6 @@ func TestServerConfigCommand(t *testing.T) {
 	if code := runServerConfig([]string{"--tenants", "a"}, &bytes.Buffer{}, &stderr); code != 2 || !strings.Contains(stderr.String(), "--credentials is required") {
 		t.Fatalf("without --credentials: %d %q", code, stderr.String())
 	}
-}
-
-// routePorts returns n ports free a moment ago, for route listeners that
-// must be known before the servers start. They are drawn below the
-// kernel's ephemeral range (ip_local_port_range, 32768 and up here), which
-// the kernel never hands out by itself: a port of that range, free when
-// probed, could be given to another test's connection before the server
-// bound it (it was, and the server died with "address already in use").
-func routePorts(t *testing.T, n int) []int {
-	low, high := 20000, 32000
-	if data, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
-		if f := strings.Fields(string(data)); len(f) == 2 {
-			if lo, err := strconv.Atoi(f[0]); err == nil && lo-2000 > 1024 {
-				low, high = max(1024, lo-12000), lo
-			}
-		}
-	}
-	var ports []int
-	var ls []net.Listener
-	for tries := 0; len(ports) < n && tries < 1000; tries++ {
-		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", low+rand.IntN(high-low)))
-		if err != nil {
-			continue
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	for _, l := range ls {
-		l.Close()
-	}
-	if len(ports) < n {
-		t.Fatalf("no %d free ports below the ephemeral range", n)
-	}
-	return ports
 }
 
 // startClusterServer starts a nats-server (one of a cluster, or alone) from o, with
@@ -158,7 +123,7 @@ func TestClusterKeepsThreeReplicas(t *testing.T) {
 	}
 	// A JetStream cluster needs its routes configured from the start, so
 	// the route ports are chosen first (the client ports the servers pick).
-	ports := routePorts(t, 3)
+	ports := fabrictest.Ports(t, "tcp", 3)
 	var routes []string
 	for _, p := range ports {
 		routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", p))

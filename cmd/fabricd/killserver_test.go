@@ -16,6 +16,7 @@ import (
 	"github.com/fabricops/fabric/cli"
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client"
+	"github.com/fabricops/fabric/fabric/fabrictest"
 	"github.com/fabricops/fabric/fabric/infra/bus"
 	"github.com/fabricops/fabric/fabric/infra/natsserver"
 	"github.com/fabricops/fabric/fabric/pods/runner"
@@ -73,7 +74,7 @@ func TestClusterSurvivesAServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ports := routePorts(t, 3)
+	ports := fabrictest.Ports(t, "tcp", 3)
 	var routes []string
 	for _, p := range ports {
 		routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", p))

@@ -110,25 +110,10 @@ func (tn *tenant) served(t *testing.T, network, addr, stream, text string) time.
 }
 
 // freeTCPPort returns a TCP port of 127.0.0.1 free now.
-func freeTCPPort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
+func freeTCPPort(t *testing.T) int { return fabrictest.Ports(t, "tcp", 1)[0] }
 
 // freeUDPPort returns a UDP port of 127.0.0.1 free now.
-func freeUDPPort(t *testing.T) int {
-	t.Helper()
-	p, err := freePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
+func freeUDPPort(t *testing.T) int { return fabrictest.Ports(t, "udp", 1)[0] }
 
 // pair makes a self-signed certificate of common name "fabric test
 // <name>" and its key, in PEM.
