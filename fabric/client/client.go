@@ -61,15 +61,7 @@ func (c *Client) Pods(ctx context.Context) ([]api.PodInfo, error) {
 
 // Health returns the health rows of every live pod.
 func (c *Client) Health(ctx context.Context) ([]api.HealthRow, error) {
-	var rows []api.HealthRow
-	err := c.askAPIServer(ctx, api.SubjectHealth, &rows)
-	if errors.Is(err, nats.ErrNoResponders) {
-		var per [][]api.HealthRow
-		per, err = gather[[]api.HealthRow](ctx, c, api.EndpointHealth)
-		for _, r := range per {
-			rows = append(rows, r...)
-		}
-	}
+	rows, err := askRows[api.HealthRow](ctx, c, api.SubjectHealth, api.EndpointHealth)
 	if err != nil {
 		return nil, fmt.Errorf("healthcheck: %w", err)
 	}
@@ -155,6 +147,22 @@ func ask[T any](ctx context.Context, c *Client, subject, endpoint string) ([]T, 
 		return gather[T](ctx, c, endpoint)
 	}
 	return out, err
+}
+
+// askRows is ask for endpoints that answer a list of rows each: the
+// api-server's gathered rows, or each pod's, one after another.
+func askRows[T any](ctx context.Context, c *Client, subject, endpoint string) ([]T, error) {
+	var rows []T
+	err := c.askAPIServer(ctx, subject, &rows)
+	if errors.Is(err, nats.ErrNoResponders) {
+		var per [][]T
+		per, err = gather[[]T](ctx, c, endpoint)
+		rows = nil
+		for _, r := range per {
+			rows = append(rows, r...)
+		}
+	}
+	return rows, err
 }
 
 func (c *Client) askAPIServer(ctx context.Context, subject string, out any) error {

@@ -2,12 +2,10 @@ package client
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 
 	"github.com/fabricops/fabric/fabric/api"
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -16,13 +14,7 @@ import (
 // is none) and the tenant's own in the fabric's server (storage, memory,
 // streams, consumers of its account).
 func (c *Client) Limits(ctx context.Context) ([]api.LimitRow, error) {
-	var rows []api.LimitRow
-	err := c.askAPIServer(ctx, api.SubjectLimits, &rows)
-	if errors.Is(err, nats.ErrNoResponders) {
-		var per [][]api.LimitRow
-		per, err = gather[[]api.LimitRow](ctx, c, api.EndpointLimits)
-		rows = api.MergeLimits(per)
-	}
+	rows, err := askRows[api.LimitRow](ctx, c, api.SubjectLimits, api.EndpointLimits)
 	if err != nil {
 		return nil, fmt.Errorf("limits: %w", err)
 	}
@@ -30,7 +22,7 @@ func (c *Client) Limits(ctx context.Context) ([]api.LimitRow, error) {
 	if err != nil {
 		return nil, fmt.Errorf("limits: %w", err)
 	}
-	return append(account, rows...), nil
+	return append(account, api.MergeLimits([][]api.LimitRow{rows})...), nil
 }
 
 // accountLimits are the JetStream limits of the tenant's account.

@@ -45,7 +45,7 @@ func Parse(data []byte) (*Doc, error) {
 	}
 	root, err := yamldoc.ParseOne(data, yamldoc.Limits{})
 	if err != nil {
-		if errors.Is(err, yamldoc.ErrLimit) || errors.Is(err, yamldoc.ErrRecursiveAlias) {
+		if yamldoc.Refused(err) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("malformed YAML or JSON: %s", strings.TrimPrefix(err.Error(), "yaml: "))

@@ -67,13 +67,19 @@ func FindBinary(name string) (path, beside string, err error) {
 	return p, beside, err
 }
 
+// startTimeout is how long a start of tenants tenants may take, and so
+// how long another command waits for it to end before starting itself.
+func startTimeout(tenants int) time.Duration {
+	return StartTimeout + time.Duration(tenants)*TenantStartTimeout
+}
+
 // Up starts the local fabric in the background and waits until it is ready.
 // When one runs already it is left alone (started is false); asking it for
 // tenants it lacks is an error.
 func Up(home string, o UpOptions) (st *State, started bool, err error) {
 	// One start at a time: commands started at once against a stopped
 	// fabric wait here, and all but the first find it running.
-	lock, err := LockStart(home, StartTimeout+StoreWait+5*time.Second)
+	lock, err := LockStart(home, startTimeout(len(o.Tenants))+StoreWait+5*time.Second)
 	if err != nil {
 		return nil, false, err
 	}
@@ -148,7 +154,7 @@ func Up(home string, o UpOptions) (st *State, started bool, err error) {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	timeout := StartTimeout + time.Duration(len(o.Tenants))*TenantStartTimeout
+	timeout := startTimeout(len(o.Tenants))
 	deadline := time.After(timeout)
 	for {
 		select {

@@ -26,14 +26,11 @@ var shorthands = map[string]string{
 func ParseCron(expr string) (cron.Schedule, error) {
 	// The cron library slices a zone up to the first space: with none
 	// after it, it panics.
-	if (strings.HasPrefix(expr, "TZ=") || strings.HasPrefix(expr, "CRON_TZ=")) && !strings.Contains(expr, " ") {
+	zone, fields := splitZone(expr)
+	if zone != "" && !strings.Contains(expr, " ") {
 		return nil, fmt.Errorf("%q is not a five-field cron expression: the time zone is not followed by a space and the fields", expr)
 	}
-	fields := expr
-	if strings.HasPrefix(expr, "TZ=") || strings.HasPrefix(expr, "CRON_TZ=") {
-		_, fields, _ = strings.Cut(expr, " ")
-	}
-	if fields = strings.TrimSpace(fields); strings.HasPrefix(fields, "@") {
+	if strings.HasPrefix(fields, "@") {
 		word, _, _ := strings.Cut(fields, " ")
 		if five, ok := shorthands[word]; ok {
 			return nil, fmt.Errorf("%q is not a five-field cron expression: give the five fields (minute hour day-of-month month day-of-week); %s is %q", expr, word, five)
@@ -54,16 +51,23 @@ func ParseCron(expr string) (cron.Schedule, error) {
 // be written as five fields: a shorthand such as @hourly is read as its
 // five fields. What add accepts today reads as ParseCron reads it.
 func ParseStoredCron(expr string) (cron.Schedule, error) {
-	zone, fields := "", strings.TrimSpace(expr)
-	if strings.HasPrefix(fields, "TZ=") || strings.HasPrefix(fields, "CRON_TZ=") {
-		zone, fields, _ = strings.Cut(fields, " ")
-		zone += " "
-		fields = strings.TrimSpace(fields)
-	}
-	if five, ok := shorthands[fields]; ok {
-		return ParseCron(zone + five)
+	if zone, fields := splitZone(strings.TrimSpace(expr)); shorthands[fields] != "" {
+		if zone != "" {
+			zone += " "
+		}
+		return ParseCron(zone + shorthands[fields])
 	}
 	return ParseCron(expr)
+}
+
+// splitZone splits a cron expression into its TZ= or CRON_TZ= prefix (""
+// when it has none) and its fields, trimmed.
+func splitZone(expr string) (zone, fields string) {
+	if !strings.HasPrefix(expr, "TZ=") && !strings.HasPrefix(expr, "CRON_TZ=") {
+		return "", strings.TrimSpace(expr)
+	}
+	zone, fields, _ = strings.Cut(expr, " ")
+	return zone, strings.TrimSpace(fields)
 }
 
 // starBit is the cron library's mark of a field written as * or ?.

@@ -62,15 +62,7 @@ func (r *run) within(out *frame.Frame) error {
 	if l.MaxRows > 0 && int64(out.NumRows()) > l.MaxRows {
 		return r.overRows(int64(out.NumRows()))
 	}
-	if l.MaxMemoryMB > 0 {
-		if held := heldBytes(out) + r.b.Held(); held > r.b.Limits().Memory {
-			return r.overMemory(held)
-		}
-	}
-	if err := r.e.Pool.Fits(heldBytes(out)); err != nil {
-		return fmt.Errorf("%w: %v", ErrLimit, err)
-	}
-	return nil
+	return r.fits(heldBytes(out))
 }
 
 // hold charges the run for keeping f (a loop's gathered output, a temp-
@@ -79,8 +71,8 @@ func (r *run) within(out *frame.Frame) error {
 // is, so the failing step is the one reported).
 func (r *run) hold(f *frame.Frame) (int64, error) {
 	n := heldBytes(f)
-	if max := r.b.Limits().Memory; max > 0 && r.b.Held()+n > max {
-		return 0, r.overMemory(r.b.Held() + n)
+	if err := r.fits(n); err != nil {
+		return 0, err
 	}
 	if err := r.e.Pool.Take(n); err != nil {
 		return 0, fmt.Errorf("%w: %v", ErrLimit, err)

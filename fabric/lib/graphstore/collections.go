@@ -176,7 +176,7 @@ func (s *Store) DropCollection(db, name string, system bool) (*CollectionInfo, e
 	p := documentPrefix(db, name)
 	_ = b.DeleteRange(p, prefixEnd(p), nil)
 	dropIndexes(b, db, name)
-	if err := s.commitBatch(b, true); err != nil {
+	if err := s.commitBatch(b); err != nil {
 		return nil, err
 	}
 	delete(s.colls[db], name)
@@ -199,7 +199,7 @@ func (s *Store) Truncate(db, name string) (*CollectionInfo, error) {
 	p := documentPrefix(db, name)
 	_ = b.DeleteRange(p, prefixEnd(p), nil)
 	dropIndexes(b, db, name)
-	if err := s.commitBatch(b, true); err != nil {
+	if err := s.commitBatch(b); err != nil {
 		return nil, err
 	}
 	delete(s.counts, db+"/"+name)

@@ -138,7 +138,7 @@ type fatal struct{ err error }
 // guarded runs a Pebble write (see recoverFatal) unless the store
 // failed; a fatal error, or a full disk, ends the store's writes.
 func (s *Store) guarded(fn func() error) error {
-	if err := s.checkFailed(); err != nil {
+	if err := s.Failed(); err != nil {
 		return err
 	}
 	err := s.recoverFatal(fn)
@@ -169,12 +169,6 @@ func (s *Store) recoverFatal(fn func() error) (err error) {
 		}
 	}()
 	return fn()
-}
-
-func (s *Store) checkFailed() error {
-	s.fence.mu.Lock()
-	defer s.fence.mu.Unlock()
-	return s.fence.failed
 }
 
 // storeLogger keeps Pebble's progress notes (recovery, compactions) out
@@ -270,14 +264,11 @@ func (s *Store) syncSet(key, value []byte) error {
 	return s.guarded(func() error { return s.db.Set(key, value, pebble.Sync) })
 }
 
-// commitBatch commits a batch synced, once the space check passed; a
-// batch that only deletes (frees) is not checked but for a failed store.
-func (s *Store) commitBatch(b *pebble.Batch, frees bool) error {
-	n := int64(b.Len())
-	if frees {
-		n = 0
-	}
-	if err := s.checkSpace(n); err != nil {
+// commitBatch commits synced a batch the space check does not hold back
+// (deletions, which free space; counter deltas of a few bytes): only a
+// failed store refuses it.
+func (s *Store) commitBatch(b *pebble.Batch) error {
+	if err := s.checkSpace(0); err != nil {
 		return err
 	}
 	return s.guarded(func() error { return b.Commit(pebble.Sync) })

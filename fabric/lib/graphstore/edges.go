@@ -148,7 +148,7 @@ func (s *Store) count(db, coll string) int64 {
 		binary.BigEndian.PutUint64(v[:], uint64(n))
 		_ = b.Set(countKey(db, coll), v[:], nil)
 		_ = b.DeleteRange(p, prefixEnd(p), nil)
-		_ = s.commitBatch(b, true) // when it fails, the deltas are read again next time
+		_ = s.commitBatch(b) // when it fails, the deltas are read again next time
 		b.Close()
 	}
 	s.counts[db+"/"+coll] = n

@@ -295,7 +295,7 @@ func (s *Store) DropDatabase(name string) error {
 	for _, p := range []string{"o/", "f/", "t/", "n/"} {
 		_ = b.DeleteRange([]byte(p+name+"/"), []byte(p+name+"0"), nil)
 	}
-	if err := s.commitBatch(b, true); err != nil {
+	if err := s.commitBatch(b); err != nil {
 		return err
 	}
 	delete(s.dbs, name)

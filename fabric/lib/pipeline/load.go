@@ -192,7 +192,7 @@ func jsonNode(v any) *node {
 func yamlDocument(data []byte) (n *node, err error) {
 	docs, err := yamldoc.Parse(data, 2, yamldoc.Limits{})
 	switch {
-	case errors.Is(err, yamldoc.ErrLimit), errors.Is(err, yamldoc.ErrRecursiveAlias):
+	case yamldoc.Refused(err):
 		return nil, err
 	case err != nil:
 		return nil, yamlError(err)

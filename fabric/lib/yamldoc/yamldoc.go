@@ -96,6 +96,11 @@ func sizeText(n int64) string {
 	return fmt.Sprintf("%d B", n)
 }
 
+// Refused reports whether err is a refusal of yamldoc's own (a limit
+// crossed, a recursive alias), whose one line callers pass on as it is,
+// rather than a syntax error of yaml.v3 they may reword.
+func Refused(err error) bool { return errors.Is(err, ErrLimit) || errors.Is(err, ErrRecursiveAlias) }
+
 // ErrRecursiveAlias is matched (errors.Is) by the error of an alias that
 // refers to a node containing it.
 var ErrRecursiveAlias = errors.New("recursive alias")

@@ -76,7 +76,7 @@ func Serve(home string, o ServeOptions) error {
 		port = -1
 	}
 	srv, err := natsserver.StartServer(natsserver.ServerOptions{Name: "fabric-local", Host: "127.0.0.1", Port: port,
-		StoreDir: filepath.Join(local.Dir(home), "jetstream"), Tenants: tenants, LogFile: filepath.Join(local.Dir(home), "nats.log")})
+		StoreDir: filepath.Join(local.Dir(home), "jetstream"), Tenants: tenants, LogFile: local.NATSLogFile(home)})
 	if err != nil {
 		return err
 	}
@@ -136,7 +136,7 @@ func Serve(home string, o ServeOptions) error {
 		r, err := runner.Start(runner.Options{Config: cfg, Pods: tenantPods, Site: local.Site, BuildTag: o.Version,
 			PlatformVersion: o.Version, LicenseExpires: expires, Logger: logger,
 			Worker: worker.Options{DataDir: dataDir}, GraphDB: graph,
-			EventGateway: eventgw.Options{Defaults: true, CertDir: filepath.Join(local.Dir(home), "certs", t.Name),
+			EventGateway: eventgw.Options{Defaults: true, CertDir: filepath.Join(local.Dir(home), "certs"),
 				DataDir: dataDir, PortsDir: filepath.Join(local.Dir(home), "ports")}})
 		if err != nil {
 			stopAll()

@@ -62,14 +62,17 @@ var oobSize = unix.CmsgSpace(4)
 
 // seen takes the drop count of a datagram's control messages.
 func (u *udpCounters) seen(oob []byte) {
-	msgs, err := unix.ParseSocketControlMessage(oob)
-	if err != nil {
-		return
-	}
-	for _, m := range msgs {
-		if m.Header.Level == unix.SOL_SOCKET && m.Header.Type == unix.SO_RXQ_OVFL && len(m.Data) >= 4 {
-			u.ovfl.Store(int64(binary.NativeEndian.Uint32(m.Data)))
+	// One datagram after another on the hot path: the messages are read
+	// in place, not copied into a slice.
+	for len(oob) > 0 {
+		h, data, rest, err := unix.ParseOneSocketControlMessage(oob)
+		if err != nil {
+			return
 		}
+		if h.Level == unix.SOL_SOCKET && h.Type == unix.SO_RXQ_OVFL && len(data) >= 4 {
+			u.ovfl.Store(int64(binary.NativeEndian.Uint32(data)))
+		}
+		oob = rest
 	}
 }
 

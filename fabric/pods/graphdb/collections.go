@@ -23,17 +23,9 @@ func collectionBody(c *graphstore.CollectionInfo, props bool) map[string]any {
 	return m
 }
 
-// collection serves /_api/collection; a write the disk fence refuses
-// is answered as ArangoDB answers a full disk (spaceError).
+// collection serves /_api/collection (its errors, a write the disk
+// fence refuses among them, are mapped by storeError).
 func (s *Server) collection(r *request, rest []string) (any, int, error) {
-	v, status, err := s.collectionOp(r, rest)
-	if e := spaceError(err); e != nil {
-		return nil, 0, e
-	}
-	return v, status, err
-}
-
-func (s *Server) collectionOp(r *request, rest []string) (any, int, error) {
 	switch {
 	case len(rest) == 0 && r.Method == http.MethodPost:
 		var body struct {

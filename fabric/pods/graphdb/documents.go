@@ -30,9 +30,6 @@ func docError(err error) *apiError {
 	case errors.Is(err, graphstore.ErrIdentifier):
 		return newError(400, 1205, "illegal document identifier")
 	}
-	if e := spaceError(err); e != nil {
-		return e
-	}
 	return storeError(err)
 }
 

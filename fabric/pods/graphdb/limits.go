@@ -8,10 +8,9 @@ import (
 	"github.com/fabricops/fabric/fabric/lib/graphstore"
 )
 
-// limitRows are the query limits of a tenant's graph database as the
-// limits command lists them.
+// limitRows are the query limits (as the server holds them, defaults
+// filled) of a tenant's graph database as the limits command lists them.
 func limitRows(l aql.Limits, conns int) []api.LimitRow {
-	l = l.OrDefault()
 	const pod = "fabricd settings: limits.query"
 	mb := func(n int64) string { return strconv.FormatInt(n>>20, 10) }
 	itoa := strconv.Itoa

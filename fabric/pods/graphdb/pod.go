@@ -5,8 +5,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"github.com/fabricops/fabric/fabric/lib/aql"
-	"golang.org/x/net/netutil"
 	"io"
 	"net"
 	"net/http"
@@ -18,10 +16,11 @@ import (
 	"time"
 
 	"github.com/fabricops/fabric/fabric/infra/bus"
-
+	"github.com/fabricops/fabric/fabric/lib/aql"
 	"github.com/fabricops/fabric/fabric/lib/graphstore"
 	"github.com/fabricops/fabric/fabric/lib/safefile"
 	"github.com/fabricops/fabric/fabric/pods/pod"
+	"golang.org/x/net/netutil"
 )
 
 // PodOptions configures the graph database pod.
@@ -119,11 +118,12 @@ func Serve(p *pod.Pod, o PodOptions) error {
 		ln.Close()
 		return fmt.Errorf("graph database store in %s: %w", o.Dir, err)
 	}
-	p.SetLimits(limitRows(o.Limits, o.MaxConnections))
 	storageLimit(p, st)
 	go watchStorageLimit(p, st)
+	server := New(st, Options{User: o.User, Password: o.Password, Secret: secret, Limits: o.Limits, Logf: p.Logf})
+	p.SetLimits(limitRows(server.Limits(), o.MaxConnections))
 	srv := &http.Server{
-		Handler:           New(st, Options{User: o.User, Password: o.Password, Secret: secret, Limits: o.Limits, Logf: p.Logf}).Handler(),
+		Handler:           server.Handler(),
 		Protocols:         Protocols(),
 		ReadHeaderTimeout: 30 * time.Second,
 		IdleTimeout:       5 * time.Minute,
