@@ -10,6 +10,7 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client"
+	"github.com/fabricops/fabric/fabric/client/tables"
 	"github.com/fabricops/fabric/fabric/infra/tenant"
 	"github.com/fabricops/fabric/fabric/lib/frame"
 	"github.com/fabricops/fabric/fabric/lib/lazy"
@@ -45,7 +46,7 @@ func boundedDelete(ctx context.Context, c *client.Client, name string) (any, err
 // boundedTable returns a bounded dataset's published data as a lazy
 // table.
 func boundedTable(ctx context.Context, c *client.Client, name string) (*lazy.Table, error) {
-	t, _, err := c.BoundedTable(ctx, name)
+	t, _, err := tables.Of(c).BoundedTable(ctx, name)
 	return t, err
 }
 
@@ -82,7 +83,7 @@ func (e *Env) boundedImport(thread *starlark.Thread, b *starlark.Builtin, args s
 	}
 	defer data.Release()
 	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
-		bd, err := c.BoundedImport(ctx, name, data, publish)
+		bd, err := tables.Of(c).BoundedImport(ctx, name, data, publish)
 		return bounded(bd), err
 	})
 }
@@ -140,6 +141,6 @@ func (e *Env) schemaAdd(thread *starlark.Thread, b *starlark.Builtin, args starl
 		return nil, fmt.Errorf("%s: give file or schema", b.Name())
 	}
 	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
-		return c.AddSchema(ctx, name, descr, doc, overwrite)
+		return tables.Of(c).AddSchema(ctx, name, descr, doc, overwrite)
 	})
 }

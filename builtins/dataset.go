@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/fabricops/fabric/fabric/client"
+	"github.com/fabricops/fabric/fabric/client/tables"
 	"github.com/fabricops/fabric/fabric/lib/frame"
 	"github.com/fabricops/fabric/fabric/lib/lazy"
 	"github.com/fabricops/fabric/runtime/doc"
@@ -96,7 +97,7 @@ func (e *Env) datasetAdd(thread *starlark.Thread, b *starlark.Builtin, args star
 	}
 	defer src.Close()
 	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
-		rec, created, err := c.AddDataset(ctx, name, folder, src, frame.Format(remote))
+		rec, created, err := tables.Of(c).AddDataset(ctx, name, folder, src, frame.Format(remote))
 		if err != nil {
 			return nil, err
 		}
@@ -137,7 +138,7 @@ func datasetMeta(ctx context.Context, c *client.Client, name string) (any, error
 
 // datasetTable returns a dataset as a lazy table.
 func datasetTable(ctx context.Context, c *client.Client, name string) (*lazy.Table, error) {
-	t, _, err := c.DatasetTable(ctx, name)
+	t, _, err := tables.Of(c).DatasetTable(ctx, name)
 	return t, err
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client"
+	"github.com/fabricops/fabric/fabric/client/tables"
 	"github.com/fabricops/fabric/fabric/lib/lazy"
 	"github.com/fabricops/fabric/fabric/lib/pipeline"
 	"github.com/fabricops/fabric/runtime/doc"
@@ -307,7 +308,7 @@ func (e *Env) evictBuiltin(thread *starlark.Thread, b *starlark.Builtin, args st
 // outputTable returns a completed job's output (partial ids too) as a
 // lazy table.
 func outputTable(ctx context.Context, c *client.Client, jobid string) (*lazy.Table, error) {
-	t, _, err := c.OutputTable(ctx, jobid)
+	t, _, err := tables.Output(ctx, c, jobid)
 	return t, err
 }
 

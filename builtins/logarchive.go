@@ -16,6 +16,7 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client"
+	"github.com/fabricops/fabric/fabric/client/tables"
 	"github.com/fabricops/fabric/fabric/infra/logarchive"
 	"github.com/fabricops/fabric/fabric/infra/streams"
 	"github.com/fabricops/fabric/fabric/lib/frame"
@@ -378,7 +379,7 @@ func (e *Env) logarchiveReplay(thread *starlark.Thread, b *starlark.Builtin, arg
 		if j.Status != api.JobCompleted {
 			return nil, fmt.Errorf("replay job %s %s: %s", j.JobID, strings.ToLower(j.Status), j.Reason)
 		}
-		t, _, err := c.OutputTable(ctx, j.JobID)
+		t, _, err := tables.Output(ctx, c, j.JobID)
 		if err != nil {
 			return nil, err
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/fabricops/fabric/fabric/fabrictest"
 	"github.com/fabricops/fabric/fabric/infra/bus"
 	"github.com/fabricops/fabric/fabric/infra/natsserver"
+	"github.com/fabricops/fabric/fabric/infra/tenant/tables"
 	"github.com/fabricops/fabric/fabric/pods/runner"
 )
 
@@ -207,7 +208,7 @@ func TestClusterSurvivesAServer(t *testing.T) {
 	if pods, err := long.Pods(ctx); err != nil || len(pods) != 4 {
 		t.Errorf("the long-lived client after the kill: %d pods, %v", len(pods), err)
 	}
-	if src, _, err := long.Data.OpenDataset(ctx, acked[0]); err != nil {
+	if src, _, err := tables.New(long.Data).OpenDataset(ctx, acked[0]); err != nil {
 		t.Errorf("the long-lived client reading %s: %v", acked[0], err)
 	} else {
 		src.Close()

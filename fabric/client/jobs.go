@@ -1,5 +1,3 @@
-//go:build !lean
-
 package client
 
 import (
@@ -10,8 +8,6 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/jobs"
-	"github.com/fabricops/fabric/fabric/lib/frame"
-	"github.com/fabricops/fabric/fabric/lib/lazy"
 	"github.com/fabricops/fabric/fabric/lib/placement"
 )
 
@@ -140,34 +136,6 @@ func (c *Client) Wait(ctx context.Context, jobID string, timeout time.Duration, 
 		return j, fmt.Errorf("timed out after %s waiting for job %s (still %s)", timeout, jobID, j.Status)
 	}
 	return j, err
-}
-
-// OutputTable returns the output of a completed job (partial id) as a
-// lazy table, its count from the job's record.
-func (c *Client) OutputTable(ctx context.Context, partial string) (*lazy.Table, api.Job, error) {
-	j, err := c.Job(ctx, partial)
-	if err != nil {
-		return nil, j, err
-	}
-	switch {
-	case api.JobActive(j.Status):
-		return nil, j, fmt.Errorf("job %s is still %s: its output is not there yet", j.JobID, j.Status)
-	case j.Status != api.JobCompleted:
-		return nil, j, fmt.Errorf("job %s %s and has no output: %s", j.JobID, lowerStatus(j.Status), j.Reason)
-	case j.Output == "":
-		return nil, j, fmt.Errorf("the output of job %s was purged", j.JobID)
-	}
-	return lazy.New(c.StoredInput(j.Output, frame.Parquet, lazy.Meta{Rows: j.OutputRows})), j, nil
-}
-
-func lowerStatus(s string) string {
-	switch s {
-	case api.JobFailed:
-		return "failed"
-	case api.JobEvicted:
-		return "was evicted"
-	}
-	return "is " + s
 }
 
 // PurgeOutputs deletes the outputs of every finished job.

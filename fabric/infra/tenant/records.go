@@ -28,3 +28,16 @@ func (t *Data) Dataset(ctx context.Context, name string) (api.Dataset, error) {
 func (t *Data) Datasets(ctx context.Context) ([]api.Dataset, error) {
 	return listOf[api.Dataset](ctx, t, api.DatasetsBucket)
 }
+
+// DeleteDataset deletes a dataset's record and data.
+func (t *Data) DeleteDataset(ctx context.Context, name string) error {
+	d, err := t.Dataset(ctx, name)
+	if err != nil {
+		return err
+	}
+	s, _ := t.Store(ctx)
+	if err := s.Delete(ctx, api.DatasetsBucket, store.Key(name)); err != nil {
+		return err
+	}
+	return s.DeleteBlob(ctx, d.Datafile)
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/store"
 	"github.com/fabricops/fabric/fabric/infra/tenant"
+	"github.com/fabricops/fabric/fabric/infra/tenant/tables"
 	"github.com/fabricops/fabric/fabric/lib/engine"
 	"github.com/fabricops/fabric/fabric/lib/frame"
 	"github.com/fabricops/fabric/fabric/lib/lazy"
@@ -25,7 +26,7 @@ const maxObjectBytes = 256 << 20
 // Store is what the engine's bots reach in the tenant: its datasets and
 // objects, and the worker's local files.
 type Store struct {
-	c *tenant.Data
+	c *tables.Data
 	// dataDir is the tenant's directory of files ("": none).
 	dataDir string
 }
@@ -34,7 +35,7 @@ var _ engine.TableStore = (*Store)(nil)
 
 // NewStore returns the engine store over the tenant data c.
 // Files are read from dataDir only.
-func NewStore(c *tenant.Data, dataDir string) *Store { return &Store{c: c, dataDir: dataDir} }
+func NewStore(c *tenant.Data, dataDir string) *Store { return &Store{c: tables.New(c), dataDir: dataDir} }
 
 // missing makes the fabric's "not found" errors the engine's.
 type missing struct{ err error }

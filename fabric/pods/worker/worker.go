@@ -248,8 +248,8 @@ func (w *Worker) extensions() []engine.Extension {
 		}
 		return docs
 	}
-	xs = append(streamBots(js), archiveBots(w.store.c, js)...)
-	xs = append(xs, sourceBots(w.store.c, js, w.store.dataDir, all)...)
+	xs = append(streamBots(js), archiveBots(w.store.c.Data, js)...)
+	xs = append(xs, sourceBots(w.store.c.Data, js, w.store.dataDir, all)...)
 	return xs
 }
 

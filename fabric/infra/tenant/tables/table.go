@@ -1,6 +1,4 @@
-//go:build !lean
-
-package tenant
+package tables
 
 import (
 	"context"

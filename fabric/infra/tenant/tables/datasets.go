@@ -1,6 +1,4 @@
-//go:build !lean
-
-package tenant
+package tables
 
 import (
 	"context"
@@ -11,6 +9,7 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/store"
+	"github.com/fabricops/fabric/fabric/infra/tenant"
 	"github.com/fabricops/fabric/fabric/lib/frame"
 	"github.com/fabricops/fabric/fabric/lib/lazy"
 )
@@ -93,7 +92,7 @@ func (t *Data) AddDataset(ctx context.Context, name, folder string, src frame.So
 	if err != nil && !created {
 		return api.Dataset{}, false, err
 	}
-	data, err := t.putSource(ctx, "datasets/"+key+"/"+NewToken()+"."+string(remote), src, remote)
+	data, err := t.putSource(ctx, "datasets/"+key+"/"+tenant.NewToken()+"."+string(remote), src, remote)
 	if err != nil {
 		return api.Dataset{}, false, err
 	}
@@ -126,19 +125,6 @@ func (t *Data) OpenDataset(ctx context.Context, name string) (frame.Source, api.
 // batches; the caller closes it.
 func (t *Data) OpenData(ctx context.Context, path string, f frame.Format) (frame.Source, error) {
 	return t.StoredInput(path, f, lazy.Meta{Rows: -1}).Open(ctx, frame.Scan{})
-}
-
-// DeleteDataset deletes a dataset's record and data.
-func (t *Data) DeleteDataset(ctx context.Context, name string) error {
-	d, err := t.Dataset(ctx, name)
-	if err != nil {
-		return err
-	}
-	s, _ := t.Store(ctx)
-	if err := s.Delete(ctx, api.DatasetsBucket, store.Key(name)); err != nil {
-		return err
-	}
-	return s.DeleteBlob(ctx, d.Datafile)
 }
 
 // The formats datasets are stored in.
