@@ -21,7 +21,7 @@ func From(thread *starlark.Thread) *Registry {
 // Builtins returns the command() and flag() builtins.
 func Builtins() starlark.StringDict {
 	return starlark.StringDict{
-		"command": doc.Builtin("command", `command(name, fn, help="", flags=[], examples=[], exclusive=[], one_of=[], lean=None)
+		"command": doc.Builtin("command", `command(name, fn, help="", flags=[], examples=[], exclusive=[], one_of=[], output=None, lean=None)
 
 Declares a command of the command line. name is its words ("dataset list");
 the command line reaches it as "client dataset list" and "client dataset-list".
@@ -30,6 +30,13 @@ fn(args) runs it: args has one attribute per flag, hyphens as underscores
 flag names of which at most one may be given; one_of lists groups of which at
 least one is required. The name must be a string literal at the start of the
 call so that the command index finds it without running the script.
+
+output, when given, lists the formats the command prints its result in:
+the default first ("table", "text", "yaml" or "json"), then those a flag
+selects ("json", "yaml"). Each of those gets its flag (--json: "Print JSON
+instead of a table."), the same on every command, at most one given; the
+command prints with out.write(args, result, ...), which follows them.
+Declare --json this way, never as a flag(...).
 
 lean(args), when given, is what the lean client (built without the data
 libraries) tries before it hands a command of a data script to the full
@@ -117,11 +124,12 @@ func commandBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 		name, help                        string
 		fn                                starlark.Callable
 		flags, examples, exclusive, oneOf *starlark.List
+		output                            *starlark.List
 		lean                              starlark.Value = starlark.None
 	)
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs,
 		"name", &name, "fn", &fn, "help?", &help, "flags?", &flags, "examples?", &examples,
-		"exclusive?", &exclusive, "one_of?", &oneOf, "lean?", &lean); err != nil {
+		"exclusive?", &exclusive, "one_of?", &oneOf, "output?", &output, "lean?", &lean); err != nil {
 		return nil, err
 	}
 	c := &Command{Name: name, Fn: fn, Help: help}
@@ -150,6 +158,13 @@ func commandBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 		return nil, err
 	}
 	if c.OneOf, err = groups(oneOf, name, "one_of"); err != nil {
+		return nil, err
+	}
+	formats, err := stringList(output, name, "output")
+	if err != nil {
+		return nil, err
+	}
+	if err := c.declareOutput(formats); err != nil {
 		return nil, err
 	}
 	if err := c.validate(); err != nil {

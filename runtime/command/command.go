@@ -104,6 +104,10 @@ type Command struct {
 	Exclusive [][]string
 	// OneOf lists groups of flags of which at least one must be given.
 	OneOf [][]string
+	// Output lists the formats the command prints its result in, as
+	// command()'s output declares them: the default first, then those its
+	// flags select (--json, --yaml); empty when it declared none.
+	Output []string
 	// File is the script that declared the command.
 	File string
 	// Lean, when set, is what the lean client tries before handing the

@@ -183,26 +183,15 @@ func yamlBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "v", &v); err != nil {
 		return nil, err
 	}
-	data, err := stdlib.EncodeYAML(v)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %s", b.Name(), strings.TrimPrefix(err.Error(), "yaml: "))
-	}
-	return starlark.None, writeErr(b.Name(), fprint(host.From(thread).Stdout, string(data)))
+	return starlark.None, printYAML(thread, b.Name(), v)
 }
 
-func rowsBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var (
-		rows    starlark.Iterable
-		columns starlark.Value = starlark.None
-		asJSON  bool
-	)
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "rows", &rows, "columns?", &columns, "json?", &asJSON); err != nil {
-		return nil, err
+func printYAML(thread *starlark.Thread, fn string, v starlark.Value) error {
+	data, err := stdlib.EncodeYAML(v)
+	if err != nil {
+		return fmt.Errorf("%s: %s", fn, strings.TrimPrefix(err.Error(), "yaml: "))
 	}
-	if asJSON {
-		return starlark.None, printJSON(thread, b.Name(), rows)
-	}
-	return starlark.None, printTable(thread, b.Name(), rows, columns)
+	return writeErr(fn, fprint(host.From(thread).Stdout, string(data)))
 }
 
 func noticeBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -239,4 +228,18 @@ func textBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 		return nil, fmt.Errorf("%s: for parameter s: got %s, want str or bytes", b.Name(), s.Type())
 	}
 	return starlark.None, writeErr(b.Name(), fprint(host.From(thread).Stdout, text))
+}
+func rowsBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var (
+		rows    starlark.Iterable
+		columns starlark.Value = starlark.None
+		asJSON  bool
+	)
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "rows", &rows, "columns?", &columns, "json?", &asJSON); err != nil {
+		return nil, err
+	}
+	if asJSON {
+		return starlark.None, printJSON(thread, b.Name(), rows)
+	}
+	return starlark.None, printTable(thread, b.Name(), rows, columns)
 }

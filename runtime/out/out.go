@@ -2,6 +2,10 @@
 // results: tables, JSON, YAML and plain text go to the thread's stdout,
 // notices and warnings to its stderr.
 //
+// out.write is the one writer of a command's result: it prints the table,
+// or JSON or YAML when the command's --json or --yaml flag (declared with
+// command()'s output, see package command) asks for it.
+//
 // Every table the shell prints has one style, shared with Go code through
 // WriteTable: a header line, a rule of dashes under each column, then the
 // rows; columns are left-aligned and separated by two spaces, and lines
@@ -42,6 +46,16 @@ Prints v as YAML, dict keys in their order.`, yamlBuiltin),
 
 Prints rows as out.table(rows, columns) does, or as out.json(rows) when
 json is true; for commands with a --json flag.`, rowsBuiltin),
+	"write": doc.Builtin("out.write", `write(args, v, columns=None, table=None)
+
+Prints a command's result in the format its flags ask for: as JSON with
+--json, as YAML with --yaml, else as a table. args is the command's args;
+a command gets those flags by declaring them once, with command()'s
+output. v is the result: printed whole as JSON or YAML, and as the rows of
+the table, with columns as out.table takes them. table, when given, is
+called with v instead, for a table that is not v itself: it returns the
+table's rows (fewer, renamed or computed columns), or None when it
+printed the result itself.`, writeBuiltin),
 	"notice": doc.Builtin("out.notice", `notice(*args)
 
 Prints args to stderr, separated by spaces and followed by a newline; for

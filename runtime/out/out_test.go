@@ -67,9 +67,26 @@ func TestOut(t *testing.T) {
 		{name: "json error", src: `out.json(float("nan"))`, wantErr: "out.json: cannot encode nan as JSON"},
 		{name: "yaml", src: `out.yaml({"b": [1], "a": "x"})`, stdout: "b:\n  - 1\na: x\n"},
 		{name: "yaml error", src: `out.yaml(len)`, wantErr: "out.yaml: cannot encode builtin_function_or_method as YAML"},
-		{name: "rows table", src: `out.rows([{"a": 1}])`, stdout: "a\n-\n1\n"},
-		{name: "rows json", src: `out.rows([{"a": 1}], json=True)`, stdout: "[\n  {\n    \"a\": 1\n  }\n]\n"},
-		{name: "rows columns", src: `out.rows([{"a": 1, "b": 2}], columns=["b"])`, stdout: "b\n-\n2\n"},
+		{name: "write table", src: `out.write(struct(json=False), [{"a": 1}])`, stdout: "a\n-\n1\n"},
+		{name: "write table without format flags", src: `out.write(struct(name="x"), [{"a": 1}])`, stdout: "a\n-\n1\n"},
+		{name: "write table columns", src: `out.write(struct(json=False), [{"a": 1, "b": 2}], columns=[("B", "b")])`, stdout: "B\n-\n2\n"},
+		{name: "write json whole rows", src: `out.write(struct(json=True), [{"a": 1, "b": 2}], columns=["b"])`,
+			stdout: "[\n  {\n    \"a\": 1,\n    \"b\": 2\n  }\n]\n"},
+		{name: "write yaml", src: `out.write(struct(json=False, yaml=True), [{"a": 1}])`, stdout: "- a: 1\n"},
+		{name: "write json before yaml", src: `out.write(struct(json=True, yaml=True), [])`, stdout: "[]\n"},
+		{name: "write json not a list", src: `out.write(struct(json=True), None)`, stdout: "null\n"},
+		{name: "write table fn rows", src: `out.write(struct(json=False), ["x", "y"], columns=["N"], table=lambda v: [{"N": n} for n in v])`,
+			stdout: "N\n-\nx\ny\n"},
+		{name: "write table fn prints", src: `out.write(struct(json=False), {"k": 1}, table=lambda v: out.text("k is %d\n" % v["k"]))`,
+			stdout: "k is 1\n"},
+		{name: "write json skips table fn", src: `out.write(struct(json=True), ["x"], table=lambda v: fail("called"))`,
+			stdout: "[\n  \"x\"\n]\n"},
+		{name: "write table fn error", src: `out.write(struct(), [], table=lambda v: fail("no table"))`, wantErr: "no table"},
+		{name: "write bad args", src: `out.write([], [])`, wantErr: "out.write: for parameter args: got list, want the command's args"},
+		{name: "write bad table", src: `out.write(struct(), [], table=1)`, wantErr: "out.write: for parameter table: got int, want a function"},
+		{name: "write bad rows", src: `out.write(struct(), {"a": 1}, table=lambda v: 3)`, wantErr: "out.write: the table's rows are a int, want a list"},
+		{name: "write string rows", src: `out.write(struct(), "ab")`, wantErr: "out.write: the table's rows are a string, want a list"},
+		{name: "write yaml error", src: `out.write(struct(yaml=True), len)`, wantErr: "out.write: cannot encode builtin_function_or_method as YAML"},
 		{name: "notice", src: `out.notice("fetched", 3, "rows", None)`, stderr: "fetched 3 rows None\n"},
 		{name: "warn", src: `out.warn("slow", 1.5)`, stderr: "warning: slow 1.5\n"},
 		{name: "notice kwargs", src: `out.notice(x=1)`, wantErr: `out.notice: unexpected keyword argument "x"`},
@@ -189,5 +206,26 @@ func TestDocs(t *testing.T) {
 		if !strings.HasPrefix(first, name+"(") || !strings.HasSuffix(first, ")") {
 			t.Errorf("out.%s: doc first line %q, want its signature", name, first)
 		}
+	}
+}
+
+func TestChosen(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		attrs starlark.StringDict
+		want  Format
+	}{
+		{"no flags", starlark.StringDict{}, Table},
+		{"other flags", starlark.StringDict{"name": starlark.String("x")}, Table},
+		{"json false", starlark.StringDict{"json": starlark.False}, Table},
+		{"json", starlark.StringDict{"json": starlark.True}, JSON},
+		{"yaml", starlark.StringDict{"json": starlark.False, "yaml": starlark.True}, YAML},
+		{"json first", starlark.StringDict{"json": starlark.True, "yaml": starlark.True}, JSON},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Chosen(starlarkstruct.FromStringDict(starlark.String("args"), tc.attrs)); got != tc.want {
+				t.Errorf("Chosen = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
