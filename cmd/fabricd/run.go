@@ -103,7 +103,7 @@ func parseArgs(args []string, stderr io.Writer) (*Settings, error) {
 	var s Settings
 	var pods, config string
 	fs.StringVar(&config, "config", "", "YAML file of settings")
-	fs.StringVar(&pods, "pods", "", "comma-separated pod types to run (a type once per pod)")
+	fs.StringVar(&pods, "pods", "", "comma-separated pod types to run, a type once per pod ("+strings.Join(runner.Names(), ", ")+")")
 	for _, f := range s.flags() {
 		fs.StringVar(f.value, f.name, "", f.usage)
 	}

@@ -25,26 +25,18 @@ const (
 	GraphDB = "graphdb"
 )
 
-// Pod categories.
+// Pod categories: each type's is in its registration (package runner).
 const (
 	CategoryInfra = "infra"
 	CategoryApp   = "app"
 )
 
-// Category returns the category of a pod type: infra for the api-server,
-// the schedulers and the graph database, app for the others.
-func Category(podType string) string {
-	switch podType {
-	case APIServer, Scheduler, GraphDB:
-		return CategoryInfra
-	}
-	return CategoryApp
-}
-
 // IsAgent reports whether pods of a type are agents (listed by agents()).
 func IsAgent(podType string) bool { return podType == EventGateway }
 
-// PodTypes lists the known pod types.
+// PodTypes lists the known pod types, as the shell knows them: the same
+// as the pods' registrations (runner.Types; TestTypesMatchAPI fails when
+// a type is in one and not the other).
 var PodTypes = []string{APIServer, Scheduler, Worker, EventGateway, GraphDB}
 
 // LoadPerCPU is the one-minute load average per CPU above which a pod

@@ -9,16 +9,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"testing"
 	"time"
 
-	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/bus"
 	"github.com/fabricops/fabric/fabric/infra/natsserver"
 	"github.com/fabricops/fabric/fabric/pods/eventgw"
-	"github.com/fabricops/fabric/fabric/pods/graphdb"
 	"github.com/fabricops/fabric/fabric/pods/runner"
 	"github.com/fabricops/fabric/fabric/pods/worker"
 )
@@ -86,8 +83,9 @@ type Options struct {
 	EventGateway eventgw.Options
 }
 
-// DefaultPods are the pods of a tenant of the local fabric.
-var DefaultPods = []string{api.APIServer, api.Scheduler, api.Worker, api.Worker, api.EventGateway, api.GraphDB}
+// DefaultPods are the pods of a tenant of the local fabric (with two
+// workers), from the pod types' registrations.
+var DefaultPods = runner.LocalPods(2)
 
 // Start starts a fabric and stops it when the test ends. It sets
 // FABRIC_HOME and FABRIC_NETWORK_CONFIG (the first tenant's) for the test.
@@ -129,24 +127,6 @@ func Start(t testing.TB, o Options) *Fabric {
 	})
 	for i, tn := range tenants {
 		cfg := &bus.Config{Tenant: tn.Name, NATS: bus.NATSConfig{URLs: []string{srv.URL()}, User: tn.User, Password: tn.Password}}
-		var graph graphdb.PodOptions
-		if slices.Contains(o.Pods, api.GraphDB) {
-			// Each tenant's graph database on a port and with a password
-			// of its own, as the local fabric runs them.
-			var err error
-			if graph, cfg.GraphDB, err = graphdb.Local(filepath.Join(dir, "graphdb", tn.Name), bus.GraphDBConfig{}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		path := filepath.Join(f.Home, "tenants", tn.Name, bus.ConfigFileName)
-		if err := cfg.Save(path); err != nil {
-			t.Fatal(err)
-		}
-		if i == 0 {
-			t.Setenv("FABRIC_HOME", f.Home)
-			t.Setenv("FABRIC_NETWORK_CONFIG", path)
-		}
-		f.Configs[tn.Name] = cfg
 		// Workers take jobs whatever the load of the machine running the
 		// tests (the default capacity filter also looks at cpu_load1).
 		wo := o.Worker
@@ -165,9 +145,24 @@ func Start(t testing.TB, o Options) *Fabric {
 				t.Fatal(err)
 			}
 		}
-		r, err := runner.Start(runner.Options{Config: cfg, Pods: o.Pods, Site: "local", BuildTag: "test",
+		// Each tenant's graph database on a port and with a password of
+		// its own, as the local fabric runs them.
+		ro := runner.Options{Config: cfg, Pods: o.Pods, Site: "local", BuildTag: "test",
 			CapacityFilter:  TestCapacityFilter,
-			PlatformVersion: "test", LicenseExpires: time.Now().AddDate(1, 0, 0), LeaseTTL: o.LeaseTTL, ControllerPeriod: o.ControllerPeriod, Worker: wo, Logger: o.Logger, GraphDB: graph, EventGateway: gw})
+			PlatformVersion: "test", LicenseExpires: time.Now().AddDate(1, 0, 0), LeaseTTL: o.LeaseTTL, ControllerPeriod: o.ControllerPeriod, Worker: wo, Logger: o.Logger, EventGateway: gw}
+		if err := runner.PrepareLocal(&ro, runner.Local{Dir: dir}); err != nil {
+			t.Fatal(err)
+		}
+		path := f.ConfigPath(tn.Name)
+		if err := cfg.Save(path); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			t.Setenv("FABRIC_HOME", f.Home)
+			t.Setenv("FABRIC_NETWORK_CONFIG", path)
+		}
+		f.Configs[tn.Name] = cfg
+		r, err := runner.Start(ro)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -20,7 +20,6 @@ import (
 	"github.com/fabricops/fabric/fabric/infra/local"
 	"github.com/fabricops/fabric/fabric/infra/natsserver"
 	"github.com/fabricops/fabric/fabric/pods/eventgw"
-	"github.com/fabricops/fabric/fabric/pods/graphdb"
 	"github.com/fabricops/fabric/fabric/pods/runner"
 	"github.com/fabricops/fabric/fabric/pods/worker"
 )
@@ -101,23 +100,17 @@ func Serve(home string, o ServeOptions) error {
 		}
 		srv.Shutdown()
 	}
-	pods := []string{api.APIServer, api.Scheduler}
-	for i := 0; i < o.Workers; i++ {
-		pods = append(pods, api.Worker)
-	}
-	pods = append(pods, api.EventGateway)
 	for i, t := range tenants {
 		cfg := &bus.Config{Tenant: t.Name, Local: true, NATS: bus.NATSConfig{URLs: []string{srv.URL()}, User: t.User, Password: t.Password}}
-		tenantPods := pods
-		var graph graphdb.PodOptions
-		if set.GraphDB.URL != "" {
-			cfg.GraphDB = set.GraphDB // a graph database of the user's: no pod
-		} else {
-			if graph, cfg.GraphDB, err = graphdb.Local(filepath.Join(local.Dir(home), "graphdb", t.Name), lastGraphs[i]); err != nil {
-				stopAll()
-				return err
-			}
-			tenantPods = append(append([]string(nil), pods...), api.GraphDB)
+		dataDir := local.DataDir(home, t.Name)
+		ro := runner.Options{Config: cfg, Pods: runner.LocalPods(o.Workers), Site: local.Site, BuildTag: o.Version,
+			PlatformVersion: o.Version, LicenseExpires: expires, Logger: logger,
+			Worker: worker.Options{DataDir: dataDir},
+			EventGateway: eventgw.Options{Defaults: true, CertDir: filepath.Join(local.Dir(home), "certs"),
+				DataDir: dataDir, PortsDir: filepath.Join(local.Dir(home), "ports")}}
+		if err := runner.PrepareLocal(&ro, runner.Local{Dir: local.Dir(home), UserGraphDB: set.GraphDB, LastGraphDB: lastGraphs[i]}); err != nil {
+			stopAll()
+			return err
 		}
 		if err := cfg.Save(local.TenantConfigPath(home, t.Name)); err != nil {
 			stopAll()
@@ -128,16 +121,11 @@ func Serve(home string, o ServeOptions) error {
 				logger.Printf("warning: %v", err)
 			}
 		}
-		dataDir := local.DataDir(home, t.Name)
 		if err := os.MkdirAll(dataDir, 0o700); err != nil {
 			stopAll()
 			return err
 		}
-		r, err := runner.Start(runner.Options{Config: cfg, Pods: tenantPods, Site: local.Site, BuildTag: o.Version,
-			PlatformVersion: o.Version, LicenseExpires: expires, Logger: logger,
-			Worker: worker.Options{DataDir: dataDir}, GraphDB: graph,
-			EventGateway: eventgw.Options{Defaults: true, CertDir: filepath.Join(local.Dir(home), "certs"),
-				DataDir: dataDir, PortsDir: filepath.Join(local.Dir(home), "ports")}})
+		r, err := runner.Start(ro)
 		if err != nil {
 			stopAll()
 			return err

@@ -16,7 +16,7 @@ import (
 // dependency, then those the pod's service added (AddHealthCheck).
 func (p *Pod) Health(ctx context.Context) []api.HealthRow {
 	row := func(param string, err error, okMsg string) api.HealthRow {
-		r := api.HealthRow{Cat: api.Category(p.Type), PodType: p.Type, Host: p.hostname, ID: p.ID,
+		r := api.HealthRow{Cat: p.Category, PodType: p.Type, Host: p.hostname, ID: p.ID,
 			Site: p.Site, Parameter: param, Status: api.StatusOK, Message: okMsg}
 		if err != nil {
 			r.Status, r.Message = api.StatusFailed, err.Error()

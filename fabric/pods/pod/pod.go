@@ -32,6 +32,9 @@ const RegistryTTL = 9 * time.Second
 // Spec describes a pod to start.
 type Spec struct {
 	Type string
+	// Category is the type's, api.CategoryInfra or api.CategoryApp, as
+	// its registration (package runner) says.
+	Category string
 	// ID is the pod id (8 hex); a new one is drawn when empty.
 	ID   string
 	Site string
@@ -261,7 +264,7 @@ func (p *Pod) Info() api.PodInfo {
 		Now:         api.Timestamp(now),
 		StartedAt:   api.Timestamp(p.started),
 		PodType:     p.Type,
-		PodCategory: api.Category(p.Type),
+		PodCategory: p.Category,
 		PodID:       p.ID,
 		Hostname:    p.hostname,
 		ProcID:      os.Getpid(),

@@ -16,13 +16,9 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/bus"
-	"github.com/fabricops/fabric/fabric/pods/apiserver"
-	"github.com/fabricops/fabric/fabric/pods/archiver"
-	"github.com/fabricops/fabric/fabric/pods/controller"
 	"github.com/fabricops/fabric/fabric/pods/eventgw"
 	"github.com/fabricops/fabric/fabric/pods/graphdb"
 	"github.com/fabricops/fabric/fabric/pods/pod"
-	"github.com/fabricops/fabric/fabric/pods/scheduler"
 	"github.com/fabricops/fabric/fabric/pods/worker"
 	"github.com/nats-io/nats.go"
 )
@@ -63,44 +59,19 @@ type Options struct {
 	EventGateway eventgw.Options
 }
 
-// dependencies are the pod types each type needs live to be healthy.
-var dependencies = map[string][]string{
-	api.Scheduler:    {api.APIServer},
-	api.Worker:       {api.APIServer, api.Scheduler},
-	api.EventGateway: {api.APIServer},
-}
-
-// ParsePods parses a comma-separated list of pod types.
-func ParsePods(list string) ([]string, error) {
-	var pods []string
-	for _, t := range strings.Split(list, ",") {
-		t = strings.TrimSpace(t)
-		if t == "" {
-			continue
-		}
-		known := false
-		for _, k := range api.PodTypes {
-			known = known || k == t
-		}
-		if !known {
-			return nil, fmt.Errorf("unknown pod type %q (known: %s)", t, strings.Join(api.PodTypes, ", "))
-		}
-		pods = append(pods, t)
-	}
-	if len(pods) == 0 {
-		return nil, fmt.Errorf("no pod types given")
-	}
-	return pods, nil
-}
-
 // Runner runs pods.
 type Runner struct {
-	opts  Options
-	mu    sync.Mutex
-	slots []*slot
+	opts Options
+	// mu guards slots and every slot's fields: a pod's restart callback
+	// runs in a goroutine of its own as soon as the pod answers, while
+	// Start may still be starting the others.
+	mu      sync.Mutex
+	slots   []*slot
+	stopped bool
 }
 
 type slot struct {
+	typ  Type
 	spec pod.Spec
 	nc   *nats.Conn
 	pod  *pod.Pod
@@ -109,9 +80,15 @@ type slot struct {
 // Start starts every pod of opts; on failure it stops those it started.
 func Start(opts Options) (*Runner, error) {
 	r := &Runner{opts: opts}
-	for _, t := range opts.Pods {
+	for _, name := range opts.Pods {
+		t, ok := Lookup(name)
+		if !ok {
+			r.Stop()
+			return nil, fmt.Errorf("unknown pod type %q (known: %s)", name, strings.Join(Names(), ", "))
+		}
 		spec := pod.Spec{
-			Type:            t,
+			Type:            t.Name,
+			Category:        t.Category,
 			ID:              pod.NewID(),
 			Tenant:          opts.Config.Tenant,
 			BuildTag:        opts.BuildTag,
@@ -119,25 +96,31 @@ func Start(opts Options) (*Runner, error) {
 			LicenseExpires:  opts.LicenseExpires,
 			ObjstoreHost:    hostPort(opts.Config.NATS.URLs[0]),
 			ConfigChecksum:  opts.Config.Checksum(),
-			Dependencies:    dependencies[t],
+			Dependencies:    t.Dependencies,
 			CapacityFilter:  opts.CapacityFilter,
 			Logger:          opts.Logger,
 		}
-		if api.Category(t) == api.CategoryApp {
+		if t.Category == api.CategoryApp {
 			spec.Site = opts.Site
 		}
-		s := &slot{spec: spec}
-		if err := r.startSlot(s); err != nil {
+		s := &slot{typ: t, spec: spec}
+		// Started under the lock: the pod's restart callback may run
+		// before startSlot returns, and reads what it writes.
+		r.mu.Lock()
+		err := r.startSlot(s)
+		if err == nil {
+			r.slots = append(r.slots, s)
+		}
+		r.mu.Unlock()
+		if err != nil {
 			r.Stop()
 			return nil, err
 		}
-		r.mu.Lock()
-		r.slots = append(r.slots, s)
-		r.mu.Unlock()
 	}
 	return r, nil
 }
 
+// startSlot starts the slot's pod; r.mu is held.
 func (r *Runner) startSlot(s *slot) error {
 	nc, err := bus.Connect(r.opts.Config, "pod-"+s.spec.Type+"-"+s.spec.ID)
 	if err != nil {
@@ -147,24 +130,7 @@ func (r *Runner) startSlot(s *slot) error {
 	defer cancel()
 	p, err := pod.Start(ctx, nc, s.spec, func() { r.restart(s) })
 	if err == nil {
-		switch s.spec.Type {
-		case api.Scheduler:
-			if err = scheduler.Elect(p, r.opts.LeaseTTL); err == nil {
-				archiver.Run(p)
-				err = controller.Serve(p, controller.Options{Period: r.opts.ControllerPeriod})
-			}
-		case api.APIServer:
-			err = apiserver.Serve(p)
-		case api.Worker:
-			err = worker.Serve(p, r.opts.Worker)
-		case api.EventGateway:
-			err = eventgw.Serve(p, r.opts.EventGateway)
-		case api.GraphDB:
-			o := r.opts.GraphDB
-			o.User, o.Password = r.opts.Config.GraphDB.User, r.opts.Config.GraphDB.Password
-			err = graphdb.Serve(p, o)
-		}
-		if err != nil {
+		if err = s.typ.Serve(p, r.opts); err != nil {
 			p.Stop()
 		}
 	}
@@ -177,6 +143,7 @@ func (r *Runner) startSlot(s *slot) error {
 	return nil
 }
 
+// stopSlot stops the slot's pod; r.mu is held.
 func (r *Runner) stopSlot(s *slot) {
 	if s.pod == nil {
 		return
@@ -193,10 +160,14 @@ func (r *Runner) stopSlot(s *slot) {
 	s.pod, s.nc = nil, nil
 }
 
-// restart stops a pod and starts it again with the same id.
+// restart stops a pod and starts it again with the same id, unless the
+// runner stopped meanwhile.
 func (r *Runner) restart(s *slot) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.stopped {
+		return
+	}
 	r.stopSlot(s)
 	s.spec.Restarts++
 	if err := r.startSlot(s); err != nil {
@@ -235,6 +206,7 @@ func (r *Runner) StopPod(id string) error {
 func (r *Runner) Stop() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.stopped = true
 	var wg sync.WaitGroup
 	for _, s := range r.slots {
 		wg.Add(1)
@@ -244,6 +216,18 @@ func (r *Runner) Stop() {
 		}(s)
 	}
 	wg.Wait()
+}
+
+// conn returns the connection of a running pod (nil: none runs).
+func (r *Runner) conn() *nats.Conn {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.slots {
+		if s.nc != nil {
+			return s.nc
+		}
+	}
+	return nil
 }
 
 func (r *Runner) logf(format string, args ...any) {
@@ -267,9 +251,10 @@ func (r *Runner) WaitVisible(timeout time.Duration) error {
 	if len(want) == 0 {
 		return nil
 	}
-	r.mu.Lock()
-	nc := r.slots[0].nc
-	r.mu.Unlock()
+	nc := r.conn()
+	if nc == nil {
+		return errors.New("no pod of the runner runs")
+	}
 	deadline := time.Now().Add(timeout)
 	for {
 		missing := len(want)
