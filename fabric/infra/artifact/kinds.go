@@ -81,24 +81,6 @@ func checkRules(_ context.Context, _ *Repo, d *Doc) error {
 	return nil
 }
 
-// RuleNames returns the document with each rule list replaced by the
-// rules' names, as get prints a ruleset (SPEC 2.3).
-func RuleNames(d *Doc) *Doc {
-	out := &Doc{vals: map[string]json.RawMessage{}}
-	for _, k := range d.Keys() {
-		raw := d.Raw(k)
-		if k == "realtime-alerts" || k == "aggregate-alerts" {
-			names := []string{}
-			for _, r := range rules(d, k) {
-				names = append(names, r.Name)
-			}
-			raw, _ = json.Marshal(names)
-		}
-		out.Set(k, raw)
-	}
-	return out
-}
-
 // Dashboard is the dashboard kind (SPEC 2.4).
 var Dashboard = &Kind{
 	Name:   "dashboard",

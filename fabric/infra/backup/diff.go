@@ -32,35 +32,6 @@ type Entry struct {
 	First, Second string
 }
 
-// Summary counts the entries of each status.
-type Summary struct {
-	Identical, OnlyInFirst, OnlyInSecond, Differ int
-}
-
-// String is the summary line: "3 Identical, 0 Only In First, ...".
-func (s Summary) String() string {
-	return fmt.Sprintf("%d %s, %d %s, %d %s, %d %s", s.Identical, Identical, s.OnlyInFirst, OnlyInFirst,
-		s.OnlyInSecond, OnlyInSecond, s.Differ, Differ)
-}
-
-// Summarize counts entries by status.
-func Summarize(es []Entry) Summary {
-	var s Summary
-	for _, e := range es {
-		switch e.Status {
-		case Identical:
-			s.Identical++
-		case OnlyInFirst:
-			s.OnlyInFirst++
-		case OnlyInSecond:
-			s.OnlyInSecond++
-		case Differ:
-			s.Differ++
-		}
-	}
-	return s
-}
-
 // ignored are the fields a diff leaves out: when an artifact was saved
 // says nothing of what it is.
 var ignored = []string{"saved_time"}
