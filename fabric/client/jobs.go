@@ -2,17 +2,26 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/jobs"
-	"github.com/fabricops/fabric/fabric/lib/placement"
+	"github.com/nats-io/nats.go"
 )
 
-// Placement says which workers may take a job (see placement.Placement).
-type Placement = placement.Placement
+// Placement says which workers may take a job (see api.Placement), and
+// how long the job may wait in the scheduler's queue for one with
+// capacity (MaxWait; 0: api.DefaultMaxWait, 60 s).
+type Placement struct {
+	Site       string
+	SiteIsName bool
+	LFilter    string
+	RFilter    string
+	MaxWait    time.Duration
+}
 
 // Records returns the tenant's job records.
 func (c *Client) Records(ctx context.Context) (*jobs.Records, error) {
@@ -23,42 +32,101 @@ func (c *Client) Records(ctx context.Context) (*jobs.Records, error) {
 	return jobs.Open(s), nil
 }
 
-// PickWorker chooses a live worker for a job: among those that match pl
-// and whose capacity filter holds, the one with the fewest active jobs.
-func (c *Client) PickWorker(ctx context.Context, pl Placement) (api.PodInfo, error) {
-	pods, err := c.Pods(ctx)
-	if err != nil {
-		return api.PodInfo{}, err
-	}
-	return placement.Pick(pods, pl)
-}
-
-// Run starts a pipeline on a worker chosen by pl and returns the start
-// response at once; the job runs on.
+// Run asks the leading scheduler to start a pipeline on a worker it picks
+// by pl, and returns the start response once the job started; the job
+// runs on. With no worker free the job waits in the scheduler's queue,
+// at most pl.MaxWait.
 func (c *Client) Run(ctx context.Context, req api.RunRequest, pl Placement) (api.StartResponse, error) {
-	w, err := c.PickWorker(ctx, pl)
+	r, err := c.place(ctx, req, pl, false)
 	if err != nil {
 		return api.StartResponse{}, err
 	}
-	var resp api.StartResponse
-	if err := c.request(ctx, api.PodSubject(w.PodID, api.EndpointRun), req, &resp, "starting the job on worker "+w.PodID); err != nil {
-		return resp, err
+	if r.Start == nil {
+		return api.StartResponse{}, errors.New("the scheduler answered no start response")
 	}
-	if resp.Status != "started" {
-		return resp, errors.New(resp.Reason)
+	if r.Start.Status != "started" {
+		return *r.Start, errors.New(r.Start.Reason)
 	}
-	return resp, nil
+	return *r.Start, nil
 }
 
-// Verify checks a pipeline on a worker chosen by pl, without running it.
+// Verify asks the leading scheduler to check a pipeline on a worker it
+// picks by pl, without running it.
 func (c *Client) Verify(ctx context.Context, req api.RunRequest, pl Placement) (api.VerifyResponse, error) {
-	w, err := c.PickWorker(ctx, pl)
+	r, err := c.place(ctx, req, pl, true)
 	if err != nil {
 		return api.VerifyResponse{}, err
 	}
-	var resp api.VerifyResponse
-	err = c.request(ctx, api.PodSubject(w.PodID, api.EndpointVerify), req, &resp, "verifying on worker "+w.PodID)
-	return resp, err
+	if r.Verify == nil {
+		return api.VerifyResponse{}, errors.New("the scheduler answered no verification")
+	}
+	return *r.Verify, nil
+}
+
+// placeSlack is how much longer than a request's max wait the client
+// waits for the scheduler's final reply: the start itself on the worker.
+const placeSlack = 15 * time.Second
+
+// place sends one PlaceRequest to the leading scheduler and returns its
+// final reply. The scheduler acknowledges within api.PlaceAckTimeout
+// (else no scheduler leads) and answers within the max wait (and the
+// start); when ctx ends first the request is withdrawn.
+func (c *Client) place(ctx context.Context, run api.RunRequest, pl Placement, verify bool) (api.PlaceReply, error) {
+	req := api.PlaceRequest{ID: nats.NewInbox(), Verify: verify, Run: run, MaxWait: pl.MaxWait.Seconds(),
+		Placement: api.Placement{Site: pl.Site, SiteIsName: pl.SiteIsName, LFilter: pl.LFilter, RFilter: pl.RFilter}}
+	data, err := json.Marshal(req)
+	if err != nil {
+		return api.PlaceReply{}, err
+	}
+	inbox := c.nc.NewRespInbox()
+	sub, err := c.nc.SubscribeSync(inbox)
+	if err != nil {
+		return api.PlaceReply{}, err
+	}
+	defer func() { _ = sub.Unsubscribe() }()
+	if err := c.nc.PublishMsg(&nats.Msg{Subject: api.SubjectPlace, Reply: inbox, Data: data}); err != nil {
+		return api.PlaceReply{}, fmt.Errorf("asking the scheduler: %v", err)
+	}
+	next := func(timeout time.Duration, what string) (api.PlaceReply, error) {
+		wctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		m, err := sub.NextMsgWithContext(wctx)
+		switch {
+		case err == nil && len(m.Data) == 0 && m.Header.Get("Status") == "503":
+			return api.PlaceReply{}, errors.New("no scheduler is running: start one (client fabric up)")
+		case err == nil:
+			var r api.PlaceReply
+			if err := json.Unmarshal(m.Data, &r); err != nil {
+				return r, fmt.Errorf("bad answer from the scheduler: %v", err)
+			}
+			return r, nil
+		case ctx.Err() != nil:
+			c.cancelPlace(req.ID)
+			return api.PlaceReply{}, ctx.Err()
+		case errors.Is(err, context.DeadlineExceeded):
+			c.cancelPlace(req.ID)
+			return api.PlaceReply{}, errors.New(what)
+		}
+		return api.PlaceReply{}, fmt.Errorf("waiting for the scheduler: %v", err)
+	}
+	r, err := next(api.PlaceAckTimeout, fmt.Sprintf("no scheduler leads: none answered within %s (start one, or wait for the election)", api.PlaceAckTimeout))
+	if err == nil && r.Queued {
+		wait := req.Wait() + placeSlack
+		r, err = next(wait, fmt.Sprintf("timed out after %s waiting for the scheduler to start the job", wait))
+	}
+	if err != nil {
+		return r, err
+	}
+	if r.Error != "" {
+		return r, errors.New(r.Error)
+	}
+	return r, nil
+}
+
+// cancelPlace withdraws a waiting request the client no longer waits for.
+func (c *Client) cancelPlace(id string) {
+	data, _ := json.Marshal(api.PlaceCancel{ID: id})
+	_ = c.nc.Publish(api.SubjectPlaceCancel, data)
 }
 
 // Jobs returns the job records, the oldest first.

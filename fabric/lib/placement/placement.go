@@ -1,11 +1,12 @@
 // Package placement chooses the worker a job runs on: among the live
 // workers that match a site, a filter on their labels and one on their
 // resources, and whose own capacity filter holds, the least busy. The
-// client's run and the deployment controller place jobs the same way.
+// leading scheduler places every job with it (the runs the client asks
+// for and the deployment controller's); it knows nothing of the
+// protocol: its callers convert the pods' info into Workers.
 package placement
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -13,7 +14,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/lib/cfxql"
 )
 
@@ -28,50 +28,76 @@ type Placement struct {
 	RFilter    string
 }
 
+// Worker is a worker as placement sees it: where it is, its labels and
+// resources (as their JSON fields), how many jobs it runs and its
+// capacity filter (a CFXQL condition on its resources, which see
+// ActiveJobs as pod_usage_active_jobs).
+type Worker struct {
+	ID             string
+	Site           string
+	Hostname       string
+	Labels         map[string]any
+	Resources      map[string]any
+	ActiveJobs     int
+	CapacityFilter string
+}
+
 // ErrNoWorker is the error of a pick when no worker runs at all.
 var ErrNoWorker = errors.New("no worker is running: start one (client fabric up --workers 1)")
 
-// Picker picks workers from one view of the pods. Each pick counts a job
-// on the worker it chose, so that picks in a row spread over the workers.
+// ErrNoCapacity is wrapped by the error of a pick that passed over a
+// worker only because it was over capacity: waiting may help.
+var ErrNoCapacity = errors.New("over capacity")
+
+// Picker picks workers from one view of them. Each pick counts a job on
+// the worker it chose, so that picks in a row spread over the workers.
 type Picker struct {
-	workers []api.PodInfo
+	workers []Worker
 }
 
-// NewPicker returns a picker over the worker pods of pods.
-func NewPicker(pods []api.PodInfo) *Picker {
-	p := &Picker{}
-	for _, w := range pods {
-		if w.PodType == api.Worker {
-			p.workers = append(p.workers, w)
-		}
-	}
-	return p
+// NewPicker returns a picker over workers (a copy: picks do not change
+// the caller's).
+func NewPicker(workers []Worker) *Picker {
+	return &Picker{workers: append([]Worker(nil), workers...)}
 }
 
 // Workers returns the workers the picker chooses from.
-func (p *Picker) Workers() []api.PodInfo { return p.workers }
+func (p *Picker) Workers() []Worker { return p.workers }
 
-// Pick is a one-off pick from pods.
-func Pick(pods []api.PodInfo, pl Placement) (api.PodInfo, error) {
-	return NewPicker(pods).Pick(pl)
+// Pick is a one-off pick from workers.
+func Pick(workers []Worker, pl Placement) (Worker, error) {
+	return NewPicker(workers).Pick(pl)
 }
+
+// noMatch is the error of a pick no worker matched: why each was passed
+// over; it is ErrNoCapacity when one was over capacity.
+type noMatch struct {
+	msg      string
+	capacity bool
+}
+
+func (e *noMatch) Error() string { return e.msg }
+
+func (e *noMatch) Is(target error) bool { return target == ErrNoCapacity && e.capacity }
 
 // Pick chooses a worker for a job placed by pl: the one with the fewest
 // active jobs among those that match, ties broken at random. The error
 // says why each worker was passed over.
-func (p *Picker) Pick(pl Placement) (api.PodInfo, error) {
+func (p *Picker) Pick(pl Placement) (Worker, error) {
 	m, err := pl.matcher()
 	if err != nil {
-		return api.PodInfo{}, err
+		return Worker{}, err
 	}
 	if len(p.workers) == 0 {
-		return api.PodInfo{}, ErrNoWorker
+		return Worker{}, ErrNoWorker
 	}
 	var candidates []int
 	why := map[string]int{}
+	capacity := false
 	for i, w := range p.workers {
-		if reason := m.refuses(w); reason != "" {
+		if reason, full := m.refuses(w); reason != "" {
 			why[reason]++
+			capacity = capacity || full
 			continue
 		}
 		candidates = append(candidates, i)
@@ -82,14 +108,14 @@ func (p *Picker) Pick(pl Placement) (api.PodInfo, error) {
 			reasons = append(reasons, fmt.Sprintf("%d %s", n, r))
 		}
 		sort.Strings(reasons)
-		return api.PodInfo{}, fmt.Errorf("no worker matches: of %d workers, %s", len(p.workers), strings.Join(reasons, ", "))
+		return Worker{}, &noMatch{msg: fmt.Sprintf("no worker matches: of %d workers, %s", len(p.workers), strings.Join(reasons, ", ")), capacity: capacity}
 	}
 	rand.Shuffle(len(candidates), func(i, j int) { candidates[i], candidates[j] = candidates[j], candidates[i] })
 	sort.SliceStable(candidates, func(i, j int) bool {
-		return p.workers[candidates[i]].Resources.PodUsageActiveJobs < p.workers[candidates[j]].Resources.PodUsageActiveJobs
+		return p.workers[candidates[i]].ActiveJobs < p.workers[candidates[j]].ActiveJobs
 	})
 	best := &p.workers[candidates[0]]
-	best.Resources.PodUsageActiveJobs++
+	best.ActiveJobs++
 	return *best, nil
 }
 
@@ -129,21 +155,23 @@ func (pl Placement) matcher() (*matcher, error) {
 	return m, nil
 }
 
-// refuses returns why the worker w cannot take the job ("" when it can).
-func (m *matcher) refuses(w api.PodInfo) string {
-	labels, resources := asMap(w.Labels), asMap(w.Resources)
-	labels["site_name"], labels["pod_id"], labels["hostname"] = w.SiteName, w.PodID, w.Hostname
+// refuses returns why the worker w cannot take the job ("" when it can),
+// and whether that is its capacity.
+func (m *matcher) refuses(w Worker) (string, bool) {
+	labels, resources := copyMap(w.Labels), copyMap(w.Resources)
+	labels["site_name"], labels["pod_id"], labels["hostname"] = w.Site, w.ID, w.Hostname
+	resources["pod_usage_active_jobs"] = float64(w.ActiveJobs)
 	switch {
-	case m.site != nil && !m.site(w.SiteName):
-		return "not at site " + m.pl.Site
+	case m.site != nil && !m.site(w.Site):
+		return "not at site " + m.pl.Site, false
 	case m.lf != nil && !matches(m.lf, labels):
-		return "labels do not match --lfilter"
+		return "labels do not match --lfilter", false
 	case m.rf != nil && !matches(m.rf, resources):
-		return "resources do not match --rfilter"
+		return "resources do not match --rfilter", false
 	case !capacityOK(w.CapacityFilter, resources):
-		return "over capacity (" + w.CapacityFilter + ")"
+		return "over capacity (" + w.CapacityFilter + ")", true
 	}
-	return ""
+	return "", false
 }
 
 func parseFilter(flag, q string) (*cfxql.Query, error) {
@@ -175,10 +203,11 @@ func capacityOK(filter string, resources map[string]any) bool {
 	return matches(q, resources)
 }
 
-// asMap turns a struct into the map of its JSON fields.
-func asMap(v any) map[string]any {
-	data, _ := json.Marshal(v)
-	m := map[string]any{}
-	_ = json.Unmarshal(data, &m)
-	return m
+// copyMap returns a copy of m (an empty map for nil).
+func copyMap(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m)+3)
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
 }

@@ -1,23 +1,20 @@
 package placement
 
 import (
+	"errors"
 	"strings"
 	"testing"
-
-	"github.com/fabricops/fabric/fabric/api"
 )
 
-func worker(id, site string, active int) api.PodInfo {
-	w := api.PodInfo{PodID: id, PodType: api.Worker, SiteName: site, CapacityFilter: "pod_usage_active_jobs < 3"}
-	w.Resources.PodUsageActiveJobs = active
-	return w
+func worker(id, site string, active int) Worker {
+	return Worker{ID: id, Site: site, ActiveJobs: active, CapacityFilter: "pod_usage_active_jobs < 3"}
 }
 
 // TestPick: sites as whole-name patterns or names, the least busy worker
 // first, picks in a row spread over the workers and stop at capacity, and
 // the error says why each worker was passed over.
 func TestPick(t *testing.T) {
-	pods := []api.PodInfo{worker("a", "local", 0), worker("b", "local", 1), worker("c", "nyc", 0), {PodID: "s", PodType: api.Scheduler}}
+	pods := []Worker{worker("a", "local", 0), worker("b", "local", 1), worker("c", "nyc", 0)}
 	for _, tc := range []struct {
 		name string
 		pl   Placement
@@ -36,7 +33,7 @@ func TestPick(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w, err := Pick(pods, tc.pl)
-			got := w.PodID
+			got := w.ID
 			if err != nil {
 				got = err.Error()
 			}
@@ -53,19 +50,22 @@ func TestPick(t *testing.T) {
 		t.Errorf("no workers: %v", err)
 	}
 	// Picks in a row spread, and stop at each worker's capacity.
-	p := NewPicker([]api.PodInfo{worker("a", "x", 0), worker("b", "x", 0)})
+	p := NewPicker([]Worker{worker("a", "x", 0), worker("b", "x", 0)})
 	n := map[string]int{}
 	for i := 0; i < 6; i++ {
 		w, err := p.Pick(Placement{})
 		if err != nil {
 			t.Fatalf("pick %d: %v", i, err)
 		}
-		n[w.PodID]++
+		n[w.ID]++
 	}
 	if n["a"] != 3 || n["b"] != 3 {
 		t.Errorf("six picks: %v, want three each", n)
 	}
-	if _, err := p.Pick(Placement{}); err == nil || !strings.Contains(err.Error(), "2 over capacity") {
+	if _, err := p.Pick(Placement{}); err == nil || !strings.Contains(err.Error(), "2 over capacity") || !errors.Is(err, ErrNoCapacity) {
 		t.Errorf("a seventh pick over capacity: %v", err)
+	}
+	if _, err := p.Pick(Placement{Site: "y"}); err == nil || errors.Is(err, ErrNoCapacity) {
+		t.Errorf("a pick no worker matches is not a capacity wait: %v", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/fabricops/fabric/fabric/infra/artifact"
 	"github.com/fabricops/fabric/fabric/lib/blueprint"
 	"github.com/fabricops/fabric/fabric/pods/pod"
+	"github.com/fabricops/fabric/fabric/pods/scheduler"
 	"github.com/nats-io/nats.go"
 )
 
@@ -65,19 +66,24 @@ func (c *Controller) Action(ctx context.Context, req api.ActionRequest) api.Star
 	owner := api.JobOwner{Kind: api.OwnerAction, Deployment: b.ID, DeploymentName: b.Name, Label: e.Key()}
 	id, err := c.run(ctx, w, pl, owner)
 	if err != nil {
-		return fail("starting the job on worker %s: %v", w.PodID, err)
+		return fail("starting the job on worker %s: %v", w.ID, err)
 	}
-	c.pending[id] = api.Job{JobID: id, PodID: w.PodID, Pipeline: pl.Name, Version: pl.Version, Status: api.JobInitializing, Created: api.Timestamp(c.o.Now()), Owner: &owner}
+	c.pending[id] = api.Job{JobID: id, PodID: w.ID, Pipeline: pl.Name, Version: pl.Version, Status: api.JobInitializing, Created: api.Timestamp(c.o.Now()), Owner: &owner}
 	c.activity(ctx, api.Activity{Severity: api.SeverityInfo, Deployment: b.ID, JobID: id,
-		Message: fmt.Sprintf("Started job %s of deployment %s (id %s), action %s, on worker %s", id, b.Name, b.ID, e.Key(), w.PodID)})
-	return api.StartResponse{Status: "started", Results: []any{}, Now: api.Timestamp(c.o.Now()), StatusSubject: api.TraceSubject(w.PodID, id), JobID: id}
+		Message: fmt.Sprintf("Started job %s of deployment %s (id %s), action %s, on worker %s", id, b.Name, b.ID, e.Key(), w.ID)})
+	return api.StartResponse{Status: "started", Results: []any{}, Now: api.Timestamp(c.o.Now()), StatusSubject: api.TraceSubject(w.ID, id), JobID: id}
 }
 
 // Serve runs a controller on the scheduler pod p until it stops: it
-// passes while p leads and answers the deployment-action endpoint.
+// passes while p leads and answers the deployment-action endpoint. It
+// starts the scheduler's placement service too (scheduler.Serve), which
+// places the jobs clients run.
 func Serve(p *pod.Pod, o Options) error {
 	if o.Logf == nil {
 		o.Logf = p.Logf
+	}
+	if _, err := scheduler.Serve(p, scheduler.PlacerOptions{}); err != nil {
+		return fmt.Errorf("the scheduler's placement: %w", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -27,6 +27,7 @@ import (
 	"github.com/fabricops/fabric/fabric/infra/tenant"
 	"github.com/fabricops/fabric/fabric/lib/blueprint"
 	"github.com/fabricops/fabric/fabric/lib/placement"
+	"github.com/fabricops/fabric/fabric/pods/scheduler"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -225,7 +226,7 @@ func (c *Controller) newPass(ctx context.Context) (*pass, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.picker = placement.NewPicker(workers)
+	p.picker = placement.NewPicker(scheduler.Workers(workers))
 	for _, j := range c.active.Jobs() {
 		if j.Owner != nil && !c.lost[j.JobID] {
 			p.running[j.JobID] = j

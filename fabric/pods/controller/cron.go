@@ -7,6 +7,7 @@ import (
 	"github.com/fabricops/fabric/fabric/infra/artifact"
 	"github.com/fabricops/fabric/fabric/lib/blueprint"
 	"github.com/fabricops/fabric/fabric/lib/placement"
+	"github.com/fabricops/fabric/fabric/pods/scheduler"
 	"github.com/robfig/cron/v3"
 )
 
@@ -56,7 +57,7 @@ func (p *pass) cron(cs *cronState, cr cron.Schedule, e blueprint.Entry, pl place
 		cs.Problem = ""
 		cs.add(api.CronRun{Time: due, JobID: jobID})
 		report(api.Activity{Severity: api.SeverityInfo, JobID: jobID,
-			Message: fmt.Sprintf("Started job %s of %s (due at %s) on worker %s", jobID, what, api.Timestamp(due), w.PodID)})
+			Message: fmt.Sprintf("Started job %s of %s (due at %s) on worker %s", jobID, what, api.Timestamp(due), w.ID)})
 	}})
 }
 
@@ -81,7 +82,7 @@ func (p *pass) schedules() {
 		}
 		cs := &cronState{}
 		p.c.states.get(key, cs)
-		pl := placement.Placement{Site: s.Site, SiteIsName: s.SiteType == "name", LFilter: s.LFilter, RFilter: s.RFilter}
+		pl := scheduler.Placement(api.Placement{Site: s.Site, SiteIsName: s.SiteType == "name", LFilter: s.LFilter, RFilter: s.RFilter})
 		owner := api.JobOwner{Kind: api.OwnerSchedule, Schedule: s.Name, Label: s.Name}
 		p.cron(cs, cr, s.Entry(), pl, owner, s.Status == blueprint.ScheduleEnabled, func(a api.Activity) { a.Schedule = s.Name; p.c.activity(p.ctx, a) })
 		p.dirty[key] = cs

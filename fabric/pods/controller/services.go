@@ -267,15 +267,15 @@ func (p *pass) service(b *blueprint.Blueprint, e blueprint.Entry, s *service) {
 				return
 			}
 			s.Problem = ""
-			s.Jobs = append(s.Jobs, instance{JobID: jobID, PodID: w.PodID, Started: p.now})
-			msg := fmt.Sprintf("Started job %s of deployment %s (id %s), service %s, on worker %s", jobID, b.Name, b.ID, label, w.PodID)
+			s.Jobs = append(s.Jobs, instance{JobID: jobID, PodID: w.ID, Started: p.now})
+			msg := fmt.Sprintf("Started job %s of deployment %s (id %s), service %s, on worker %s", jobID, b.Name, b.ID, label, w.ID)
 			sev := api.SeverityInfo
 			if follows != "" {
-				msg = fmt.Sprintf("Started job %s of deployment %s (id %s), service %s, on worker %s, after job %s completed", jobID, b.Name, b.ID, label, w.PodID, follows)
+				msg = fmt.Sprintf("Started job %s of deployment %s (id %s), service %s, on worker %s, after job %s completed", jobID, b.Name, b.ID, label, w.ID, follows)
 			}
 			if replaces != "" {
 				sev = api.SeverityWarning
-				msg = fmt.Sprintf("Re-created job %s of deployment %s (id %s), service %s, as job %s on worker %s: restart count %d", replaces, b.Name, b.ID, label, jobID, w.PodID, owner.Restarts)
+				msg = fmt.Sprintf("Re-created job %s of deployment %s (id %s), service %s, as job %s on worker %s: restart count %d", replaces, b.Name, b.ID, label, jobID, w.ID, owner.Restarts)
 			}
 			p.c.activity(p.ctx, api.Activity{Severity: sev, Deployment: b.ID, JobID: jobID, Message: msg})
 		}})
@@ -341,7 +341,7 @@ func without(in []instance, id string) []instance {
 // live reports whether a worker answered this pass.
 func (p *pass) live(podID string) bool {
 	for _, w := range p.picker.Workers() {
-		if w.PodID == podID {
+		if w.ID == podID {
 			return true
 		}
 	}

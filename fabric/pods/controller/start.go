@@ -8,12 +8,13 @@ import (
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/lib/blueprint"
 	"github.com/fabricops/fabric/fabric/lib/placement"
+	"github.com/fabricops/fabric/fabric/pods/scheduler"
 )
 
 // start is a job a pass starts: on which worker, which pipeline, for
 // whom; done is told the job's id or why it did not start.
 type start struct {
-	worker   api.PodInfo
+	worker   placement.Worker
 	pipeline api.Pipeline
 	owner    api.JobOwner
 	done     func(jobID string, err error)
@@ -42,7 +43,7 @@ func (p *pass) startAll() {
 	wg.Wait()
 	for _, s := range p.starts {
 		if s.err == nil {
-			j := api.Job{JobID: s.jobID, PodID: s.worker.PodID, Pipeline: s.pipeline.Name, Version: s.pipeline.Version,
+			j := api.Job{JobID: s.jobID, PodID: s.worker.ID, Pipeline: s.pipeline.Name, Version: s.pipeline.Version,
 				Status: api.JobInitializing, Created: api.Timestamp(p.now), Owner: &s.owner}
 			p.c.pending[s.jobID] = j
 			p.running[s.jobID] = j
@@ -53,10 +54,10 @@ func (p *pass) startAll() {
 }
 
 // run starts a pipeline on a worker for owner and returns the job's id.
-func (c *Controller) run(ctx context.Context, w api.PodInfo, pl api.Pipeline, owner api.JobOwner) (string, error) {
+func (c *Controller) run(ctx context.Context, w placement.Worker, pl api.Pipeline, owner api.JobOwner) (string, error) {
 	req := api.RunRequest{Pipeline: pl.Name, Version: pl.Version, Steps: pl.Data.Sequence, Limits: pl.Limits, Owner: &owner}
 	var resp api.StartResponse
-	if err := c.request(ctx, api.PodSubject(w.PodID, api.EndpointRun), req, &resp); err != nil {
+	if err := c.request(ctx, api.PodSubject(w.ID, api.EndpointRun), req, &resp); err != nil {
 		return "", err
 	}
 	if resp.Status != "started" {
@@ -67,5 +68,5 @@ func (c *Controller) run(ctx context.Context, w api.PodInfo, pl api.Pipeline, ow
 
 // placementOf is where an entry's jobs may run.
 func placementOf(e blueprint.Entry) placement.Placement {
-	return placement.Placement{Site: e.Site, SiteIsName: e.SiteType == "name"}
+	return scheduler.Placement(api.Placement{Site: e.Site, SiteIsName: e.SiteType == "name"})
 }
