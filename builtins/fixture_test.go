@@ -8,12 +8,13 @@ import (
 	"strings"
 	"testing"
 
+	"go.starlark.net/starlark"
+
 	"github.com/fabricops/fabric/builtins"
 	"github.com/fabricops/fabric/fabric/fabrictest"
 	"github.com/fabricops/fabric/runtime"
 	"github.com/fabricops/fabric/runtime/host"
 	"github.com/fabricops/fabric/runtime/stdlib"
-	"go.starlark.net/starlark"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -80,23 +81,4 @@ func (f *fixture) File(name, content string) string {
 		f.t.Fatal(err)
 	}
 	return p
-}
-
-// golden compares got with testdata/NAME.golden (rewritten by -update).
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from %s:\n--- got\n%s\n--- want\n%s", name, path, got, want)
-	}
 }

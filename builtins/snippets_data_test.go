@@ -1,12 +1,13 @@
 package builtins_test
 
 import (
-	"archive/zip"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fabricops/fabric/internal/testutil"
 )
 
 // TestSnippetsDatasets: the dataset module (plain and bounded datasets)
@@ -97,7 +98,7 @@ func TestSnippetsObjects(t *testing.T) {
 	f.File("notes.txt", "first version\n")
 	f.File("notes2.txt", "second version, longer\n")
 	f.File("bad.zip", "not a zip")
-	zipFile(t, filepath.Join(f.Dir, "bundle.zip"), [][2]string{
+	testutil.ZipFile(t, filepath.Join(f.Dir, "bundle.zip"), [][2]string{
 		{"default/packs/a.json", `{"a":1}`}, {"archive/2024/b.txt", "bee"}, {"toplevel", "x"}})
 	if err := os.Mkdir(filepath.Join(f.Dir, "out"), 0o755); err != nil {
 		t.Fatal(err)
@@ -264,25 +265,4 @@ print(sorted(seen[0].keys()))`},
 		snippet{src: `output("$JOB1")`, fails: true},
 		snippet{src: `watch_traces(lambda t: fail("stop at the first trace"), timeout = "x")`, fails: true},
 	)
-}
-
-// zipFile writes a ZIP file of (name, content) entries.
-func zipFile(t *testing.T, path string, entries [][2]string) {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	zw := zip.NewWriter(f)
-	for _, e := range entries {
-		w, err := zw.Create(e[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write([]byte(e[1]))
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
 }

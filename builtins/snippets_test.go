@@ -9,7 +9,6 @@ package builtins_test
 
 import (
 	"bytes"
-	"compress/gzip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/fabrictest"
+	"github.com/fabricops/fabric/internal/testutil"
 )
 
 // snippet is one entry of a module's transcript.
@@ -88,7 +88,7 @@ func (r *snippetRun) golden(name string, snippets ...snippet) {
 			b.WriteString(r.sc.Scrub("error: "+err.Error()) + "\n")
 		}
 	}
-	golden(r.t, name, b.String())
+	testutil.Golden(r.t, filepath.Join("testdata", name+".golden"), b.String(), *update)
 }
 
 // salesCSV is the table of the snippets. Its times are far from now, so
@@ -157,8 +157,8 @@ func TestSnippetsLocal(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(f.Dir, "logs"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	writeGz(t, filepath.Join(f.Dir, "logs", "a.gz"), `{"ts": 3, "m": "c"}`+"\n"+`{"ts": 1, "m": "a"}`+"\n")
-	writeGz(t, filepath.Join(f.Dir, "logs", "b.gz"), `{"ts": 2, "m": "b"}`+"\n")
+	testutil.WriteGz(t, filepath.Join(f.Dir, "logs", "a.gz"), `{"ts": 3, "m": "c"}`+"\n"+`{"ts": 1, "m": "a"}`+"\n")
+	testutil.WriteGz(t, filepath.Join(f.Dir, "logs", "b.gz"), `{"ts": 2, "m": "b"}`+"\n")
 
 	r.golden("frame",
 		snippet{src: `f = frame.read("sales.csv")
@@ -220,16 +220,4 @@ print(file.read("merged.jsonl"))`},
 		snippet{src: `file_ops.merge_logarchive_files("logs", "m.jsonl", sample = 0)`, fails: true},
 		snippet{src: `file_ops.merge_logarchive_files("none", "m.jsonl")`, fails: true},
 	)
-}
-
-// writeGz writes content gzipped at path.
-func writeGz(t *testing.T, path, content string) {
-	t.Helper()
-	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	zw.Write([]byte(content))
-	zw.Close()
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }

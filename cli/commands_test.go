@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fabricops/fabric/internal/testutil"
 	"gopkg.in/yaml.v3"
 )
 
@@ -34,7 +35,7 @@ func TestChecksum(t *testing.T) {
 	if codeA != 0 || codeB != 0 || outA != outB {
 		t.Fatalf("reordered pipeline checksums differently (%d %d %q):\n%s\n%s", codeA, codeB, errA, outA, outB)
 	}
-	golden(t, "checksum.golden", outA)
+	testutil.Golden(t, filepath.Join("testdata", "checksum.golden"), outA, *update)
 	js, _, code := run(t, "", "checksum", "--pipeline", a, "--json")
 	if code != 0 || !strings.Contains(js, `"steps": [`) || !strings.Contains(js, `"tag": "*dm:filter"`) {
 		t.Fatalf("--json: %d %q", code, js)

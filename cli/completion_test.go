@@ -2,13 +2,13 @@ package cli
 
 import (
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/fabricops/fabric/internal/testutil"
 	"github.com/fabricops/fabric/runtime/host"
 )
 
@@ -20,48 +20,6 @@ func completionScript(t *testing.T, shell string) string {
 		t.Fatalf("completion %s: exit %d, stderr %q", shell, code, errOut)
 	}
 	return out
-}
-
-// bashComplete sources the bash script in a bash process run in dir and
-// completes each of lines, as bash-completion's complete -F would: the
-// words of COMP_WORDS separated by spaces, the last one (empty after a
-// trailing space) being completed. It returns COMPREPLY of each, sorted.
-func bashComplete(t *testing.T, script, dir string, lines []string) [][]string {
-	t.Helper()
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		t.Skip("bash is not installed")
-	}
-	file := filepath.Join(t.TempDir(), "client.bash")
-	if err := os.WriteFile(file, []byte(script), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var drv strings.Builder
-	drv.WriteString("source '" + file + "'\n")
-	drv.WriteString(`t() { COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); COMPREPLY=(); _client; printf '%s\n' "${COMPREPLY[@]}"; printf '\036\n'; }` + "\n")
-	for _, l := range lines {
-		drv.WriteString("t")
-		for _, w := range strings.Split(l, " ") {
-			drv.WriteString(" '" + strings.ReplaceAll(w, "'", `'\''`) + "'")
-		}
-		drv.WriteString("\n")
-	}
-	cmd := exec.Command(bash, "--norc", "--noprofile", "-c", drv.String())
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("bash: %v\n%s", err, out)
-	}
-	parts := strings.Split(string(out), "\036\n")
-	if len(parts) != len(lines)+1 {
-		t.Fatalf("bash printed %d results for %d lines:\n%s", len(parts)-1, len(lines), out)
-	}
-	res := make([][]string, len(lines))
-	for i := range lines {
-		res[i] = strings.Fields(parts[i])
-		sort.Strings(res[i])
-	}
-	return res
 }
 
 func TestCompletionBash(t *testing.T) {
@@ -109,7 +67,7 @@ func TestCompletionBash(t *testing.T) {
 	for i, tt := range tests {
 		lines[i] = tt.line
 	}
-	got := bashComplete(t, script, dir, lines)
+	got := testutil.BashComplete(t, script, dir, lines)
 	for i, tt := range tests {
 		have := map[string]bool{}
 		for _, w := range got[i] {
@@ -153,7 +111,7 @@ func TestCompletionEveryCommand(t *testing.T) {
 	if len(cmds) < 20 {
 		t.Fatalf("only %d commands", len(cmds))
 	}
-	got := bashComplete(t, script, t.TempDir(), lines)
+	got := testutil.BashComplete(t, script, t.TempDir(), lines)
 	for i, l := range lines {
 		if strings.Join(got[i], " ") != wants[i] {
 			t.Errorf("%q completes to %q, want %q", l, got[i], wants[i])
@@ -223,7 +181,7 @@ func TestHelpMarkdown(t *testing.T) {
 	if code != 0 || errOut != "" {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
-	golden(t, "../../docs/commands.md", out)
+	testutil.Golden(t, filepath.Join("testdata", "../../docs/commands.md"), out, *update)
 }
 
 func TestHelpMarkdownGroup(t *testing.T) {

@@ -21,6 +21,7 @@ import (
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client"
 	"github.com/fabricops/fabric/fabric/fabrictest"
+	"github.com/fabricops/fabric/internal/testutil"
 )
 
 const salesCSV = "region,units,price,ok,when\nnorth,3,2.5,true,2026-01-02T03:04:05Z\nsouth,7,1.25,false,2026-02-03T04:05:06Z\neast,1,10,true,2026-03-04T05:06:07Z\n"
@@ -307,8 +308,8 @@ func TestFileOps(t *testing.T) {
 
 func TestMergeLogarchiveFiles(t *testing.T) {
 	dir := t.TempDir()
-	writeGz(t, filepath.Join(dir, "a", "2026", "01", "x.gz"), `{"ts": 3, "m": "c"}`+"\n"+`{"ts": 1, "m": "a"}`+"\n")
-	writeGz(t, filepath.Join(dir, "a", "2026", "02", "y.gz"), `{"ts": 2, "m": "b"}`+"\n")
+	testutil.WriteGz(t, filepath.Join(dir, "a", "2026", "01", "x.gz"), `{"ts": 3, "m": "c"}`+"\n"+`{"ts": 1, "m": "a"}`+"\n")
+	testutil.WriteGz(t, filepath.Join(dir, "a", "2026", "02", "y.gz"), `{"ts": 2, "m": "b"}`+"\n")
 	to := filepath.Join(dir, "merged.jsonl")
 	_, errOut, code := run(t, "", "merge-logarchive-files", "--folder", filepath.Join(dir, "a"), "--tofile", to, "--ts", "ts")
 	if code != 0 || !strings.Contains(errOut, "merged 2 files: 3 of 3 lines") {

@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/fabrictest"
+	"github.com/fabricops/fabric/internal/testutil"
 )
 
 // TestGroupHelp: a group with -h lists its commands (it said "unknown
@@ -16,13 +18,13 @@ func TestGroupHelp(t *testing.T) {
 		if code != 0 || errOut != "" {
 			t.Fatalf("%v: exit %d, stderr %q", args, code, errOut)
 		}
-		golden(t, "group-help.golden", out)
+		testutil.Golden(t, filepath.Join("testdata", "group-help.golden"), out, *update)
 	}
 	out, errOut, code := run(t, "", "dataset")
 	if code != 2 || out != "" {
 		t.Fatalf("bare group: exit %d, stdout %q", code, out)
 	}
-	golden(t, "group-bare.golden", errOut)
+	testutil.Golden(t, filepath.Join("testdata", "group-bare.golden"), errOut, *update)
 }
 
 // TestErrorsNameTheCommand: a failing command's error names the command
@@ -47,5 +49,5 @@ func TestErrorsNameTheCommand(t *testing.T) {
 		}
 		got.WriteString("$ client " + strings.Join(args, " ") + "\n" + errOut)
 	}
-	golden(t, "errors-name-the-command.golden", got.String())
+	testutil.Golden(t, filepath.Join("testdata", "errors-name-the-command.golden"), got.String(), *update)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/fabricops/fabric/fabric/infra/artifact"
 	"github.com/fabricops/fabric/fabric/infra/streams"
 	"github.com/fabricops/fabric/fabric/pods/eventgw"
+	"github.com/fabricops/fabric/internal/testutil"
 )
 
 // TestHostileEndpointPortCommands: tenant b cannot take the port of
@@ -88,7 +90,7 @@ func TestHostileEndpointPortCommands(t *testing.T) {
 		return hasMessage(a, "mine", "still a's")
 	})
 	if !t.Failed() {
-		golden(t, "hostile-event-endpoint-port.golden", tr.b.String())
+		testutil.Golden(t, filepath.Join("testdata", "hostile-event-endpoint-port.golden"), tr.b.String(), *update)
 	}
 }
 

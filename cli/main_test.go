@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fabricops/fabric/internal/testutil"
 	"github.com/fabricops/fabric/runtime/command"
 	"github.com/fabricops/fabric/runtime/host"
 	"github.com/fabricops/fabric/scripts"
@@ -42,28 +43,6 @@ func write(t *testing.T, dir, name, content string) string {
 		t.Fatal(err)
 	}
 	return p
-}
-
-// golden compares got with testdata/NAME, rewriting it under -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./cli -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (go test ./cli -update rewrites it)\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
 }
 
 func TestVersionAndHelp(t *testing.T) {
@@ -99,7 +78,7 @@ func TestCommandHelpGolden(t *testing.T) {
 			if code != 0 || errOut != "" {
 				t.Fatalf("exit %d, stderr %q", code, errOut)
 			}
-			golden(t, "help/"+key+".golden", out)
+			testutil.Golden(t, filepath.Join("testdata", "help/"+key+".golden"), out, *update)
 		})
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/fabricops/fabric/fabric/client"
 	"github.com/fabricops/fabric/fabric/fabrictest"
 	"github.com/fabricops/fabric/fabric/infra/artifact"
+	"github.com/fabricops/fabric/internal/testutil"
 )
 
 // tarFile is an entry of a test bundle: a regular file unless typ says
@@ -150,7 +151,7 @@ func TestOutputBundle(t *testing.T) {
 	writeBundle(t, dir, "elsewhere.tar.gz", tarFile{name: "dashbaords/x.yaml", body: "name: x\n"}, tarFile{name: "pipelines/p.pipeline", body: "@dm:empty\n"})
 	writeBundle(t, dir, "empty.tar.gz", tarFile{name: "README.md", body: "nothing\n"})
 	write(t, dir, "plain.tar.gz", "name: not an archive\n")
-	writeGz(t, filepath.Join(dir, "notar.tar.gz"), strings.Repeat("not a tar archive ", 64))
+	testutil.WriteGz(t, filepath.Join(dir, "notar.tar.gz"), strings.Repeat("not a tar archive ", 64))
 
 	show := func(line string) step {
 		return step{do: func() {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/fabricops/fabric/fabric/infra/local"
+	"github.com/fabricops/fabric/internal/testutil"
 )
 
 // outputCSV is the table of the output transcripts. Its times are far from
@@ -24,8 +25,8 @@ func TestOutputLocal(t *testing.T) {
 	write(t, dir, "hot-hosts.pipeline", hotHostsText)
 	write(t, dir, "bad.json", "{\n  \"name\": \"x\",\n  \"data\": [1,,2]\n}")
 	write(t, dir, "bad.pipeline", "@dm:empty\n-->\n")
-	writeGz(t, filepath.Join(dir, "logs", "2026", "01", "x.gz"), `{"ts": 3, "m": "c"}`+"\n"+`{"ts": 1, "m": "a"}`+"\n")
-	writeGz(t, filepath.Join(dir, "logs", "2026", "02", "y.gz"), `{"ts": 2, "m": "b"}`+"\n")
+	testutil.WriteGz(t, filepath.Join(dir, "logs", "2026", "01", "x.gz"), `{"ts": 3, "m": "c"}`+"\n"+`{"ts": 1, "m": "a"}`+"\n")
+	testutil.WriteGz(t, filepath.Join(dir, "logs", "2026", "02", "y.gz"), `{"ts": 2, "m": "b"}`+"\n")
 	write(t, dir, "notgz/z.gz", "not gzip\n")
 
 	s.steps(

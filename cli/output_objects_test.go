@@ -1,13 +1,12 @@
 package cli
 
 import (
-	"archive/zip"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/fabrictest"
+	"github.com/fabricops/fabric/internal/testutil"
 )
 
 // TestOutputObjects: objects, and the commands that move CSV columns in
@@ -28,7 +27,7 @@ func TestOutputObjects(t *testing.T) {
 	write(t, dir, "noslash.csv", "ref\nnotes.txt\n")
 	write(t, dir, "gone.csv", "ref\nup/zzz.txt\n")
 	write(t, dir, "bad.zip", "not a zip")
-	zipFile(t, filepath.Join(dir, "bundle.zip"), [][2]string{
+	testutil.ZipFile(t, filepath.Join(dir, "bundle.zip"), [][2]string{
 		{"default/packs/a.json", `{"a":1}`}, {"archive/2024/b.txt", "bee"}, {"toplevel", "x"}})
 
 	s.steps(
@@ -91,25 +90,4 @@ func TestOutputObjects(t *testing.T) {
 		step{cmd: "object list --folder docs"},
 	)
 	s.unreachable("object list")
-}
-
-// zipFile writes a ZIP file of (name, content) entries.
-func zipFile(t *testing.T, path string, entries [][2]string) {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	zw := zip.NewWriter(f)
-	for _, e := range entries {
-		w, err := zw.Create(e[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write([]byte(e[1]))
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
 }

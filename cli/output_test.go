@@ -18,6 +18,7 @@ import (
 	"unicode"
 
 	"github.com/fabricops/fabric/fabric/fabrictest"
+	"github.com/fabricops/fabric/internal/testutil"
 	"github.com/fabricops/fabric/runtime/command"
 	"github.com/fabricops/fabric/scripts"
 )
@@ -90,7 +91,7 @@ func (s *session) check() {
 			s.t.Errorf("no run of %s was recorded", key)
 			continue
 		}
-		golden(s.t, "output/"+key+".golden", b.String())
+		testutil.Golden(s.t, filepath.Join("testdata", "output/"+key+".golden"), b.String(), *update)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fabricops/fabric/internal/testutil"
 	"go.starlark.net/starlark"
 )
 
@@ -184,48 +185,6 @@ func TestCompletionSyntax(t *testing.T) {
 	}
 }
 
-// bashComplete sources a bash completion script in a bash process run in
-// dir and completes each of lines: the words of COMP_WORDS separated by
-// spaces, the last one (empty after a trailing space) being completed. It
-// returns COMPREPLY of each line, sorted.
-func bashComplete(t *testing.T, script, dir string, lines []string) [][]string {
-	t.Helper()
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		t.Skip("bash is not installed")
-	}
-	file := filepath.Join(t.TempDir(), "client.bash")
-	var drv strings.Builder
-	drv.WriteString("source " + shQuote(file) + "\n")
-	drv.WriteString(`t() { COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); COMPREPLY=(); _client; printf '%s\n' "${COMPREPLY[@]}"; printf '\036\n'; }` + "\n")
-	for _, l := range lines {
-		drv.WriteString("t " + shQuoteAll(strings.Split(l, " ")) + "\n")
-	}
-	if err := os.WriteFile(file, []byte(script), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bash, "--norc", "--noprofile", "-c", drv.String())
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("bash: %v\n%s", err, out)
-	}
-	parts := strings.Split(string(out), "\036\n")
-	if len(parts) != len(lines)+1 {
-		t.Fatalf("bash printed %d results for %d lines:\n%s", len(parts)-1, len(lines), out)
-	}
-	res := make([][]string, len(lines))
-	for i := range lines {
-		for _, w := range strings.Split(parts[i], "\n") {
-			if w != "" {
-				res[i] = append(res[i], w)
-			}
-		}
-		sort.Strings(res[i])
-	}
-	return res
-}
-
 func TestBashCompletion(t *testing.T) {
 	script, err := Completion("bash", completionSpec())
 	if err != nil {
@@ -285,7 +244,7 @@ func TestBashCompletion(t *testing.T) {
 	for i, tt := range tests {
 		lines[i] = tt.line
 	}
-	got := bashComplete(t, script, dir, lines)
+	got := testutil.BashComplete(t, script, dir, lines)
 	for i, tt := range tests {
 		want := strings.Fields(tt.want)
 		sort.Strings(want)
