@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/fabricops/fabric/fabric/client/graph"
+	"github.com/fabricops/fabric/fabric/fabrictest"
 	"github.com/fabricops/fabric/fabric/infra/bus"
 	"github.com/fabricops/fabric/fabric/infra/local"
-	"github.com/fabricops/fabric/fabric/infra/natsserver"
 	"github.com/fabricops/fabric/fabric/pods/runner"
 )
 
@@ -173,11 +173,7 @@ func TestGraphDBPodInProduction(t *testing.T) {
 		t.Fatal(err)
 	}
 	url := startNATS(t, tenant)
-	port, err := natsserver.FreePortAt("127.0.0.1", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	listen := fmt.Sprintf("127.0.0.1:%d", port)
+	listen := fmt.Sprintf("127.0.0.1:%d", fabrictest.Ports(t, "tcp", 1)[0])
 	t.Setenv("FABRIC_PASSWORD", tenant.Password)
 	t.Setenv("FABRIC_GRAPHDB_USER", "inventory")
 	t.Setenv("FABRIC_GRAPHDB_PASSWORD", "s3cret-graph")

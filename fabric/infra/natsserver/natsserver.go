@@ -207,13 +207,3 @@ func (s *Server) Shutdown() {
 	s.srv.Shutdown()
 	s.srv.WaitForShutdown()
 }
-
-// FreePortAt reports whether port is free on host by listening on it.
-func FreePortAt(host string, port int) (int, error) {
-	l, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}

@@ -9,9 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -188,7 +190,13 @@ func saveDefault(home string, cfg *bus.Config) error {
 	return cfg.Save(path)
 }
 
+// portFree reports whether the local fabric's port of the last run is
+// free on 127.0.0.1, by listening on it a moment.
 func portFree(port int) bool {
-	p, err := natsserver.FreePortAt("127.0.0.1", port)
-	return err == nil && p == port
+	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return false
+	}
+	l.Close()
+	return true
 }
