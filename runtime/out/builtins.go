@@ -229,17 +229,3 @@ func textBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	}
 	return starlark.None, writeErr(b.Name(), fprint(host.From(thread).Stdout, text))
 }
-func rowsBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var (
-		rows    starlark.Iterable
-		columns starlark.Value = starlark.None
-		asJSON  bool
-	)
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "rows", &rows, "columns?", &columns, "json?", &asJSON); err != nil {
-		return nil, err
-	}
-	if asJSON {
-		return starlark.None, printJSON(thread, b.Name(), rows)
-	}
-	return starlark.None, printTable(thread, b.Name(), rows, columns)
-}

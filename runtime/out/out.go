@@ -42,10 +42,6 @@ Prints v as JSON indented by 2 spaces, dict keys in their order.`, jsonBuiltin),
 	"yaml": doc.Builtin("out.yaml", `yaml(v)
 
 Prints v as YAML, dict keys in their order.`, yamlBuiltin),
-	"rows": doc.Builtin("out.rows", `rows(rows, columns=None, json=False)
-
-Prints rows as out.table(rows, columns) does, or as out.json(rows) when
-json is true; for commands with a --json flag.`, rowsBuiltin),
 	"write": doc.Builtin("out.write", `write(args, v, columns=None, table=None)
 
 Prints a command's result in the format its flags ask for: as JSON with
