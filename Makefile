@@ -40,7 +40,7 @@ deps:
 # stores shared by jobs, leases, restarts) or read data in parallel (row
 # groups, batches) run again under the race detector.
 RACE_PKGS := ./fabric/client ./fabric/infra/... ./fabric/pods/... ./builtins ./cmd/fabricd ./cli \
-	./fabric/lib/frame ./fabric/lib/cfxql ./fabric/lib/lazy
+	./fabric/lib/frame ./fabric/lib/cfxql/... ./fabric/lib/lazy
 
 test: deps
 	$(GO) vet ./...
@@ -91,6 +91,7 @@ fuzz:
 	$(GO) test ./fabric/lib/frame -run '^$$' -fuzz FuzzReadCSV -fuzztime $(FUZZTIME)
 	$(GO) test ./fabric/lib/frame -run '^$$' -fuzz FuzzReadJSON -fuzztime $(FUZZTIME)
 	$(GO) test ./fabric/lib/cfxql -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric/lib/cfxql/cfxarrow -run '^$$' -fuzz '^FuzzAgree$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./fabric/lib/pipeline -run '^$$' -fuzz '^FuzzParseText$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./fabric/lib/pipeline -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./fabric/lib/pipeline -run '^$$' -fuzz '^FuzzParseParams$$' -fuzztime $(FUZZTIME)

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/fabricops/fabric/fabric/lib/cfxql"
+	"github.com/fabricops/fabric/fabric/lib/cfxql/cfxarrow"
 	"github.com/fabricops/fabric/fabric/lib/frame"
 	"github.com/fabricops/fabric/fabric/lib/lazy"
 	"github.com/fabricops/fabric/runtime/host"
@@ -440,7 +440,7 @@ func (v *Frame) filter(thread *starlark.Thread, b *starlark.Builtin, args starla
 		return nil, err
 	}
 	if expr, ok := fn.(starlark.String); ok {
-		q, err := cfxql.Parse(string(expr))
+		q, err := cfxarrow.Parse(string(expr))
 		if err != nil {
 			return nil, fail(b.Name(), err)
 		}

@@ -1,7 +1,9 @@
 // Package cfxql is the filter-expression language (CFXQL) of DOMAIN.md:
-// a parser with positioned errors and two evaluators that agree, one over
-// dicts (Match) and one vectorised over Arrow record batches (Mask,
-// Filter).
+// a parser with positioned errors and the evaluator over dicts (Match).
+// The vectorised evaluator over Arrow record batches, which agrees with
+// Match, is package cfxarrow: this one links no Arrow, so that programs
+// that only parse and match queries stay small. It reads the parsed
+// condition through Query.Cond and the Node types.
 //
 // A query is a condition, or "*" for every row, optionally followed by a
 // GET projection:
@@ -54,7 +56,7 @@ type Column struct {
 type Query struct {
 	src  string
 	now  time.Time
-	root node
+	root Node
 	proj []Column
 }
 
@@ -131,14 +133,34 @@ func (q *Query) Columns() []string {
 
 // MatchesAll reports whether the condition is "*" (every row matches).
 func (q *Query) MatchesAll() bool {
-	_, ok := q.root.(*allNode)
+	_, ok := q.root.(*All)
 	return ok
 }
 
-// clock returns the now to evaluate against.
-func (q *Query) clock() time.Time {
+// Cond returns the root of the condition (an *All for "*"), for
+// evaluators outside this package.
+func (q *Query) Cond() Node { return q.root }
+
+// Now returns the time relative times are resolved against: WithNow's,
+// else time.Now(). An evaluation over many rows or batches calls it once,
+// so that they all see the same now.
+func (q *Query) Now() time.Time {
 	if q.now.IsZero() {
 		return time.Now()
 	}
 	return q.now
+}
+
+// Outputs returns the columns a GET keeps, by their names in the input
+// (from) and in the output (to); nil, nil without GET (every column).
+func (q *Query) Outputs() (from, to []string) {
+	for _, c := range q.proj {
+		from = append(from, c.Name)
+		if c.Alias != "" {
+			to = append(to, c.Alias)
+		} else {
+			to = append(to, c.Name)
+		}
+	}
+	return from, to
 }

@@ -9,20 +9,20 @@ import (
 // dotted name (labels.site) is looked up as a flat key first, then
 // through nested maps. "*" matches every dict.
 func (q *Query) Match(row map[string]any) (bool, error) {
-	return evalDict(q.root, row, q.clock()), nil
+	return evalDict(q.root, row, q.Now()), nil
 }
 
-func evalDict(n node, row map[string]any, now time.Time) bool {
+func evalDict(n Node, row map[string]any, now time.Time) bool {
 	switch x := n.(type) {
-	case *allNode:
+	case *All:
 		return true
-	case *andNode:
+	case *And:
 		return evalDict(x.l, row, now) && evalDict(x.r, row, now)
-	case *orNode:
+	case *Or:
 		return evalDict(x.l, row, now) || evalDict(x.r, row, now)
-	case *notNode:
+	case *Not:
 		return !evalDict(x.x, row, now)
-	case *cmp:
+	case *Cmp:
 		return matchValue(x, lookup(row, x.col), now)
 	}
 	return false
@@ -55,9 +55,9 @@ func lookup(row map[string]any, name string) any {
 // matchValue evaluates one comparison over one value: the semantics both
 // evaluators share (the vector evaluator's fast paths do the same over
 // typed arrays, and fall back to this for the rest).
-func matchValue(c *cmp, v any, now time.Time) bool {
+func matchValue(c *Cmp, v any, now time.Time) bool {
 	v = normalize(v)
-	if c.op == opNull {
+	if c.op == OpNull {
 		return (v == nil) != c.neg
 	}
 	if v == nil {
@@ -65,65 +65,41 @@ func matchValue(c *cmp, v any, now time.Time) bool {
 	}
 	var pos bool
 	switch c.op {
-	case opEq, opIn:
+	case OpEq, OpIn:
 		for i := range c.lits {
 			if r, ok := compareLit(v, &c.lits[i], now); ok && r == 0 {
 				pos = true
 				break
 			}
 		}
-	case opGt, opGe, opLt, opLe:
+	case OpGt, OpGe, OpLt, OpLe:
 		if _, isBool := v.(bool); isBool {
 			return false
 		}
 		r, ok := compareLit(v, &c.lits[0], now)
-		return ok && ordered(c.op, r)
-	case opContains:
-		pos = strings.Contains(textOf(v), c.lits[0].text())
-	case opStarts:
-		pos = strings.HasPrefix(textOf(v), c.lits[0].text())
-	case opEnds:
-		pos = strings.HasSuffix(textOf(v), c.lits[0].text())
-	case opMatches:
+		return ok && c.op.Holds(r)
+	case OpContains:
+		pos = strings.Contains(textOf(v), c.lits[0].Text())
+	case OpStarts:
+		pos = strings.HasPrefix(textOf(v), c.lits[0].Text())
+	case OpEnds:
+		pos = strings.HasSuffix(textOf(v), c.lits[0].Text())
+	case OpMatches:
 		pos = c.re.MatchString(textOf(v))
-	case opBefore, opAfter:
+	case OpBefore, OpAfter:
 		t, ok := asTime(v)
 		if !ok {
 			return false
 		}
 		r := t.Compare(c.t.point(now))
-		return c.op == opBefore && r < 0 || c.op == opAfter && r > 0
-	case opDuring:
+		return c.op == OpBefore && r < 0 || c.op == OpAfter && r > 0
+	case OpDuring:
 		t, ok := asTime(v)
 		if !ok {
 			return false
 		}
-		start, end, incl := c.span(now)
+		start, end, incl := c.Span(now)
 		pos = !t.Before(start) && (t.Before(end) || incl && t.Equal(end))
 	}
 	return pos != c.neg
-}
-
-// ordered tells whether a comparison result r satisfies an order
-// operator.
-func ordered(o op, r int) bool {
-	switch o {
-	case opGt:
-		return r > 0
-	case opGe:
-		return r >= 0
-	case opLt:
-		return r < 0
-	case opLe:
-		return r <= 0
-	}
-	return false
-}
-
-// span returns the interval of a during comparison.
-func (c *cmp) span(now time.Time) (start, end time.Time, incl bool) {
-	if c.t2 != nil {
-		return rangeTo(c.t, c.t2, now)
-	}
-	return c.t.period(now)
 }

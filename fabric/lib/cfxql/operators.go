@@ -8,7 +8,7 @@ import (
 // opSpec is one spelling of an operator.
 type opSpec struct {
 	words []string // the tokens, words matched case-insensitively
-	op    op
+	op    Op
 	neg   bool
 }
 
@@ -16,32 +16,32 @@ type opSpec struct {
 // "is not in" wins over "is not" and "is").
 var operators = func() []opSpec {
 	spell := []struct {
-		op    op
+		op    Op
 		neg   bool
 		forms []string
 	}{
-		{opEq, false, []string{"=", "==", "is", "equals", "is equal to", "equal to"}},
-		{opEq, true, []string{"!=", "<>", "is not", "not equals", "is not equal to", "not equal to"}},
-		{opGt, false, []string{">", "gt", "is greater than", "greater than"}},
-		{opGe, false, []string{">=", "gte", "is greater than or equal to", "greater than or equal to"}},
-		{opLt, false, []string{"<", "lt", "is less than", "less than"}},
-		{opLe, false, []string{"<=", "lte", "is less than or equal to", "less than or equal to"}},
-		{opContains, false, []string{"~", "contains", "has"}},
-		{opContains, true, []string{"!~", "not contains", "does not contain", "does not contains"}},
-		{opMatches, false, []string{"?", "matches"}},
-		{opMatches, true, []string{"!?", "does not match", "not matches"}},
-		{opStarts, false, []string{"^~", "starts with"}},
-		{opStarts, true, []string{"!^~", "does not start with", "not starts with"}},
-		{opEnds, false, []string{"~$", "ends with"}},
-		{opEnds, true, []string{"!~$", "does not end with", "not ends with"}},
-		{opIn, false, []string{"in", "is in", "is one of", "is among", "is any of"}},
-		{opIn, true, []string{"not in", "not-in", "is not in", "is not one of", "is not among", "is not any of"}},
-		{opNull, false, []string{"is null", "is none", "is empty", "isnull"}},
-		{opNull, true, []string{"is not null", "notnull", "is not none", "is not empty"}},
-		{opBefore, false, []string{"before", "is before"}},
-		{opAfter, false, []string{"after", "is after"}},
-		{opDuring, false, []string{"during", "is during"}},
-		{opDuring, true, []string{"not during", "is not during"}},
+		{OpEq, false, []string{"=", "==", "is", "equals", "is equal to", "equal to"}},
+		{OpEq, true, []string{"!=", "<>", "is not", "not equals", "is not equal to", "not equal to"}},
+		{OpGt, false, []string{">", "gt", "is greater than", "greater than"}},
+		{OpGe, false, []string{">=", "gte", "is greater than or equal to", "greater than or equal to"}},
+		{OpLt, false, []string{"<", "lt", "is less than", "less than"}},
+		{OpLe, false, []string{"<=", "lte", "is less than or equal to", "less than or equal to"}},
+		{OpContains, false, []string{"~", "contains", "has"}},
+		{OpContains, true, []string{"!~", "not contains", "does not contain", "does not contains"}},
+		{OpMatches, false, []string{"?", "matches"}},
+		{OpMatches, true, []string{"!?", "does not match", "not matches"}},
+		{OpStarts, false, []string{"^~", "starts with"}},
+		{OpStarts, true, []string{"!^~", "does not start with", "not starts with"}},
+		{OpEnds, false, []string{"~$", "ends with"}},
+		{OpEnds, true, []string{"!~$", "does not end with", "not ends with"}},
+		{OpIn, false, []string{"in", "is in", "is one of", "is among", "is any of"}},
+		{OpIn, true, []string{"not in", "not-in", "is not in", "is not one of", "is not among", "is not any of"}},
+		{OpNull, false, []string{"is null", "is none", "is empty", "isnull"}},
+		{OpNull, true, []string{"is not null", "notnull", "is not none", "is not empty"}},
+		{OpBefore, false, []string{"before", "is before"}},
+		{OpAfter, false, []string{"after", "is after"}},
+		{OpDuring, false, []string{"during", "is during"}},
+		{OpDuring, true, []string{"not during", "is not during"}},
 	}
 	var out []opSpec
 	for _, s := range spell {
@@ -72,7 +72,7 @@ next:
 // list reads the operand of an in-operator (or of =): a list in brackets
 // or parentheses, or bare values separated by commas (one value is a
 // list of one).
-func (p *parser) list(opText string) ([]lit, error) {
+func (p *parser) list(opText string) ([]Lit, error) {
 	open := p.peek()
 	p.wasList = false
 	if isSym(open, "[") || isSym(open, "(") {
@@ -81,7 +81,7 @@ func (p *parser) list(opText string) ([]lit, error) {
 			closing = ")"
 		}
 		p.advance()
-		var out []lit
+		var out []Lit
 		if isSym(p.peek(), closing) {
 			p.advance()
 			p.wasList = true
@@ -112,7 +112,7 @@ func (p *parser) list(opText string) ([]lit, error) {
 			return nil, errAt(t, "expected ',' or '%s' in the list, found %s", closing, t.describe())
 		}
 	}
-	var out []lit
+	var out []Lit
 	for {
 		l, err := p.scalar(opText)
 		if err != nil {
@@ -170,7 +170,7 @@ func (p *parser) timeOperand(opText string) (*timeExpr, error) {
 
 // during reads the operand of during: 'A' to 'B', or a period (today,
 // this month, a date, -2 hours, 'A to B' in one string).
-func (p *parser) during(c *cmp, opText string) error {
+func (p *parser) during(c *Cmp, opText string) error {
 	t := p.peek()
 	if t.kind == tString {
 		if _, ok := parseTimeText(t.text); !ok {

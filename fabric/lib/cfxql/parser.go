@@ -43,7 +43,7 @@ func isSym(t token, s string) bool { return t.kind == tSym && t.text == s }
 
 // parseQuery parses a whole query: "*" or a condition, then an optional
 // GET projection.
-func parseQuery(src string) (node, []Column, error) {
+func parseQuery(src string) (Node, []Column, error) {
 	toks, err := lex(src)
 	if err != nil {
 		return nil, nil, err
@@ -52,10 +52,10 @@ func parseQuery(src string) (node, []Column, error) {
 	if p.peek().kind == tEOF {
 		return nil, nil, &SyntaxError{Col: 1, Msg: "empty query"}
 	}
-	var root node
+	var root Node
 	if isSym(p.peek(), "*") && (p.peekAt(1).kind == tEOF || isWord(p.peekAt(1), "get")) {
 		p.advance()
-		root = &allNode{}
+		root = &All{}
 	} else if isWord(p.peek(), "get") {
 		return nil, nil, errAt(p.peek(), "expected a condition or * before GET")
 	} else {
@@ -79,7 +79,7 @@ func parseQuery(src string) (node, []Column, error) {
 	return root, proj, nil
 }
 
-func (p *parser) or() (node, error) {
+func (p *parser) or() (Node, error) {
 	l, err := p.and()
 	if err != nil {
 		return nil, err
@@ -93,12 +93,12 @@ func (p *parser) or() (node, error) {
 		if err != nil {
 			return nil, err
 		}
-		l = &orNode{l, r}
+		l = &Or{l, r}
 	}
 	return l, nil
 }
 
-func (p *parser) and() (node, error) {
+func (p *parser) and() (Node, error) {
 	l, err := p.unary()
 	if err != nil {
 		return nil, err
@@ -112,12 +112,12 @@ func (p *parser) and() (node, error) {
 		if err != nil {
 			return nil, err
 		}
-		l = &andNode{l, r}
+		l = &And{l, r}
 	}
 	return l, nil
 }
 
-func (p *parser) unary() (node, error) {
+func (p *parser) unary() (Node, error) {
 	t := p.peek()
 	if p.depth++; p.depth > maxDepth {
 		return nil, errAt(t, "too deeply nested")
@@ -133,7 +133,7 @@ func (p *parser) unary() (node, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &notNode{x}, nil
+		return &Not{x}, nil
 	case isSym(t, "("):
 		p.advance()
 		if c := p.peek(); isSym(c, ")") {
@@ -156,7 +156,7 @@ func (p *parser) unary() (node, error) {
 		return x, nil
 	case isSym(t, "*"):
 		p.advance()
-		return &allNode{}, nil
+		return &All{}, nil
 	}
 	return p.comparison()
 }
@@ -192,7 +192,7 @@ func (p *parser) columnName(what string) (string, token, error) {
 	return "", t, errAt(t, "expected %s, found %s", what, t.describe())
 }
 
-func (p *parser) comparison() (node, error) {
+func (p *parser) comparison() (Node, error) {
 	name, nt, err := p.columnName("a column name")
 	if err != nil {
 		return nil, err
@@ -210,41 +210,41 @@ func (p *parser) comparison() (node, error) {
 		}
 		return nil, errAt(optok, "expected an operator after '%s', found %s", nt.raw, optok.describe())
 	}
-	c := &cmp{col: name, op: o.op, neg: o.neg}
+	c := &Cmp{col: name, op: o.op, neg: o.neg}
 	opText := p.textFrom(optok)
 	switch o.op {
-	case opNull:
+	case OpNull:
 		return c, nil
-	case opBefore, opAfter:
+	case OpBefore, OpAfter:
 		if c.t, err = p.timeOperand(opText); err != nil {
 			return nil, err
 		}
 		return c, nil
-	case opDuring:
+	case OpDuring:
 		return c, p.during(c, opText)
-	case opIn:
+	case OpIn:
 		c.lits, err = p.list(opText)
 		return c, err
-	case opEq:
+	case OpEq:
 		if l := p.peek(); isWord(l, "null") || isWord(l, "none") {
 			p.advance()
-			c.op = opNull
+			c.op = OpNull
 			return c, nil
 		}
 		if c.lits, err = p.list(opText); err != nil {
 			return nil, err
 		}
 		if len(c.lits) > 1 || p.wasList {
-			c.op = opIn
+			c.op = OpIn
 		}
 		return c, nil
-	case opMatches:
+	case OpMatches:
 		vt := p.peek()
 		l, err := p.scalar(opText)
 		if err != nil {
 			return nil, err
 		}
-		if c.re, err = regexp.Compile(l.text()); err != nil {
+		if c.re, err = regexp.Compile(l.Text()); err != nil {
 			return nil, errAt(vt, "bad regex %s: %v", vt.describe(), strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 		}
 		return c, nil
@@ -253,7 +253,7 @@ func (p *parser) comparison() (node, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.lits = []lit{l}
+	c.lits = []Lit{l}
 	return c, nil
 }
 
@@ -282,7 +282,7 @@ func (p *parser) expectedValue(opText, what string) error {
 }
 
 // scalar reads one literal: a string, a number, true or false.
-func (p *parser) scalar(opText string) (lit, error) {
+func (p *parser) scalar(opText string) (Lit, error) {
 	t := p.peek()
 	switch {
 	case t.kind == tString:
@@ -293,20 +293,20 @@ func (p *parser) scalar(opText string) (lit, error) {
 		return numLit(t.text), nil
 	case isWord(t, "true"), isWord(t, "false"):
 		p.advance()
-		return lit{kind: litBool, b: strings.EqualFold(t.text, "true")}, nil
+		return Lit{kind: LitBool, b: strings.EqualFold(t.text, "true")}, nil
 	}
-	return lit{}, p.expectedValue(opText, "a value")
+	return Lit{}, p.expectedValue(opText, "a value")
 }
 
-func strLit(s string) lit {
-	l := lit{kind: litStr, s: s}
+func strLit(s string) Lit {
+	l := Lit{kind: LitString, s: s}
 	l.n, l.numOK = parseNumber(s)
 	l.t, _ = parseTimeText(s)
 	return l
 }
 
-func numLit(s string) lit {
-	l := lit{kind: litNum, s: s, numOK: true}
+func numLit(s string) Lit {
+	l := Lit{kind: LitNumber, s: s, numOK: true}
 	l.n, _ = parseNumber(s)
 	l.t, _ = numberTime(l.n, s)
 	return l

@@ -196,7 +196,7 @@ func asTime(v any) (time.Time, bool) {
 // strings lexically, times as instants, bools for equality only. ok is
 // false when the two are not comparable; ordered tells whether c is an
 // order (false for bools, whose c only tells equality).
-func compareLit(v any, l *lit, now time.Time) (c int, ok bool) {
+func compareLit(v any, l *Lit, now time.Time) (c int, ok bool) {
 	switch x := v.(type) {
 	case number:
 		if l.numOK {
@@ -204,18 +204,18 @@ func compareLit(v any, l *lit, now time.Time) (c int, ok bool) {
 		}
 	case string:
 		switch l.kind {
-		case litStr:
+		case LitString:
 			return strings.Compare(x, l.s), true
-		case litNum:
+		case LitNumber:
 			if n, ok := parseNumber(x); ok {
 				return cmpNumbers(n, l.n)
 			}
 		}
 	case bool:
 		switch l.kind {
-		case litBool:
+		case LitBool:
 			return eqInt(x == l.b), true
-		case litStr:
+		case LitString:
 			return eqInt(strings.EqualFold(l.s, strconv.FormatBool(x))), true
 		}
 	case time.Time:

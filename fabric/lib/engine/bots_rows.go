@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/fabricops/fabric/fabric/lib/cfxql"
+	"github.com/fabricops/fabric/fabric/lib/cfxql/cfxarrow"
 	"github.com/fabricops/fabric/fabric/lib/frame"
 )
 
@@ -260,8 +260,8 @@ func runFilter(r *run, in *frame.Frame, p *params) (*frame.Frame, error) {
 
 // filterQuery parses a filter step's query, evaluated against the run's
 // clock.
-func (r *run) filterQuery(p *params) (*cfxql.Query, error) {
-	q, err := cfxql.Parse(p.query)
+func (r *run) filterQuery(p *params) (*cfxarrow.Query, error) {
+	q, err := cfxarrow.Parse(p.query)
 	if err != nil {
 		return nil, fmt.Errorf("invalid query: %w", err)
 	}

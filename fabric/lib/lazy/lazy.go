@@ -39,7 +39,7 @@ type Input interface {
 }
 
 // Predicate is a row filter a Table runs, and pushes into its input where
-// it can (a *cfxql.Query is one).
+// it can (a *cfxarrow.Query is one).
 type Predicate interface {
 	// Columns returns the columns the condition reads.
 	Columns() []string

@@ -12,7 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
-	"github.com/fabricops/fabric/fabric/lib/cfxql"
+	"github.com/fabricops/fabric/fabric/lib/cfxql/cfxarrow"
 	"github.com/fabricops/fabric/fabric/lib/frame"
 	"github.com/fabricops/fabric/fabric/lib/lazy"
 )
@@ -106,7 +106,7 @@ func TestLazyEqualsEager(t *testing.T) {
 			for _, s := range tc.steps {
 				switch {
 				case s.filter != "":
-					q, err := cfxql.Parse(s.filter)
+					q, err := cfxarrow.Parse(s.filter)
 					if err != nil {
 						t.Fatalf("%s: %v", s.filter, err)
 					}
@@ -157,7 +157,7 @@ func TestRowGroupsSkipped(t *testing.T) {
 		{"not id < 9990", 10},
 	}
 	for _, tc := range cases {
-		q, err := cfxql.Parse(tc.query)
+		q, err := cfxarrow.Parse(tc.query)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -187,7 +187,7 @@ func TestMetadata(t *testing.T) {
 	if n, err := lt.NumRows(ctx); err != nil || n != 3000 {
 		t.Fatalf("count: %d %v", n, err)
 	}
-	q, _ := cfxql.Parse("nope > 1")
+	q, _ := cfxarrow.Parse("nope > 1")
 	if err := lt.Filter(q).Check(ctx); err == nil || err.Error() != "unknown column 'nope'" {
 		t.Fatalf("unknown column: %v", err)
 	}
@@ -195,7 +195,7 @@ func TestMetadata(t *testing.T) {
 	if err != nil || fmt.Sprint(cols) != "[{cpu float64} {id int64}]" {
 		t.Fatalf("columns: %v %v", cols, err)
 	}
-	q, _ = cfxql.Parse("id < 3 get host as h, cpu")
+	q, _ = cfxarrow.Parse("id < 3 get host as h, cpu")
 	cols, err = lt.Filter(q).Columns(ctx)
 	if err != nil || fmt.Sprint(cols) != "[{h object} {cpu float64}]" {
 		t.Fatalf("columns after GET: %v %v", cols, err)

@@ -17,7 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/fabricops/fabric/fabric/lib/cfxql"
+	"github.com/fabricops/fabric/fabric/lib/cfxql/cfxarrow"
 	"github.com/fabricops/fabric/fabric/lib/frame"
 	"github.com/fabricops/fabric/fabric/lib/lazy"
 )
@@ -38,7 +38,7 @@ func TestFilterWithinMemoryLimit(t *testing.T) {
 	if size < 3*limit {
 		t.Fatalf("the table is %d MB in memory, want at least 3x the limit", size>>20)
 	}
-	q := cfxql.MustParse("status is 'CRIT' and cpu > 50")
+	q := cfxarrow.MustParse("status is 'CRIT' and cpu > 50")
 	tab := lazy.New(lazy.NewFile(path, frame.Parquet)).Filter(q)
 
 	runtime.GC()

@@ -1,9 +1,8 @@
-//go:build !lean
-
-package cfxql
+package cfxarrow
 
 import (
 	"fmt"
+	"github.com/fabricops/fabric/fabric/lib/cfxql"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -17,7 +16,7 @@ import (
 // A column the condition names that the batch lacks is an error
 // ("unknown column 'cpu'").
 func (q *Query) Mask(rec arrow.Record) (*array.Boolean, error) {
-	b, err := q.maskBits(rec, q.clock())
+	b, err := q.maskBits(rec, q.Now())
 	if err != nil {
 		return nil, err
 	}
@@ -27,7 +26,7 @@ func (q *Query) Mask(rec arrow.Record) (*array.Boolean, error) {
 // maskBits evaluates the condition over rec into a bitset.
 func (q *Query) maskBits(rec arrow.Record, now time.Time) (bitset, error) {
 	e := &vecEval{rec: rec, n: int(rec.NumRows()), now: now}
-	return e.eval(q.root, nil)
+	return e.eval(q.Cond(), nil)
 }
 
 // vecEval evaluates a condition over one batch.
@@ -41,49 +40,51 @@ type vecEval struct {
 // need be right: the right side of an and is computed where the left
 // holds, that of an or where it does not, and the costly kernels skip
 // the other rows.
-func (e *vecEval) eval(n node, care bitset) (bitset, error) {
+func (e *vecEval) eval(n cfxql.Node, care bitset) (bitset, error) {
 	switch x := n.(type) {
-	case *allNode:
+	case *cfxql.All:
 		b := newBits(e.n)
 		b.fill(e.n)
 		return b, nil
-	case *andNode:
-		l, err := e.eval(x.l, care)
+	case *cfxql.And:
+		xl, xr := x.Operands()
+		l, err := e.eval(xl, care)
 		if err != nil || l.none() {
 			return l, err
 		}
-		r, err := e.eval(x.r, narrow(l, care, false, e.n))
+		r, err := e.eval(xr, narrow(l, care, false, e.n))
 		if err != nil {
 			return nil, err
 		}
 		l.and(r)
 		return l, nil
-	case *orNode:
-		l, err := e.eval(x.l, care)
+	case *cfxql.Or:
+		xl, xr := x.Operands()
+		l, err := e.eval(xl, care)
 		if err != nil || l.all(e.n) {
 			return l, err
 		}
-		r, err := e.eval(x.r, narrow(l, care, true, e.n))
+		r, err := e.eval(xr, narrow(l, care, true, e.n))
 		if err != nil {
 			return nil, err
 		}
 		l.or(r)
 		return l, nil
-	case *notNode:
-		b, err := e.eval(x.x, care)
+	case *cfxql.Not:
+		b, err := e.eval(x.Operand(), care)
 		if err != nil {
 			return nil, err
 		}
 		b.invert(e.n)
 		return b, nil
-	case *cmp:
-		idx := e.rec.Schema().FieldIndices(x.col)
+	case *cfxql.Cmp:
+		idx := e.rec.Schema().FieldIndices(x.Column())
 		if len(idx) == 0 {
-			return nil, fmt.Errorf("unknown column '%s'", x.col)
+			return nil, fmt.Errorf("unknown column '%s'", x.Column())
 		}
 		return leaf(x, e.rec.Column(idx[0]), e.now, care), nil
 	}
-	return nil, fmt.Errorf("cfxql: unknown node %T", n)
+	return nil, fmt.Errorf("cfxql: unknown cfxql.Node %T", n)
 }
 
 // narrow returns the rows where the right side of an and (the rows of l)
@@ -106,15 +107,15 @@ func narrow(l, care bitset, inv bool, n int) bitset {
 }
 
 // leaf evaluates one comparison over a column.
-func leaf(c *cmp, arr arrow.Array, now time.Time, care bitset) bitset {
+func leaf(c *cfxql.Cmp, arr arrow.Array, now time.Time, care bitset) bitset {
 	n := arr.Len()
-	if c.op == opNull {
+	if c.Op() == cfxql.OpNull {
 		out := validBits(arr)
 		if out == nil {
 			out = newBits(n)
 			out.fill(n)
 		}
-		if !c.neg {
+		if !c.Negated() {
 			out.invert(n)
 		}
 		return out
@@ -130,7 +131,7 @@ func leaf(c *cmp, arr arrow.Array, now time.Time, care bitset) bitset {
 		genericLeaf(c, arr, now, care, out)
 		return out
 	}
-	if c.neg {
+	if c.Negated() {
 		out.invert(n)
 	}
 	if valid := validBits(arr); valid != nil {
@@ -140,11 +141,11 @@ func leaf(c *cmp, arr arrow.Array, now time.Time, care bitset) bitset {
 }
 
 // genericLeaf evaluates a comparison row by row through the dict
-// semantics (matchValue), for the types and operators without a typed
+// semantics (cfxql.Cmp.Match), for the types and operators without a typed
 // kernel. It handles nulls and negation itself.
-func genericLeaf(c *cmp, arr arrow.Array, now time.Time, care, out bitset) {
+func genericLeaf(c *cfxql.Cmp, arr arrow.Array, now time.Time, care, out bitset) {
 	eachRow(arr.Len(), care, func(i int) {
-		if matchValue(c, frame.ValueAt(arr, i), now) {
+		if c.Match(frame.ValueAt(arr, i), now) {
 			out[i>>6] |= 1 << (i & 63)
 		}
 	})
@@ -152,12 +153,12 @@ func genericLeaf(c *cmp, arr arrow.Array, now time.Time, care, out bitset) {
 
 // dictLeaf evaluates a comparison over the (few) values of a dictionary
 // and maps the result through the indices.
-func dictLeaf(c *cmp, d *array.Dictionary, now time.Time, care bitset) bitset {
+func dictLeaf(c *cfxql.Cmp, d *array.Dictionary, now time.Time, care bitset) bitset {
 	dict := leaf(c, d.Dictionary(), now, nil)
 	n := d.Len()
 	out := newBits(n)
 	valid := validBits(d)
-	nullMatches := c.op == opNull && !c.neg
+	nullMatches := c.Op() == cfxql.OpNull && !c.Negated()
 	if idx, ok := d.Indices().(*array.Int32); ok && care == nil {
 		// The common case, without a call per row.
 		vals := idx.Int32Values()
@@ -191,7 +192,7 @@ func dictLeaf(c *cmp, d *array.Dictionary, now time.Time, care bitset) bitset {
 // fastLeaf writes the positive result of a comparison (before negation
 // and nulls) over a typed column, or reports false when there is no
 // kernel for the column's type and the operator.
-func fastLeaf(c *cmp, arr arrow.Array, now time.Time, care, out bitset) bool {
+func fastLeaf(c *cfxql.Cmp, arr arrow.Array, now time.Time, care, out bitset) bool {
 	switch a := arr.(type) {
 	case *array.Int64:
 		return intLeaf(c, a.Int64Values(), out)

@@ -1,9 +1,8 @@
-//go:build !lean
-
-package cfxql
+package cfxarrow
 
 import (
 	"bytes"
+	"github.com/fabricops/fabric/fabric/lib/cfxql"
 	"math"
 	"math/bits"
 	"strings"
@@ -66,41 +65,41 @@ func rangeFloats[T numeric](vals []T, lo, hi float64, out bitset) {
 // intRange returns the integer range of an order operator against x (an
 // integer value, or a time with inexact set when it falls strictly
 // between x and x+1). ok is false when no integer satisfies it.
-func intRange(o op, x int64, inexact bool) (lo, hi int64, ok bool) {
+func intRange(o cfxql.Op, x int64, inexact bool) (lo, hi int64, ok bool) {
 	switch o {
-	case opEq:
+	case cfxql.OpEq:
 		return x, x, !inexact
-	case opGt:
+	case cfxql.OpGt:
 		return x + 1, math.MaxInt64, x != math.MaxInt64
-	case opGe:
+	case cfxql.OpGe:
 		if inexact {
 			return x + 1, math.MaxInt64, x != math.MaxInt64
 		}
 		return x, math.MaxInt64, true
-	case opLt:
+	case cfxql.OpLt:
 		if inexact {
 			return math.MinInt64, x, true
 		}
 		return math.MinInt64, x - 1, x != math.MinInt64
-	case opLe:
+	case cfxql.OpLe:
 		return math.MinInt64, x, true
 	}
 	return 0, 0, false
 }
 
 // floatRange returns the float range of an order operator against x.
-func floatRange(o op, x float64) (lo, hi float64, ok bool) {
+func floatRange(o cfxql.Op, x float64) (lo, hi float64, ok bool) {
 	inf := math.Inf(1)
 	switch o {
-	case opEq:
+	case cfxql.OpEq:
 		return x, x, true
-	case opGt:
+	case cfxql.OpGt:
 		return math.Nextafter(x, inf), inf, x != inf
-	case opGe:
+	case cfxql.OpGe:
 		return x, inf, true
-	case opLt:
+	case cfxql.OpLt:
 		return -inf, math.Nextafter(x, -inf), x != -inf
-	case opLe:
+	case cfxql.OpLe:
 		return -inf, x, true
 	}
 	return 0, 0, false
@@ -108,34 +107,31 @@ func floatRange(o op, x float64) (lo, hi float64, ok bool) {
 
 // numOp returns the operator a numeric kernel runs for c (in counts as
 // =), or false when there is no numeric kernel for it.
-func numOp(c *cmp) (op, bool) {
-	switch c.op {
-	case opEq, opIn:
-		return opEq, true
-	case opGt, opGe, opLt, opLe:
-		return c.op, true
+func numOp(c *cfxql.Cmp) (cfxql.Op, bool) {
+	switch c.Op() {
+	case cfxql.OpEq, cfxql.OpIn:
+		return cfxql.OpEq, true
+	case cfxql.OpGt, cfxql.OpGe, cfxql.OpLt, cfxql.OpLe:
+		return c.Op(), true
 	}
 	return 0, false
 }
 
 // intLeaf compares an integer column with number literals (a string
 // that reads as a number counts; other literals match nothing, as in
-// matchValue): exactly with an integer, as floats with a float.
-func intLeaf[T integer](c *cmp, vals []T, out bitset) bool {
+// cfxql.Cmp.Match): exactly with an integer, as floats with a float.
+func intLeaf[T integer](c *cfxql.Cmp, vals []T, out bitset) bool {
 	o, ok := numOp(c)
 	if !ok {
 		return false
 	}
-	for i := range c.lits {
-		l := &c.lits[i]
-		switch {
-		case !l.numOK:
-		case l.n.isInt:
-			if lo, hi, ok := intRange(o, l.n.i, false); ok {
+	for _, l := range c.Lits() {
+		if x, isInt := l.Int(); isInt {
+			if lo, hi, ok := intRange(o, x, false); ok {
 				rangeInts(vals, lo, hi, out)
 			}
-		default:
-			if lo, hi, ok := floatRange(o, l.n.f); ok {
+		} else if f, isNum := l.Float(); isNum {
+			if lo, hi, ok := floatRange(o, f); ok {
 				rangeFloats(vals, lo, hi, out)
 			}
 		}
@@ -144,14 +140,14 @@ func intLeaf[T integer](c *cmp, vals []T, out bitset) bool {
 }
 
 // floatLeaf compares a float column with number literals.
-func floatLeaf[T ~float32 | ~float64](c *cmp, vals []T, out bitset) bool {
+func floatLeaf[T ~float32 | ~float64](c *cfxql.Cmp, vals []T, out bitset) bool {
 	o, ok := numOp(c)
 	if !ok {
 		return false
 	}
-	for i := range c.lits {
-		if l := &c.lits[i]; l.numOK {
-			if lo, hi, ok := floatRange(o, l.n.f); ok {
+	for _, l := range c.Lits() {
+		if f, isNum := l.Float(); isNum {
+			if lo, hi, ok := floatRange(o, f); ok {
 				rangeFloats(vals, lo, hi, out)
 			}
 		}
@@ -161,23 +157,24 @@ func floatLeaf[T ~float32 | ~float64](c *cmp, vals []T, out bitset) bool {
 
 // boolLeaf compares a bool column with true, false, or the strings
 // "true" and "false" (any case). Order operators match nothing.
-func boolLeaf(c *cmp, a *array.Boolean, out bitset) bool {
-	switch c.op {
-	case opGt, opGe, opLt, opLe:
+func boolLeaf(c *cfxql.Cmp, a *array.Boolean, out bitset) bool {
+	switch c.Op() {
+	case cfxql.OpGt, cfxql.OpGe, cfxql.OpLt, cfxql.OpLe:
 		return true
-	case opEq, opIn:
+	case cfxql.OpEq, cfxql.OpIn:
 	default:
 		return false
 	}
 	var wantTrue, wantFalse bool
-	for _, l := range c.lits {
-		switch {
-		case l.kind == litBool:
-			wantTrue = wantTrue || l.b
-			wantFalse = wantFalse || !l.b
-		case l.kind == litStr:
-			wantTrue = wantTrue || strings.EqualFold(l.s, "true")
-			wantFalse = wantFalse || strings.EqualFold(l.s, "false")
+	for _, l := range c.Lits() {
+		switch l.Kind() {
+		case cfxql.LitBool:
+			b, _ := l.Bool()
+			wantTrue = wantTrue || b
+			wantFalse = wantFalse || !b
+		case cfxql.LitString:
+			wantTrue = wantTrue || strings.EqualFold(l.Text(), "true")
+			wantFalse = wantFalse || strings.EqualFold(l.Text(), "false")
 		}
 	}
 	n := a.Len()
@@ -205,44 +202,45 @@ type strCol[O int32 | int64] struct {
 // strLeaf compares a string column with string literals: equality and
 // order lexically, the text operators and regexes. A number literal
 // (compared with the value read as a number) goes row by row through
-// matchValue. Only the rows of care (all when nil) are computed.
-func strLeaf[O int32 | int64](c *cmp, s strCol[O], care, out bitset) bool {
-	switch c.op {
-	case opEq, opIn:
+// Cmp.Match. Only the rows of care (all when nil) are computed.
+func strLeaf[O int32 | int64](c *cfxql.Cmp, s strCol[O], care, out bitset) bool {
+	lits := c.Lits()
+	switch c.Op() {
+	case cfxql.OpEq, cfxql.OpIn:
 		var want []string
-		for _, l := range c.lits {
-			switch l.kind {
-			case litNum:
+		for _, l := range lits {
+			switch l.Kind() {
+			case cfxql.LitNumber:
 				return false
-			case litStr:
-				want = append(want, l.s)
+			case cfxql.LitString:
+				want = append(want, l.Text())
 			}
 		}
 		strIn(s, want, care, out)
-	case opGt, opGe, opLt, opLe:
-		l := c.lits[0]
-		switch l.kind {
-		case litNum:
+	case cfxql.OpGt, cfxql.OpGe, cfxql.OpLt, cfxql.OpLe:
+		l := lits[0]
+		switch l.Kind() {
+		case cfxql.LitNumber:
 			return false
-		case litStr:
-			x := []byte(l.s)
-			strEach(s, care, out, func(v []byte) bool { return ordered(c.op, bytes.Compare(v, x)) })
+		case cfxql.LitString:
+			x := []byte(l.Text())
+			strEach(s, care, out, func(v []byte) bool { return c.Op().Holds(bytes.Compare(v, x)) })
 		}
-	case opContains:
-		x := []byte(c.lits[0].text())
+	case cfxql.OpContains:
+		x := []byte(lits[0].Text())
 		if len(x) == 1 {
 			strEach(s, care, out, func(v []byte) bool { return bytes.IndexByte(v, x[0]) >= 0 })
 		} else {
 			strEach(s, care, out, func(v []byte) bool { return bytes.Contains(v, x) })
 		}
-	case opStarts:
-		x := []byte(c.lits[0].text())
+	case cfxql.OpStarts:
+		x := []byte(lits[0].Text())
 		strEach(s, care, out, func(v []byte) bool { return bytes.HasPrefix(v, x) })
-	case opEnds:
-		x := []byte(c.lits[0].text())
+	case cfxql.OpEnds:
+		x := []byte(lits[0].Text())
 		strEach(s, care, out, func(v []byte) bool { return bytes.HasSuffix(v, x) })
-	case opMatches:
-		strEach(s, care, out, c.re.Match)
+	case cfxql.OpMatches:
+		strEach(s, care, out, c.Regexp().Match)
 	default:
 		return false
 	}
@@ -326,39 +324,40 @@ func strIn[O int32 | int64](s strCol[O], want []string, care, out bitset) {
 // timeLeaf compares a time column (integers in units of unit
 // nanoseconds since the epoch: timestamps, dates) with time literals,
 // and runs before, after and during, as integer ranges.
-func timeLeaf[T ~int32 | ~int64](c *cmp, vals []T, unit int64, now time.Time, out bitset) bool {
-	switch c.op {
-	case opEq, opIn, opGt, opGe, opLt, opLe:
-		o := c.op
-		if o == opIn {
-			o = opEq
+func timeLeaf[T ~int32 | ~int64](c *cfxql.Cmp, vals []T, unit int64, now time.Time, out bitset) bool {
+	switch c.Op() {
+	case cfxql.OpEq, cfxql.OpIn, cfxql.OpGt, cfxql.OpGe, cfxql.OpLt, cfxql.OpLe:
+		o := c.Op()
+		if o == cfxql.OpIn {
+			o = cfxql.OpEq
 		}
-		for _, l := range c.lits {
-			if l.t == nil {
+		for _, l := range c.Lits() {
+			t, ok := l.Time(now)
+			if !ok {
 				continue
 			}
-			x, inexact := inUnits(l.t.point(now), unit)
+			x, inexact := inUnits(t, unit)
 			if lo, hi, ok := intRange(o, x, inexact); ok {
 				rangeInts(vals, lo, hi, out)
 			}
 		}
-	case opBefore, opAfter:
-		o := opLt
-		if c.op == opAfter {
-			o = opGt
+	case cfxql.OpBefore, cfxql.OpAfter:
+		o := cfxql.OpLt
+		if c.Op() == cfxql.OpAfter {
+			o = cfxql.OpGt
 		}
-		x, inexact := inUnits(c.t.point(now), unit)
+		x, inexact := inUnits(c.Point(now), unit)
 		if lo, hi, ok := intRange(o, x, inexact); ok {
 			rangeInts(vals, lo, hi, out)
 		}
-	case opDuring:
-		start, end, incl := c.span(now)
+	case cfxql.OpDuring:
+		start, end, incl := c.Span(now)
 		s, sx := inUnits(start, unit)
 		e, ex := inUnits(end, unit)
-		lo, _, ok1 := intRange(opGe, s, sx)
-		o := opLt
+		lo, _, ok1 := intRange(cfxql.OpGe, s, sx)
+		o := cfxql.OpLt
 		if incl {
-			o = opLe
+			o = cfxql.OpLe
 		}
 		_, hi, ok2 := intRange(o, e, ex)
 		if ok1 && ok2 && lo <= hi {

@@ -1,6 +1,4 @@
-//go:build !lean
-
-package cfxql
+package cfxarrow
 
 import (
 	"fmt"
@@ -137,7 +135,7 @@ func TestTypedAgreement(t *testing.T) {
 	rec := typedRecord(t)
 	dicts := recordDicts(rec)
 	for _, f := range rec.Schema().Fields() {
-		col := quoteName(f.Name)
+		col := "`" + f.Name + "`"
 		var queries []string
 		for _, o := range agreeOps {
 			for _, l := range agreeLits {
@@ -185,7 +183,7 @@ func TestRandomAgreement(t *testing.T) {
 				return "not (" + l + ") and " + rr
 			}
 		}
-		col := quoteName(fields[r.Intn(len(fields))].Name)
+		col := "`" + fields[r.Intn(len(fields))].Name + "`"
 		if r.Intn(6) == 0 {
 			return col + " " + agreeTimes[r.Intn(len(agreeTimes))]
 		}

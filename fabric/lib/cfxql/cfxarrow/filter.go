@@ -1,6 +1,4 @@
-//go:build !lean
-
-package cfxql
+package cfxarrow
 
 import (
 	"fmt"
@@ -39,17 +37,18 @@ func (q *Query) prepare(schema *arrow.Schema) ([]int, *arrow.Schema, error) {
 // project returns the indices of the output columns in schema and the
 // output schema (GET's columns renamed by their aliases, or all).
 func (q *Query) project(schema *arrow.Schema) ([]int, *arrow.Schema, error) {
-	if q.proj == nil {
+	proj := q.Projection()
+	if proj == nil {
 		idx := make([]int, schema.NumFields())
 		for i := range idx {
 			idx[i] = i
 		}
 		return idx, schema, nil
 	}
-	idx := make([]int, len(q.proj))
-	fields := make([]arrow.Field, len(q.proj))
+	idx := make([]int, len(proj))
+	fields := make([]arrow.Field, len(proj))
 	seen := map[string]bool{}
-	for i, c := range q.proj {
+	for i, c := range proj {
 		j := schema.FieldIndices(c.Name)
 		if len(j) == 0 {
 			return nil, nil, fmt.Errorf("unknown column '%s'", c.Name)
@@ -107,7 +106,7 @@ func (q *Query) filterRecord(rec arrow.Record, cols []int, schema *arrow.Schema,
 // relative to now are fixed when Selector is called, so every batch of a
 // scan sees the same now.
 func (q *Query) Selector() func(rec arrow.Record) (sel []int32, all bool, err error) {
-	now := q.clock()
+	now := q.Now()
 	return func(rec arrow.Record) ([]int32, bool, error) { return q.selectRows(rec, now) }
 }
 

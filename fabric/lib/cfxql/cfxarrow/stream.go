@@ -1,6 +1,4 @@
-//go:build !lean
-
-package cfxql
+package cfxarrow
 
 import (
 	"io"
@@ -20,7 +18,7 @@ func (q *Query) FilterSource(src frame.Source) (frame.Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &filterSource{q: q, src: src, cols: cols, schema: outSchema, now: q.clock(),
+	return &filterSource{q: q, src: src, cols: cols, schema: outSchema, now: q.Now(),
 		width: max(1, runtime.GOMAXPROCS(0))}, nil
 }
 
@@ -113,18 +111,4 @@ func (s *filterSource) Close() error {
 	}
 	s.ready = nil
 	return s.src.Close()
-}
-
-// Outputs returns the columns a GET keeps, by their names in the input
-// (from) and in the output (to); nil, nil without GET (every column).
-func (q *Query) Outputs() (from, to []string) {
-	for _, c := range q.proj {
-		from = append(from, c.Name)
-		if c.Alias != "" {
-			to = append(to, c.Alias)
-		} else {
-			to = append(to, c.Name)
-		}
-	}
-	return from, to
 }

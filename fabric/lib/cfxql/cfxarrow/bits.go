@@ -1,6 +1,4 @@
-//go:build !lean
-
-package cfxql
+package cfxarrow
 
 import (
 	"encoding/binary"
