@@ -32,31 +32,13 @@ func (c *Client) agents(ctx context.Context, typ, site string) ([]api.Registrati
 }
 
 // AgentBots returns the bots the live agents publish (agent-bots), of
-// agents of type typ and site when given, by agent then bot name.
+// agents of type typ and site when given, by agent then bot name: the
+// api-server asks the agents, in one request.
 func (c *Client) AgentBots(ctx context.Context, typ, site string) ([]api.AgentBot, error) {
-	ctx, cancel := context.WithTimeout(ctx, Timeout)
-	defer cancel()
-	regs, err := c.agents(ctx, typ, site)
-	if err != nil {
-		return nil, fmt.Errorf("agent-bots: %w", err)
-	}
-	answers, missing, err := registry.Gather[[]api.AgentBot](ctx, c.nc, regs, api.EndpointAgentBots)
-	if err != nil {
-		return nil, fmt.Errorf("agent-bots: %w", err)
-	}
-	if len(missing) > 0 && len(answers) == 0 {
-		return nil, fmt.Errorf("agent-bots: no answer from agent(s) %v", missing)
-	}
 	bots := []api.AgentBot{}
-	for _, a := range answers {
-		bots = append(bots, a...)
+	if err := c.fanout(ctx, api.SubjectAgentBots, api.AgentsRequest{Type: typ, Site: site}, &bots); err != nil {
+		return nil, fmt.Errorf("agent-bots: %w", err)
 	}
-	sort.SliceStable(bots, func(i, j int) bool {
-		if bots[i].PodID != bots[j].PodID {
-			return bots[i].PodID < bots[j].PodID
-		}
-		return bots[i].Name < bots[j].Name
-	})
 	return bots, nil
 }
 

@@ -59,13 +59,27 @@ func (c *Client) Pods(ctx context.Context) ([]api.PodInfo, error) {
 	return infos, nil
 }
 
-// Health returns the health rows of every live pod.
+// Health returns the health rows of every live pod, gathered by the
+// api-server in one request.
 func (c *Client) Health(ctx context.Context) ([]api.HealthRow, error) {
-	rows, err := askRows[api.HealthRow](ctx, c, api.SubjectHealth, api.EndpointHealth)
-	if err != nil {
+	var rows []api.HealthRow
+	if err := c.fanout(ctx, api.SubjectHealth, nil, &rows); err != nil {
 		return nil, fmt.Errorf("healthcheck: %w", err)
 	}
 	return rows, nil
+}
+
+// fanout asks the api-server, in one request, a question it answers by
+// asking the live pods (a fan-out), and decodes its answer into out.
+func (c *Client) fanout(ctx context.Context, subject string, req, out any) error {
+	msg, err := c.send(ctx, subject, req)
+	switch {
+	case errors.Is(err, nats.ErrNoResponders):
+		return errors.New("no api-server is running: it asks the pods (start one: client fabric up)")
+	case err != nil:
+		return fmt.Errorf("the api-server did not answer: %w", timeoutError(err))
+	}
+	return decode(msg.Data, out)
 }
 
 // Status returns the controller status of every live pod.

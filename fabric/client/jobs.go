@@ -92,8 +92,8 @@ func (c *Client) place(ctx context.Context, run api.RunRequest, pl Placement, ve
 		defer cancel()
 		m, err := sub.NextMsgWithContext(wctx)
 		switch {
-		case err == nil && len(m.Data) == 0 && m.Header.Get("Status") == "503":
-			return api.PlaceReply{}, errors.New("no scheduler is running: start one (client fabric up)")
+		case errors.Is(err, nats.ErrNoResponders) || err == nil && len(m.Data) == 0 && m.Header.Get("Status") == "503":
+			return api.PlaceReply{}, errors.New("no scheduler is running: jobs are placed by the leading scheduler (start one: client fabric up)")
 		case err == nil:
 			var r api.PlaceReply
 			if err := json.Unmarshal(m.Data, &r); err != nil {

@@ -1,6 +1,8 @@
 // Package apiserver is the api-server pod's service: it answers the
-// tenant-wide questions (every pod's info, health, status) in one request,
-// by asking each live pod of the registry it keeps in memory, and makes
+// tenant-wide questions (every pod's info, health, status, limits, the
+// agents' bots, the event gateways' status and ports) in one request, by
+// asking each live pod of the registry it keeps in memory; it deploys
+// bundles as one transaction, sweeps jobs and unreferenced data, and makes
 // the tenant's system streams when they are missing.
 package apiserver
 
@@ -73,6 +75,12 @@ func Serve(p *pod.Pod) error {
 		pod.Reply(m, api.MergeLimits(per))
 	}); err != nil {
 		return err
+	}
+	fo := &fanouts{nc: nc, regs: regs}
+	for subject, h := range fo.handlers() {
+		if err := add(subject, h); err != nil {
+			return err
+		}
 	}
 	st, err := store.Open(ctx, nc)
 	if err != nil {
