@@ -15,7 +15,7 @@ import (
 // a CSV file); bots-by-source and check-credentials run on a worker
 // (start response, then the table); and the errors of each.
 func TestOutputAgentBots(t *testing.T) {
-	fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer, api.Worker, api.EventGateway}})
+	fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer, api.Scheduler, api.Worker, api.EventGateway}})
 	s := newSession(t, "agent-bots", "invoke-agent-bot", "bots-by-source", "check-credentials")
 	port := fabrictest.Ports(t, "tcp", 1)[0]
 	s.sc.Literal(fmt.Sprint(port), "<PORT>").Column("Pod ID", "<ID>").Column("Duration (ms)", "<MS>")

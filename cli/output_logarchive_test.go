@@ -27,7 +27,7 @@ import (
 // (every record once, in order) and into it again; and the errors of
 // each.
 func TestOutputLogArchive(t *testing.T) {
-	f := fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer, api.Worker}})
+	f := fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer, api.Scheduler, api.Worker}})
 	s := newSession(t, "logarchive-add-platform", "logarchive-repos", "logarchive-names", "logarchive-data-size",
 		"logarchive-data-read", "logarchive-download", "logarchive-replay")
 	s.sc.Column("Bytes", "<BYTES>")

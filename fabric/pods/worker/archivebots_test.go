@@ -25,7 +25,7 @@ func TestReplayPacing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays a minute at the original pace")
 	}
-	f := fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer, api.Worker}})
+	f := fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer, api.Scheduler, api.Worker}})
 	c, err := client.Connect(f.Configs["a"])
 	if err != nil {
 		t.Fatal(err)
