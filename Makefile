@@ -12,12 +12,13 @@ DLDFLAGS := -s -w -X main.Version=$(VERSION)
 
 all: build
 
-# Three binaries: client (built lean: no Arrow, Parquet or Excel, so it
-# starts in milliseconds), client-data (the same shell with the data
-# libraries; client hands it what needs them) and fabricd (the pods).
+# Three binaries: client (the lean build: no Arrow, Parquet or Excel, so it
+# starts in milliseconds), client-data (the data build: the same shell with
+# the data libraries' modules; client hands it what needs them) and
+# fabricd (the pods).
 build:
-	$(GO) build -trimpath -tags lean -ldflags '$(LDFLAGS)' -o $(BIN)/client ./cmd/client
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/client-data ./cmd/client
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/client ./cmd/client
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/client-data ./cmd/client-data
 	$(GO) build -trimpath -ldflags '$(DLDFLAGS)' -o $(BIN)/fabricd ./cmd/fabricd
 
 # Debian packages the tests use, installed when missing (COMMAND:PACKAGE when
@@ -44,7 +45,6 @@ RACE_PKGS := ./fabric/client ./fabric/infra/... ./fabric/pods/... ./builtins ./c
 
 test: deps
 	$(GO) vet ./...
-	$(GO) build -tags lean -o /dev/null ./cmd/client
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed on:"; gofmt -l .; exit 1; }
 	$(GO) test -count=1 ./...
 	$(GO) test -race -count=1 $(RACE_PKGS)
@@ -74,7 +74,6 @@ bench: build
 
 lint:
 	$(GO) vet ./...
-	$(GO) build -tags lean -o /dev/null ./cmd/client
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed on:"; gofmt -l .; exit 1; }
 
 # Short runs of every fuzz test (longer: make fuzz FUZZTIME=5m).
@@ -109,9 +108,9 @@ fuzz:
 	$(GO) test ./fabric/lib/snmptrap -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./fabric/lib/syslog -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./fabric/lib/syslog -run '^$$' -fuzz '^FuzzScanner$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./fabric/lib/blueprint -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./fabric/lib/blueprint -run '^$$' -fuzz '^FuzzParseCron$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./fabric/lib/blueprint -run '^$$' -fuzz '^FuzzParseSchedule$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric/infra/blueprint -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric/infra/blueprint -run '^$$' -fuzz '^FuzzParseCron$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric/infra/blueprint -run '^$$' -fuzz '^FuzzParseSchedule$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./fabric/lib/yamldoc -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./fabric/lib/engine -run '^$$' -fuzz '^FuzzGuardExpr$$' -fuzztime $(FUZZTIME)
 
@@ -120,11 +119,10 @@ fuzz:
 hostile: deps
 	$(GO) test -count=1 -run Hostile ./...
 
-# go install puts client and fabricd in GOBIN; client-data goes beside them.
+# go install puts client, client-data and fabricd in GOBIN.
 GOBIN_DIR = $(or $(shell $(GO) env GOBIN),$(shell $(GO) env GOPATH)/bin)
 install:
-	$(GO) install -trimpath -tags lean -ldflags '$(LDFLAGS)' ./cmd/client
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(GOBIN_DIR)/client-data ./cmd/client
+	$(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cmd/client ./cmd/client-data
 	$(GO) install -trimpath -ldflags '$(DLDFLAGS)' ./cmd/fabricd
 
 clean:

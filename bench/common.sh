@@ -6,8 +6,8 @@
 # build BINARY...: the binaries as make build builds them (client lean,
 # client-data, fabricd), then the named helpers of bench/, one at a time.
 build() {
-  go build -trimpath -tags lean -ldflags '-s -w' -o "$out/client" ./cmd/client
-  go build -trimpath -ldflags '-s -w' -o "$out/client-data" ./cmd/client
+  go build -trimpath -ldflags '-s -w' -o "$out/client" ./cmd/client
+  go build -trimpath -ldflags '-s -w' -o "$out/client-data" ./cmd/client-data
   go build -trimpath -ldflags '-s -w' -o "$out/fabricd" ./cmd/fabricd
   local b
   for b in gencsv "$@"; do

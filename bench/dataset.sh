@@ -27,8 +27,8 @@ const conn = await db.connect();
 await conn.run(`COPY (SELECT * FROM read_csv_auto('${csv}')) TO '${parquet}' (FORMAT parquet)`);
 JS
 
-go build -trimpath -tags lean -ldflags '-s -w' -o "$out/client" ./cmd/client
-go build -trimpath -ldflags '-s -w' -o "$out/client-data" ./cmd/client
+go build -trimpath -ldflags '-s -w' -o "$out/client" ./cmd/client
+go build -trimpath -ldflags '-s -w' -o "$out/client-data" ./cmd/client-data
 go build -trimpath -ldflags '-s -w' -o "$out/fabricd" ./cmd/fabricd
 go build -o "$out/gencsv" ./bench/gencsv
 # gen ROWS FILE: (re)generate FILE unless it is current.

@@ -9,8 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=bench/out
 mkdir -p "$out"
-go build -trimpath -tags lean -ldflags '-s -w' -o "$out/client" ./cmd/client
-go build -trimpath -ldflags '-s -w' -o "$out/client-data" ./cmd/client
+go build -trimpath -ldflags '-s -w' -o "$out/client" ./cmd/client
+go build -trimpath -ldflags '-s -w' -o "$out/client-data" ./cmd/client-data
 go build -trimpath -ldflags '-s -w' -o "$out/fabricd" ./cmd/fabricd
 go build -o "$out/load" ./bench/load
 FABRIC_HOME=$(mktemp -d)

@@ -11,8 +11,8 @@ cd "$(dirname "$0")/.."
 RUNS=${RUNS:-300}
 out=bench/out
 mkdir -p "$out"
-go build -trimpath -tags lean -ldflags '-s -w' -o "$out/client" ./cmd/client
-go build -trimpath -ldflags '-s -w' -o "$out/client-data" ./cmd/client
+go build -trimpath -ldflags '-s -w' -o "$out/client" ./cmd/client
+go build -trimpath -ldflags '-s -w' -o "$out/client-data" ./cmd/client-data
 go build -trimpath -ldflags '-s -w' -o "$out/floor" ./bench/floor
 go build -o "$out/timeit" ./bench/timeit
 export FABRIC_HOME="$out/home"

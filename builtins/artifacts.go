@@ -12,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/fabricops/fabric/fabric/client"
-	"github.com/fabricops/fabric/fabric/infra/artifact"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
 	"github.com/fabricops/fabric/runtime/stdlib"
@@ -24,24 +23,24 @@ import (
 // by the same rule (see artifactModule).
 func (e *Env) artifactModules() starlark.StringDict {
 	m := starlark.StringDict{}
-	for name, k := range artifact.Kinds {
+	for name, k := range client.ArtifactKinds {
 		m[name] = e.artifactModule(name, k)
 	}
 	return m
 }
 
 // artifactRepo opens the tenant's artifact store.
-func artifactRepo(ctx context.Context, c *client.Client) (*artifact.Repo, error) {
+func artifactRepo(ctx context.Context, c *client.Client) (*client.ArtifactRepo, error) {
 	st, err := c.Data.Store(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &artifact.Repo{Store: st}, nil
+	return &client.ArtifactRepo{Store: st}, nil
 }
 
 // artifactModule makes a kind's module: add, get, list, delete, and
 // enable and disable for the kinds that toggle.
-func (e *Env) artifactModule(name string, k *artifact.Kind) starlark.Value {
+func (e *Env) artifactModule(name string, k *client.ArtifactKind) starlark.Value {
 	repo := artifactRepo
 	format := "JSON"
 	if k.YAML {
@@ -77,9 +76,9 @@ of that name is replaced only with overwrite=True. Returns its list row.`, k.Nam
 					if err != nil {
 						return nil, err
 					}
-					var rec artifact.Record
+					var rec client.ArtifactRecord
 					if isDict {
-						d, err := artifact.FromJSON(text, plain)
+						d, err := client.ArtifactFromJSON(text, plain)
 						if err != nil {
 							return nil, err
 						}
@@ -272,7 +271,7 @@ func plainJSON(v starlark.Value, depth int, buf *bytes.Buffer) (any, bool) {
 }
 
 // rowValue turns a list row into a dict in the kind's column order.
-func rowValue(k *artifact.Kind, row map[string]any) (starlark.Value, error) {
+func rowValue(k *client.ArtifactKind, row map[string]any) (starlark.Value, error) {
 	m := make(value.Map, 0, len(k.Columns))
 	for _, c := range k.Columns {
 		m = append(m, value.KV{Key: c, Value: row[c]})

@@ -2,54 +2,36 @@
 // (pipeline.go, ...). Each builtin unpacks its arguments, calls the fabric's
 // Go packages, and returns data as Starlark values; none of them prints.
 //
-// The modules that need the data libraries (Arrow, Parquet, Excel) are in
-// files built without the "lean" tag. A client built with it (bin/client)
-// starts in a few milliseconds: it has stubs for those names (DataNames),
-// and the shell hands a program that uses one to the full client
-// (bin/client-data) before running it.
+// This package is the lean build's: nothing in it links the data
+// libraries (Arrow, Parquet, Excel), so a client of it alone (cmd/client)
+// starts in a few milliseconds. The modules and members that need them
+// are package builtins/data's, which registers them with Extend; the data
+// build (cmd/client-data) links both. What a program needs that a build
+// lacks is found from what the build registered (runtime.Lacks), never
+// from a list of names.
 package builtins
 
 import (
 	"fmt"
 	"os"
 
-	"github.com/fabricops/fabric/fabric/lib/pipeline"
 	"go.starlark.net/starlark"
 )
 
-// DataNames are the predeclared names whose builtins need the data
-// libraries (Arrow, Parquet, Excel): every module and builtin but the
-// platform's (pods, healthcheck, agents, pod_controller), the local
-// fabric's (fabric), projects, secrets, the artifact kinds and their
-// backups.
-var DataNames = []string{
-	"pipeline", "object", "dataset", "schema", "file_ops", "frame", "cfxql", "graphdb", "stream", "logarchive", "bundle",
-	"run", "run_bot", "verify_pipeline", "jobs", "job", "wait", "evict", "output", "output_export", "purge_outputs", "watch_traces", "watch_logs", "watch_changes",
-}
-
-// moduleConsts are the constants of the data modules, which scripts read
-// when they declare their commands (help texts): both builds have them.
-var moduleConsts = map[string]starlark.StringDict{
-	"pipeline": {
-		"CANONICAL_FORM": starlark.String(pipeline.CanonicalForm),
-		"TEXT_FORM":      starlark.String(pipeline.TextForm),
-	},
-}
-
 // Modules returns the fabric modules and builtins every script sees, by
-// name; those that reach the fabric share env's connection.
+// name: this package's (the lean build's), with what the build's other
+// packages registered (Extend) merged in. Those that reach the fabric
+// share env's connection.
 func Modules(env *Env) starlark.StringDict {
 	m := starlark.StringDict{"fabric": env.fabricModule(), "stored": env.storedModule(), "secret": env.secretModule(),
-		"project": env.projectModule(), "demo": env.demoModule()}
-	for k, v := range env.artifactModules() {
-		m[k] = v
+		"project": env.projectModule(), "demo": env.demoModule(), "pipeline": env.pipelineModule(), "dataset": env.datasetModule(),
+		"schema": env.schemaModule(), "object": env.objectModule(), "bundle": env.bundleModule()}
+	for _, all := range []starlark.StringDict{env.artifactModules(), env.platform(), env.jobBuiltins()} {
+		for k, v := range all {
+			m[k] = v
+		}
 	}
-	for k, v := range env.platform() {
-		m[k] = v
-	}
-	for k, v := range env.dataModules() {
-		m[k] = v
-	}
+	extend(env, m)
 	return m
 }
 
@@ -80,13 +62,6 @@ func (s *seconds) Unpack(v starlark.Value) error {
 	}
 	*s = seconds(f)
 	return nil
-}
-
-// IsModuleConst reports whether module's attribute attr is one of the
-// constants both builds have (see moduleConsts).
-func IsModuleConst(module, attr string) bool {
-	_, ok := moduleConsts[module][attr]
-	return ok
 }
 
 // trimPathError drops Go's "open" wrapping detail down to "open PATH: reason".

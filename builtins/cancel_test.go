@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fabricops/fabric/fabric/client"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,16 +16,15 @@ import (
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
-	"github.com/fabricops/fabric/fabric/infra/bus"
 	"github.com/fabricops/fabric/runtime/host"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
 // objectStoreState returns how many messages and bytes the tenant's object
 // store holds: every stored chunk of every blob.
-func objectStoreState(t *testing.T, cfg *bus.Config) (uint64, uint64) {
+func objectStoreState(t *testing.T, cfg *client.Config) (uint64, uint64) {
 	t.Helper()
-	nc, err := bus.Connect(cfg, "test")
+	nc, err := client.BusConnect(cfg, "test")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 
 	"github.com/fabricops/fabric/fabric/client"
-	"github.com/fabricops/fabric/fabric/infra/artifact"
-	"github.com/fabricops/fabric/fabric/infra/dashboards"
 	"github.com/fabricops/fabric/runtime/doc"
 	"go.starlark.net/starlark"
 )
@@ -22,12 +20,12 @@ var kindFunctions = map[string]func(e *Env) starlark.StringDict{
 // dashboardFunctions are verify, to_app and convert of the dashboard
 // module.
 func (e *Env) dashboardFunctions() starlark.StringDict {
-	open := func(ctx context.Context, c *client.Client) (*dashboards.Dashboards, error) {
+	open := func(ctx context.Context, c *client.Client) (*client.Dashboards, error) {
 		r, err := artifactRepo(ctx, c)
 		if err != nil {
 			return nil, err
 		}
-		return &dashboards.Dashboards{Repo: r, Data: c.Data}, nil
+		return &client.Dashboards{Repo: r, Data: c.Data}, nil
 	}
 	return starlark.StringDict{
 		"live_edit": doc.Builtin("dashboard.live_edit", `live_edit(name, editor=None)
@@ -45,7 +43,7 @@ Returns how many saves were stored.`,
 				if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "editor?", &editor); err != nil {
 					return nil, err
 				}
-				return e.liveEdit(thread, b, artifact.Dashboard, name, string(editor))
+				return e.liveEdit(thread, b, client.DashboardKind, name, string(editor))
 			}),
 		"verify": doc.Builtin("dashboard.verify", `verify(name)
 

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/fabricops/fabric/fabric/client"
-	"github.com/fabricops/fabric/fabric/infra/backup"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
 	"github.com/fabricops/fabric/runtime/value"
@@ -41,7 +40,7 @@ func (e *Env) demoBackup(thread *starlark.Thread, b *starlark.Builtin, args star
 		return nil, err
 	}
 	dir = host.From(thread).Path(dir)
-	if err := backup.CheckDestination(dir); err != nil {
+	if err := client.BackupCheckDestination(dir); err != nil {
 		return nil, fail(b.Name(), err) // before reaching the fabric
 	}
 	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
@@ -49,7 +48,7 @@ func (e *Env) demoBackup(thread *starlark.Thread, b *starlark.Builtin, args star
 		if err != nil {
 			return nil, err
 		}
-		counts, err := backup.Write(ctx, &backup.Source{Repo: r, Data: c.Data}, dir, asYAML)
+		counts, err := client.BackupWrite(ctx, &client.BackupSource{Repo: r, Data: c.Data}, dir, asYAML)
 		if err != nil {
 			return nil, err
 		}
@@ -96,14 +95,14 @@ func (e *Env) demoDiff(thread *starlark.Thread, b *starlark.Builtin, args starla
 	}
 	width = max(width, 20)
 	h := host.From(thread)
-	entries, err := backup.Diff(h.Path(first), h.Path(second), codes)
+	entries, err := client.BackupDiff(h.Path(first), h.Path(second), codes)
 	if err != nil {
 		return nil, fail(b.Name(), err)
 	}
 	rows := make([]any, len(entries))
 	for i, en := range entries {
 		m := value.Map{{Key: "dir", Value: en.Dir}, {Key: "name", Value: en.Name}, {Key: "status", Value: en.Status}}
-		if en.Status == backup.Differ && (details || side) {
+		if en.Status == client.BackupDiffer && (details || side) {
 			text := en.Unified()
 			if side {
 				text = en.Side(width)

@@ -7,8 +7,6 @@ import (
 	"sync"
 
 	"github.com/fabricops/fabric/fabric/client"
-	"github.com/fabricops/fabric/fabric/infra/bus"
-	"github.com/fabricops/fabric/fabric/infra/local"
 )
 
 // Env is what the fabric builtins need from the shell: its home, a way to
@@ -37,11 +35,11 @@ func (e *Env) Client() (*client.Client, error) {
 		return e.client, nil
 	}
 	explicit := os.Getenv("FABRIC_NETWORK_CONFIG") != ""
-	path := bus.ConfigPath(e.Home)
+	path := client.ConfigPath(e.Home)
 	notRunning := func() { e.notice("the local fabric is not running: starting it ('client fabric down' stops it)") }
-	var st *local.State
-	cfg, err := bus.LoadConfig(path)
-	if errors.Is(err, bus.ErrNoConfig) && !explicit {
+	var st *client.LocalState
+	cfg, err := client.LoadConfig(path)
+	if errors.Is(err, client.ErrNoConfig) && !explicit {
 		e.notice("no network configuration: starting the local fabric ('client fabric down' stops it)")
 		st, cfg, err = e.startLocal(path, nil)
 	}
@@ -53,14 +51,14 @@ func (e *Env) Client() (*client.Client, error) {
 		// NATS server, then its pods: a client that finds the files but
 		// no ready fabric waits for it (or starts it) instead of asking
 		// pods that are not there yet.
-		if st, _ = local.Status(e.Home); st == nil {
+		if st, _ = client.LocalStatus(e.Home); st == nil {
 			if st, cfg, err = e.startLocal(path, notRunning); err != nil {
 				return nil, err
 			}
 		}
 	}
 	c, err := client.Connect(cfg)
-	if errors.Is(err, bus.ErrUnreachable) && cfg.Local && !explicit {
+	if errors.Is(err, client.ErrUnreachable) && cfg.Local && !explicit {
 		notRunning()
 		if st, cfg, err = e.startLocal(path, nil); err != nil {
 			return nil, err
@@ -80,15 +78,15 @@ func (e *Env) Client() (*client.Client, error) {
 // checkBuild says so when the local fabric runs another build of fabricd
 // than the one this client would start: its pods lack what that build
 // added.
-func (e *Env) checkBuild(st *local.State) {
+func (e *Env) checkBuild(st *client.LocalState) {
 	if st == nil || st.Build == "" || e.Daemon != "" {
 		return
 	}
-	daemon, err := local.FindDaemon()
+	daemon, err := client.LocalFindDaemon()
 	if err != nil {
 		return
 	}
-	if st.Build != local.BuildID(daemon) {
+	if st.Build != client.LocalBuildID(daemon) {
 		e.notice("the local fabric runs another build of fabricd (started " + st.StartedAt + "): 'client fabric down' to run this one")
 	}
 }
@@ -96,12 +94,12 @@ func (e *Env) checkBuild(st *local.State) {
 // startLocal starts the local fabric unless it runs (onStart, when set,
 // is called just before it starts it) and returns its state and the
 // configuration at path it wrote.
-func (e *Env) startLocal(path string, onStart func()) (*local.State, *bus.Config, error) {
-	st, _, err := local.Up(e.Home, local.UpOptions{Daemon: e.Daemon, OnStart: onStart})
+func (e *Env) startLocal(path string, onStart func()) (*client.LocalState, *client.Config, error) {
+	st, _, err := client.LocalUp(e.Home, client.LocalUpOptions{Daemon: e.Daemon, OnStart: onStart})
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, err := bus.LoadConfig(path)
+	cfg, err := client.LoadConfig(path)
 	return st, cfg, err
 }
 

@@ -1,15 +1,14 @@
 package builtins
 
 import (
+	"github.com/fabricops/fabric/fabric/client"
 	"sort"
-
-	"github.com/fabricops/fabric/fabric/infra/artifact"
 )
 
 // ArtifactModuleNames are the names of the artifact kinds' modules.
 func ArtifactModuleNames() []string {
 	var names []string
-	for name := range artifact.Kinds {
+	for name := range client.ArtifactKinds {
 		names = append(names, name)
 	}
 	sort.Strings(names)

@@ -7,8 +7,6 @@ import (
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client"
 
-	"github.com/fabricops/fabric/fabric/infra/bus"
-	"github.com/fabricops/fabric/fabric/infra/local"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/value"
 	"go.starlark.net/starlark"
@@ -74,7 +72,7 @@ func (e *Env) fabricUp(thread *starlark.Thread, b *starlark.Builtin, args starla
 		if !ok {
 			return nil, fmt.Errorf("%s: tenants must be strings", b.Name())
 		}
-		if err := bus.ValidTenantName(s); err != nil {
+		if err := client.ValidTenantName(s); err != nil {
 			return nil, fail(b.Name(), err)
 		}
 		names = append(names, s)
@@ -82,7 +80,7 @@ func (e *Env) fabricUp(thread *starlark.Thread, b *starlark.Builtin, args starla
 	if workers < 0 {
 		return nil, fmt.Errorf("%s: workers must be 1 or more", b.Name())
 	}
-	st, started, err := local.Up(e.Home, local.UpOptions{Tenants: names, Workers: workers, Daemon: e.Daemon, GraphDBURL: graphURL, GraphDBUser: graphUser})
+	st, started, err := client.LocalUp(e.Home, client.LocalUpOptions{Tenants: names, Workers: workers, Daemon: e.Daemon, GraphDBURL: graphURL, GraphDBUser: graphUser})
 	if err != nil {
 		return nil, fail(b.Name(), err)
 	}
@@ -94,7 +92,7 @@ func (e *Env) fabricDown(thread *starlark.Thread, b *starlark.Builtin, args star
 		return nil, err
 	}
 	e.Close()
-	was, err := local.Down(e.Home)
+	was, err := client.LocalDown(e.Home)
 	if err != nil {
 		return nil, fail(b.Name(), err)
 	}
@@ -105,7 +103,7 @@ func (e *Env) fabricStatus(thread *starlark.Thread, b *starlark.Builtin, args st
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
 		return nil, err
 	}
-	st, err := local.Status(e.Home)
+	st, err := client.LocalStatus(e.Home)
 	if err != nil {
 		return nil, fail(b.Name(), err)
 	}
@@ -120,7 +118,7 @@ func (e *Env) fabricLogs(thread *starlark.Thread, b *starlark.Builtin, args star
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "lines?", &lines); err != nil {
 		return nil, err
 	}
-	text, err := local.Logs(e.Home, lines)
+	text, err := client.LocalLogs(e.Home, lines)
 	if err != nil {
 		return nil, fail(b.Name(), err)
 	}
@@ -131,8 +129,8 @@ func (e *Env) fabricConfig(thread *starlark.Thread, b *starlark.Builtin, args st
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
 		return nil, err
 	}
-	path := bus.ConfigPath(e.Home)
-	cfg, err := bus.LoadConfig(path)
+	path := client.ConfigPath(e.Home)
+	cfg, err := client.LoadConfig(path)
 	if err != nil {
 		return nil, fail(b.Name(), err)
 	}

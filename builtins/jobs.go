@@ -1,5 +1,3 @@
-//go:build !lean
-
 package builtins
 
 import (
@@ -11,8 +9,7 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client"
-	"github.com/fabricops/fabric/fabric/client/tables"
-	"github.com/fabricops/fabric/fabric/lib/lazy"
+	"github.com/fabricops/fabric/fabric/infra/tenant"
 	"github.com/fabricops/fabric/fabric/lib/pipeline"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
@@ -52,12 +49,7 @@ Returns the job records, the oldest first: only the active ones
 
 Waits until a job ends and returns its record; on_status(record) is
 called at each change of status. Fails when timeout (seconds) passes.`, e.waitBuiltin),
-		"evict":  doc.Builtin("evict", "evict(jobid)\n\nStops a running job on its worker (partial ids too) and returns its record.", e.evictBuiltin),
-		"output": doc.Builtin("output", "output(jobid)\n\nReturns a completed job's output as a frame (partial ids too).", e.lazyCall("jobid", outputTable)),
-		"output_export": doc.Builtin("output_export", `output_export(jobid, path, format="auto")
-
-Writes a completed job's output to a local file (csv, json, jsonl, parquet,
-xlsx; auto: from the extension), streamed and atomically. Returns the rows.`, e.exportTableCall("jobid", outputTable)),
+		"evict": doc.Builtin("evict", "evict(jobid)\n\nStops a running job on its worker (partial ids too) and returns its record.", e.evictBuiltin),
 		"purge_outputs": doc.Builtin("purge_outputs", "purge_outputs()\n\nDeletes the outputs of every finished job; returns how many.",
 			e.listCall(func(ctx context.Context, c *client.Client) (any, error) { return c.PurgeOutputs(ctx) })),
 		"watch_traces": doc.Builtin("watch_traces", `watch_traces(fn, timeout=None)
@@ -99,7 +91,7 @@ func (a *pipelineArgs) request(ctx context.Context, thread *starlark.Thread, c *
 		if err != nil {
 			return api.RunRequest{}, trimPathError(err)
 		}
-		p, err := pipeline.Load(data, string(a.file))
+		p, err := tenant.LoadPipeline(data, string(a.file))
 		if err != nil {
 			return api.RunRequest{}, fmt.Errorf("%s: %v", a.file, err)
 		}
@@ -303,13 +295,6 @@ func (e *Env) evictBuiltin(thread *starlark.Thread, b *starlark.Builtin, args st
 		}
 		return jobValue(j)
 	})
-}
-
-// outputTable returns a completed job's output (partial ids too) as a
-// lazy table.
-func outputTable(ctx context.Context, c *client.Client, jobid string) (*lazy.Table, error) {
-	t, _, err := tables.Output(ctx, c, jobid)
-	return t, err
 }
 
 func (e *Env) watchTraces(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

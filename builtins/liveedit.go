@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/fabricops/fabric/fabric/client"
-	"github.com/fabricops/fabric/fabric/infra/artifact"
 	"github.com/fabricops/fabric/runtime/host"
 	"go.starlark.net/starlark"
 )
@@ -26,7 +25,7 @@ const editPoll = 250 * time.Millisecond
 // fails its check is reported and not stored; when the editor exits with
 // the file's last content not stored, the file is kept and named, so
 // nothing typed is lost. It returns how many saves were stored.
-func (e *Env) liveEdit(thread *starlark.Thread, b *starlark.Builtin, k *artifact.Kind, name, editor string) (starlark.Value, error) {
+func (e *Env) liveEdit(thread *starlark.Thread, b *starlark.Builtin, k *client.ArtifactKind, name, editor string) (starlark.Value, error) {
 	io := host.From(thread)
 	if editor == "" {
 		editor = cmp.Or(os.Getenv("VISUAL"), os.Getenv("EDITOR"), "vi")
@@ -117,8 +116,8 @@ func (e *Env) liveEdit(thread *starlark.Thread, b *starlark.Builtin, k *artifact
 // edit is the state of a live edit: the revision the last stored save
 // left, the text last seen, and whether it was stored.
 type edit struct {
-	repo   *artifact.Repo
-	kind   *artifact.Kind
+	repo   *client.ArtifactRepo
+	kind   *client.ArtifactKind
 	name   string
 	out    goio.Writer // where each save is reported
 	held   bytes.Buffer

@@ -1,45 +1,39 @@
 package builtins_test
 
 import (
-	"slices"
+	"strings"
 	"testing"
 
 	"github.com/fabricops/fabric/builtins"
+	"github.com/fabricops/fabric/builtins/data"
 	"go.starlark.net/starlark"
 )
 
-// leanNames are the names the lean client has for real.
-var leanNames = append([]string{"pods", "healthcheck", "limits", "agents", "agent_bots", "invoke_agent_bot", "event_gw_status", "pod_controller", "fabric", "stored", "secret", "project", "demo"},
-	builtins.ArtifactModuleNames()...)
+// The tests of this package run the data build: every module.
+func init() { data.Register() }
 
-// TestDataNamesCoverTheModules: every builtin is either one the lean
-// client has or one of DataNames (so a program that uses it is handed to
-// the full client), and the lean client has every constant of a data
-// module that a script may read while declaring its commands.
-func TestDataNamesCoverTheModules(t *testing.T) {
-	m := builtins.Modules(&builtins.Env{Home: t.TempDir()})
-	for name, v := range m {
-		lean, data := slices.Contains(leanNames, name), slices.Contains(builtins.DataNames, name)
-		if lean == data {
-			t.Errorf("%s: lean %v, in DataNames %v: want exactly one", name, lean, data)
-		}
-		if !data {
-			continue
-		}
-		mod, ok := v.(starlark.HasAttrs)
-		if !ok {
-			continue
-		}
-		for _, attr := range mod.AttrNames() {
-			a, _ := mod.Attr(attr)
-			if _, callable := a.(starlark.Callable); !callable && !builtins.IsModuleConst(name, attr) {
-				t.Errorf("%s.%s is a constant the lean client lacks (add it to moduleConsts)", name, attr)
-			}
-		}
+// TestDataExtendsTheLeanModules: what the data package registers is there,
+// once each, beside the lean build's modules (dataset.list and
+// dataset.get in one dataset module).
+func TestDataExtendsTheLeanModules(t *testing.T) {
+	env := &builtins.Env{Home: t.TempDir()}
+	m := builtins.Modules(env)
+	names := builtins.Names(env)
+	if len(names) < 15 {
+		t.Fatalf("the data package registers %d names: %v", len(names), names)
 	}
-	for _, name := range builtins.DataNames {
-		if _, ok := m[name]; !ok {
-			t.Errorf("DataNames has %s, which is no builtin", name)
+	for _, n := range append(names, "dataset.list", "dataset.meta", "pipeline.list", "jobs", "pods") {
+		mod, member, dotted := strings.Cut(n, ".")
+		v, ok := m[mod]
+		if !ok {
+			t.Errorf("%s: no %s", n, mod)
+			continue
+		}
+		if dotted {
+			h, _ := v.(starlark.HasAttrs)
+			if a, err := h.Attr(member); err != nil || a == nil {
+				t.Errorf("%s: not in module %s", n, mod)
+			}
 		}
 	}
 }

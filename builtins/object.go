@@ -1,5 +1,3 @@
-//go:build !lean
-
 package builtins
 
 import (
@@ -76,7 +74,7 @@ func (e *Env) objectAdd(thread *starlark.Thread, b *starlark.Builtin, args starl
 	st, _ := f.Stat()
 	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		p := withProgress(thread, f, "uploading "+path.Base(file), st.Size())
-		defer p.finish()
+		defer p.Finish()
 		return c.AddObject(ctx, folder, name, descr, p, overwrite)
 	})
 }
@@ -137,7 +135,7 @@ func (e *Env) objectDownload(thread *starlark.Thread, b *starlark.Builtin, args 
 		}
 		defer r.Close()
 		p := withProgress(thread, r, "downloading "+name, obj.FileSize)
-		defer p.finish()
+		defer p.Finish()
 		return to, safefile.WriteFrom(host.From(thread).Path(to), p)
 	})
 }
@@ -254,7 +252,7 @@ func localCopy(thread *starlark.Thread, file string) (string, func(), error) {
 	if err != nil {
 		return "", nil, err
 	}
-	name, err := spool(thread, body, 0, file, "downloading", "")
+	name, err := Spool(thread, body, 0, file, "downloading", "")
 	if err != nil {
 		return "", nil, err
 	}

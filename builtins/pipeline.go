@@ -1,5 +1,3 @@
-//go:build !lean
-
 package builtins
 
 import (
@@ -8,9 +6,8 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client"
-	"github.com/fabricops/fabric/fabric/lib/engine"
+	"github.com/fabricops/fabric/fabric/infra/tenant"
 	"github.com/fabricops/fabric/fabric/lib/pipeline"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
@@ -27,8 +24,8 @@ func (e *Env) pipelineModule() starlark.Value {
 	return doc.Module("pipeline", `Pipelines: stored by name, one record per version
 YYYY_MM_DD_N; written as YAML, JSON or the --> text form; and their
 content checksums.`, starlark.StringDict{
-		"CANONICAL_FORM": moduleConsts["pipeline"]["CANONICAL_FORM"],
-		"TEXT_FORM":      moduleConsts["pipeline"]["TEXT_FORM"],
+		"CANONICAL_FORM": starlark.String(pipeline.CanonicalForm),
+		"TEXT_FORM":      starlark.String(pipeline.TextForm),
 		"checksum": b("checksum", `checksum(text, file=None)
 
 Returns the content checksums of a pipeline given as JSON, YAML or text
@@ -38,11 +35,6 @@ is the name of the file the text comes from: its extension tells JSON
 from YAML when the text does not, and it names a text-form pipeline.
 
 `+pipeline.CanonicalForm, pipelineChecksum),
-		"bots": b("bots", `bots()
-
-Returns the documentation of every bot the workers run: dicts with tag,
-description and params (name, type, required, default, description,
-choices), sorted by tag.`, pipelineBots),
 		"parse": b("parse", `parse(text, file=None)
 
 Reads a pipeline written as YAML, JSON or the text form, without storing
@@ -127,7 +119,7 @@ func pipelineToText(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 	if err != nil {
 		return nil, fail(b.Name(), err)
 	}
-	var seq []api.PipelineStep
+	var seq []pipeline.Step
 	if err := json.Unmarshal(data, &seq); err != nil {
 		return nil, fmt.Errorf("%s: steps must be a list of {tag, query, comment} dicts of strings", b.Name())
 	}
@@ -170,7 +162,7 @@ func (e *Env) pipelineAdd(thread *starlark.Thread, b *starlark.Builtin, args sta
 	default:
 		return nil, fmt.Errorf("%s: give file or text", b.Name())
 	}
-	p, err := pipeline.Load(data, string(file))
+	p, err := tenant.LoadPipeline(data, string(file))
 	if err != nil {
 		if file != "" {
 			return nil, fmt.Errorf("%s: %s: %v", b.Name(), file, err)
@@ -209,33 +201,4 @@ func (e *Env) pipelineConvert(thread *starlark.Thread, b *starlark.Builtin, args
 	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		return c.ConvertPipelinesToJSON(ctx, pipetype)
 	})
-}
-
-func pipelineBots(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
-		return nil, err
-	}
-	type param struct {
-		Name        string   `json:"name"`
-		Type        string   `json:"type"`
-		Required    bool     `json:"required"`
-		Default     string   `json:"default"`
-		Description string   `json:"description"`
-		Choices     []string `json:"choices"`
-	}
-	type bot struct {
-		Tag         string  `json:"tag"`
-		Description string  `json:"description"`
-		Streams     bool    `json:"streams"`
-		Params      []param `json:"params"`
-	}
-	var out []bot
-	for _, d := range engine.Bots() {
-		bd := bot{Tag: d.Tag, Description: d.Description, Streams: d.Streams, Params: []param{}}
-		for _, p := range d.Params {
-			bd.Params = append(bd.Params, param(p))
-		}
-		out = append(out, bd)
-	}
-	return value.ToStarlark(out)
 }

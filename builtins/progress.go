@@ -1,10 +1,9 @@
-//go:build !lean
-
 package builtins
 
 import (
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/fabricops/fabric/runtime/host"
@@ -48,10 +47,30 @@ func (p *progress) Read(b []byte) (int, error) {
 }
 
 // finish ends the progress line.
-func (p *progress) finish() {
+func (p *progress) Finish() {
 	if p.printed {
 		fmt.Fprintf(p.w, "\r%s %.1f MB, done\n", p.label, mb(p.done))
 	}
 }
 
 func mb(n int64) float64 { return float64(n) / 1024 / 1024 }
+
+// Spool copies body, the download of raw (size bytes, 0 if unknown), into
+// a temporary file whose name ends in ext, with a progress line, and closes
+// body. It returns the file's name; the caller removes the file.
+func Spool(thread *starlark.Thread, body io.ReadCloser, size int64, raw, label, ext string) (string, error) {
+	defer body.Close()
+	tmp, err := os.CreateTemp("", "fabric-download-*"+ext)
+	if err != nil {
+		return "", err
+	}
+	pr := withProgress(thread, body, label, size)
+	if _, err := io.Copy(tmp, pr); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return "", fmt.Errorf("downloading %s: %v", raw, err)
+	}
+	pr.Finish()
+	tmp.Close()
+	return tmp.Name(), nil
+}

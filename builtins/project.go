@@ -2,12 +2,11 @@ package builtins
 
 import (
 	"fmt"
+	"github.com/fabricops/fabric/fabric/client"
 	"os"
 	"slices"
 	"strings"
 
-	"github.com/fabricops/fabric/fabric/infra/bus"
-	"github.com/fabricops/fabric/fabric/infra/local"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
 	"github.com/fabricops/fabric/runtime/value"
@@ -56,8 +55,8 @@ func (e *Env) projectAdd(thread *starlark.Thread, b *starlark.Builtin, args star
 		"description?", &descr, "overwrite?", &overwrite); err != nil {
 		return nil, err
 	}
-	p := bus.Project{Name: name, Description: descr}
-	var cfg *bus.Config
+	p := client.Project{Name: name, Description: descr}
+	var cfg *client.Config
 	switch {
 	case tenant != "" && config != "":
 		return nil, fail(b.Name(), fmt.Errorf("give a tenant of the local fabric or the network configuration of another, not both"))
@@ -65,17 +64,17 @@ func (e *Env) projectAdd(thread *starlark.Thread, b *starlark.Builtin, args star
 		if err := e.checkLocalTenant(string(tenant)); err != nil {
 			return nil, fail(b.Name(), err)
 		}
-		p.Type, p.Tenant = bus.LocalProject, string(tenant)
+		p.Type, p.Tenant = client.LocalProject, string(tenant)
 	case config != "":
 		var err error
-		if cfg, err = bus.LoadConfig(host.From(thread).Path(string(config))); err != nil {
+		if cfg, err = client.LoadConfig(host.From(thread).Path(string(config))); err != nil {
 			return nil, fail(b.Name(), err)
 		}
-		p.Type = bus.RemoteProject
+		p.Type = client.RemoteProject
 	default:
 		return nil, fail(b.Name(), fmt.Errorf("give a tenant of the local fabric (tenant=) or another fabric's network configuration (config=)"))
 	}
-	p, err := bus.AddProject(e.Home, p, cfg, overwrite)
+	p, err := client.AddProject(e.Home, p, cfg, overwrite)
 	if err != nil {
 		return nil, fail(b.Name(), err)
 	}
@@ -84,20 +83,20 @@ func (e *Env) projectAdd(thread *starlark.Thread, b *starlark.Builtin, args star
 
 // checkLocalTenant checks that the local fabric runs, or ran, tenant.
 func (e *Env) checkLocalTenant(tenant string) error {
-	if st, err := local.Status(e.Home); err == nil && st != nil && slices.Contains(st.Tenants, tenant) {
+	if st, err := client.LocalStatus(e.Home); err == nil && st != nil && slices.Contains(st.Tenants, tenant) {
 		return nil
 	}
-	if _, err := os.Stat(bus.TenantConfigPath(e.Home, tenant)); err == nil {
+	if _, err := os.Stat(client.TenantConfigPath(e.Home, tenant)); err == nil {
 		return nil
 	}
 	return fmt.Errorf("the local fabric has no tenant %q ('client fabric down', then 'client fabric up --tenants default,%s' adds it)", tenant, tenant)
 }
 
 // projectRow is a project's list row.
-func (e *Env) projectRow(p bus.Project) (starlark.Value, error) {
-	cur, _ := bus.CurrentProject(e.Home)
+func (e *Env) projectRow(p client.Project) (starlark.Value, error) {
+	cur, _ := client.CurrentProject(e.Home)
 	var urls string
-	if cfg, err := bus.LoadConfig(p.ConfigPath(e.Home)); err == nil {
+	if cfg, err := client.LoadConfig(p.ConfigPath(e.Home)); err == nil {
 		urls = strings.Join(cfg.NATS.URLs, ",")
 	}
 	return value.ToStarlark(value.Map{
@@ -112,16 +111,16 @@ func (e *Env) projectGet(thread *starlark.Thread, b *starlark.Builtin, args star
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name); err != nil {
 		return nil, err
 	}
-	p, err := bus.LoadProject(e.Home, name)
+	p, err := client.LoadProject(e.Home, name)
 	if err != nil {
 		return nil, fail(b.Name(), err)
 	}
-	cur, _ := bus.CurrentProject(e.Home)
+	cur, _ := client.CurrentProject(e.Home)
 	m := value.Map{
 		{Key: "name", Value: p.Name}, {Key: "description", Value: p.Description}, {Key: "type", Value: p.Type},
 		{Key: "tenant", Value: p.Tenant}, {Key: "saved_time", Value: p.SavedTime}, {Key: "active", Value: cur == p.Name},
 	}
-	if cfg, err := bus.LoadConfig(p.ConfigPath(e.Home)); err == nil {
+	if cfg, err := client.LoadConfig(p.ConfigPath(e.Home)); err == nil {
 		net, err := value.ToStarlark(cfg.Redacted())
 		if err != nil {
 			return nil, err
@@ -135,7 +134,7 @@ func (e *Env) projectList(thread *starlark.Thread, b *starlark.Builtin, args sta
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
 		return nil, err
 	}
-	ps, err := bus.Projects(e.Home)
+	ps, err := client.Projects(e.Home)
 	if err != nil {
 		return nil, fail(b.Name(), err)
 	}
@@ -155,8 +154,8 @@ func (e *Env) projectDelete(thread *starlark.Thread, b *starlark.Builtin, args s
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name); err != nil {
 		return nil, err
 	}
-	cur, _ := bus.CurrentProject(e.Home)
-	if err := bus.DeleteProject(e.Home, name); err != nil {
+	cur, _ := client.CurrentProject(e.Home)
+	if err := client.DeleteProject(e.Home, name); err != nil {
 		return nil, fail(b.Name(), err)
 	}
 	if cur == name {
@@ -173,16 +172,16 @@ func (e *Env) projectUse(thread *starlark.Thread, b *starlark.Builtin, args star
 	if os.Getenv("FABRIC_NETWORK_CONFIG") != "" {
 		return nil, fail(b.Name(), fmt.Errorf("FABRIC_NETWORK_CONFIG names the network configuration: unset it to switch projects"))
 	}
-	if err := bus.UseProject(e.Home, string(name)); err != nil {
+	if err := client.UseProject(e.Home, string(name)); err != nil {
 		return nil, fail(b.Name(), err)
 	}
 	e.Close() // the next call connects to the project
-	path := bus.ConfigPath(e.Home)
+	path := client.ConfigPath(e.Home)
 	m := value.Map{{Key: "project", Value: nil}, {Key: "path", Value: path}}
 	if name != "" {
 		m[0].Value = string(name)
 	}
-	if cfg, err := bus.LoadConfig(path); err == nil {
+	if cfg, err := client.LoadConfig(path); err == nil {
 		m = append(m, value.KV{Key: "tenant", Value: cfg.Tenant}, value.KV{Key: "urls", Value: strings.Join(cfg.NATS.URLs, ",")})
 	}
 	return value.ToStarlark(m)
@@ -192,7 +191,7 @@ func (e *Env) projectCurrent(thread *starlark.Thread, b *starlark.Builtin, args 
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
 		return nil, err
 	}
-	cur, err := bus.CurrentProject(e.Home)
+	cur, err := client.CurrentProject(e.Home)
 	if err != nil {
 		return nil, fail(b.Name(), err)
 	}

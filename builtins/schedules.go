@@ -10,8 +10,7 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client"
-	"github.com/fabricops/fabric/fabric/infra/artifact"
-	"github.com/fabricops/fabric/fabric/lib/blueprint"
+	"github.com/fabricops/fabric/fabric/infra/blueprint"
 	"github.com/fabricops/fabric/runtime/doc"
 	"go.starlark.net/starlark"
 )
@@ -113,11 +112,11 @@ its list row.`,
 					if err != nil {
 						return nil, err
 					}
-					rec, err := r.Get(ctx, artifact.Schedule, name)
+					rec, err := r.Get(ctx, client.ScheduleKind, name)
 					if err != nil {
 						return nil, err
 					}
-					return rowValue(artifact.Schedule, r.Row(artifact.Schedule, rec))
+					return rowValue(client.ScheduleKind, r.Row(client.ScheduleKind, rec))
 				})
 			}),
 	}
@@ -130,7 +129,7 @@ func editSchedule(ctx context.Context, c *client.Client, name string, fn func(ma
 	if err != nil {
 		return err
 	}
-	text, err := r.GetJSON(ctx, artifact.Schedule, name)
+	text, err := r.GetJSON(ctx, client.ScheduleKind, name)
 	if err != nil {
 		return err
 	}
@@ -144,7 +143,7 @@ func editSchedule(ctx context.Context, c *client.Client, name string, fn func(ma
 	if err != nil {
 		return err
 	}
-	_, err = r.Add(ctx, artifact.Schedule, data, true)
+	_, err = r.Add(ctx, client.ScheduleKind, data, true)
 	return err
 }
 

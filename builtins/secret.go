@@ -9,7 +9,6 @@ import (
 
 	"github.com/chzyer/readline"
 	"github.com/fabricops/fabric/fabric/client"
-	"github.com/fabricops/fabric/fabric/infra/secret"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
 	"go.starlark.net/starlark"
@@ -18,12 +17,12 @@ import (
 // secretModule is the secret module: values sealed at rest, shown only
 // on a terminal when asked. Both clients have it.
 func (e *Env) secretModule() starlark.Value {
-	open := func(ctx context.Context, c *client.Client) (*secret.Store, error) {
+	open := func(ctx context.Context, c *client.Client) (*client.SecretStore, error) {
 		st, err := c.Data.Store(ctx)
 		if err != nil {
 			return nil, err
 		}
-		return &secret.Store{Store: st}, nil
+		return &client.SecretStore{Store: st}, nil
 	}
 	return doc.Module("secret", "Secrets: values sealed at rest with the tenant's key, never printed unless revealed on a terminal.", starlark.StringDict{
 		"add": doc.Builtin("secret.add", `add(name, value=None, description="", overwrite=False)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client"
-	"github.com/fabricops/fabric/fabric/infra/store"
 	"github.com/fabricops/fabric/fabric/lib/fileformat"
 	"github.com/fabricops/fabric/fabric/lib/safefile"
 	"github.com/fabricops/fabric/runtime/doc"
@@ -50,7 +49,7 @@ func (e *Env) storedCopyDataset(thread *starlark.Thread, b *starlark.Builtin, ar
 			return nil, err
 		}
 		var d api.Dataset
-		if _, err := st.Get(ctx, api.DatasetsBucket, store.Key(name), &d); errors.Is(err, store.ErrNotFound) {
+		if _, err := st.Get(ctx, api.DatasetsBucket, client.RecordKey(name), &d); errors.Is(err, client.ErrNotFound) {
 			return nil, fmt.Errorf("no dataset named %q", name)
 		} else if err != nil {
 			return nil, err
@@ -59,7 +58,7 @@ func (e *Env) storedCopyDataset(thread *starlark.Thread, b *starlark.Builtin, ar
 			return starlark.None, nil
 		}
 		r, _, err := st.GetBlob(ctx, d.Datafile)
-		if errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, client.ErrNotFound) {
 			return nil, fmt.Errorf("the data file %s is missing from the object store", d.Datafile)
 		}
 		if err != nil {

@@ -91,15 +91,7 @@ func (sh *shell) invoke(rt *runtime.Runtime, cmd *command.Command, argv []string
 		fmt.Fprint(sh.io.Stdout, command.Help(Prog, cmd))
 		return runtime.ExitOK
 	}
-	if sh.commandNeedsFull(rt, cmd) {
-		if cmd.Lean != nil && len(parsed.Warnings) == 0 {
-			switch done, interrupted := sh.runLean(rt, cmd, parsed.Args); {
-			case interrupted:
-				return runtime.ExitInterrupted
-			case done:
-				return runtime.ExitOK
-			}
-		}
+	if sh.commandLacks(rt, cmd) {
 		return sh.handOff()
 	}
 	for _, w := range parsed.Warnings {

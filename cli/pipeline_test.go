@@ -18,6 +18,7 @@ import (
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client"
 	"github.com/fabricops/fabric/fabric/fabrictest"
+	"github.com/fabricops/fabric/fabric/infra/tenant"
 	"github.com/fabricops/fabric/fabric/lib/pipeline"
 )
 
@@ -257,7 +258,7 @@ func TestPipelineBadInput(t *testing.T) {
 // every add gets its own version.
 func TestPipelineConcurrentAdds(t *testing.T) {
 	f := fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer}})
-	p, err := pipeline.Load([]byte(hotHostsYAML), "hot.yaml")
+	p, err := tenant.LoadPipeline([]byte(hotHostsYAML), "hot.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -118,7 +118,7 @@ func (sh *shell) main(args []string) int {
 		args = args[1:]
 	}
 	if len(args) == 0 {
-		if builtins.Lean {
+		if HandOffTo != "" {
 			return sh.handOff() // the REPL and stdin may use anything
 		}
 		if sh.terminal {
@@ -137,7 +137,7 @@ func (sh *shell) main(args []string) int {
 		fmt.Fprintf(sh.io.Stdout, "%s %s\n", Prog, Version)
 		return runtime.ExitOK
 	case a == "repl":
-		if builtins.Lean {
+		if HandOffTo != "" {
 			return sh.handOff()
 		}
 		return sh.repl()
@@ -183,7 +183,11 @@ func (sh *shell) newRuntime(argv []string) *runtime.Runtime {
 	predeclared["sys"] = stdlib.SysModule(argv)
 	predeclared["out"] = out.Module()
 	predeclared["input"] = stdlib.InputBuiltin()
-	return runtime.New(runtime.Options{IO: &io, Bundle: scripts.FS, Predeclared: predeclared})
+	o := runtime.Options{IO: &io, Bundle: scripts.FS, Predeclared: predeclared}
+	if HandOffTo != "" {
+		o.Absent = absent
+	}
+	return runtime.New(o)
 }
 
 // runFile runs a script from disk with argv as sys.argv.
@@ -206,7 +210,7 @@ func (sh *shell) runSource(name string, src []byte, argv []string) int {
 		}
 	}
 	rt := sh.newRuntime(argv)
-	if sh.needsFull(rt, name, src) {
+	if sh.lacks(rt, name, src) {
 		return sh.handOff()
 	}
 	thread := rt.NewThread(name)

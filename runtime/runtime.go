@@ -15,6 +15,7 @@ import (
 
 	"github.com/fabricops/fabric/runtime/command"
 	"github.com/fabricops/fabric/runtime/host"
+	"go.starlark.net/resolve"
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
 )
@@ -42,6 +43,11 @@ type Options struct {
 	// Predeclared are the modules and builtins every script sees, beside
 	// the runtime's own (command, flag, try_, help, input, exit).
 	Predeclared starlark.StringDict
+	// Absent, when set, stands in for a name a script uses that is
+	// neither predeclared nor universal, instead of the script failing to
+	// compile: a build that lacks some modules still reads the commands
+	// scripts declare, and Lacks says what a program would need.
+	Absent func(name string) starlark.Value
 }
 
 // Runtime executes scripts and keeps the modules they load.
@@ -49,6 +55,9 @@ type Runtime struct {
 	io          *host.IO
 	bundle      fs.FS
 	predeclared starlark.StringDict
+	absent      func(name string) starlark.Value
+	// files are the modules parsed so far, resolved, by key.
+	files map[string]*syntax.File
 	// Commands holds the commands declared by the scripts run so far.
 	Commands *command.Registry
 	cache    map[string]*module
@@ -62,7 +71,7 @@ type module struct {
 
 // New returns a Runtime.
 func New(o Options) *Runtime {
-	rt := &Runtime{io: o.IO, bundle: o.Bundle, Commands: command.NewRegistry(), cache: map[string]*module{}}
+	rt := &Runtime{io: o.IO, bundle: o.Bundle, absent: o.Absent, Commands: command.NewRegistry(), cache: map[string]*module{}, files: map[string]*syntax.File{}}
 	if rt.io == nil {
 		rt.io = host.Standard()
 	}
@@ -105,7 +114,67 @@ func (rt *Runtime) NewThread(name string) *starlark.Thread {
 // ExecFile executes a script. filename is how errors name it: a path on
 // disk, or BundlePrefix+path for a bundled script.
 func (rt *Runtime) ExecFile(thread *starlark.Thread, filename string, src any) (starlark.StringDict, error) {
-	return starlark.ExecFileOptions(Dialect, thread, filename, src, rt.predeclared)
+	var absent []string
+	f, prog, err := starlark.SourceProgramOptions(Dialect, filename, src, rt.isPredeclared(&absent))
+	if err != nil {
+		return nil, err
+	}
+	rt.files[filename] = f
+	predeclared := rt.predeclared
+	if len(absent) > 0 {
+		predeclared = make(starlark.StringDict, len(rt.predeclared)+len(absent))
+		for k, v := range rt.predeclared {
+			predeclared[k] = v
+		}
+		for _, name := range absent {
+			predeclared[name] = rt.absent(name)
+		}
+	}
+	g, err := prog.Init(thread, predeclared)
+	g.Freeze()
+	return g, err
+}
+
+// isPredeclared is the resolver's test of a free name: a predeclared
+// one, or with Absent any name the universe has not (appended to absent).
+func (rt *Runtime) isPredeclared(absent *[]string) func(string) bool {
+	return func(name string) bool {
+		switch {
+		case rt.predeclared.Has(name):
+			return true
+		case rt.absent == nil || starlark.Universe.Has(name):
+			return false
+		}
+		if absent != nil {
+			*absent = append(*absent, name)
+		}
+		return true
+	}
+}
+
+// parsed returns the module key parsed and resolved (src, or its source
+// when nil): the one its run parsed, when it ran; nil when it cannot be
+// read or does not parse.
+func (rt *Runtime) parsed(key string, src []byte) *syntax.File {
+	if f, ok := rt.files[key]; ok {
+		return f
+	}
+	if src == nil {
+		var err error
+		if src, err = rt.read(key); err != nil {
+			return nil
+		}
+	}
+	f, err := Dialect.Parse(key, src, 0)
+	if err != nil {
+		return nil
+	}
+	all := func(name string) bool { return !starlark.Universe.Has(name) }
+	if resolve.File(f, all, starlark.Universe.Has) != nil {
+		return nil
+	}
+	rt.files[key] = f
+	return f
 }
 
 // ExecBundled executes the bundled script at path (relative to the bundle

@@ -113,3 +113,16 @@ func TestPodsLinkNoShell(t *testing.T) {
 		}
 	}
 }
+
+// TestBuiltinsHaveOneDoor: the shell's modules reach the fabric only
+// through fabric/client (and pure libraries): no package under builtins
+// imports the infrastructure.
+func TestBuiltinsHaveOneDoor(t *testing.T) {
+	for _, p := range goList(t, "./builtins/...") {
+		for _, imp := range p.Imports {
+			if strings.HasPrefix(imp, module+"fabric/infra/") {
+				t.Errorf("%s imports %s: reach it through fabric/client", p.ImportPath, imp)
+			}
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,17 +9,53 @@ import (
 	"testing"
 )
 
-// TestLeanClientLinksNoDataLibrary: the client built with the lean tag
-// (bin/client) links none of the data libraries, whose package init would
-// slow every start. (CFXQL's parser and dict evaluator are in it; its
-// Arrow kernels are not.)
+// dataLibraries are what the lean client must not link: their package
+// init would slow every start.
+var dataLibraries = []string{"github.com/apache/arrow-go/", "github.com/xuri/excelize/", "google.golang.org/grpc", "google.golang.org/protobuf",
+	module + "fabric/lib/frame", module + "fabric/lib/engine", module + "fabric/lib/lazy", module + "builtins/data"}
+
+// TestLeanClientLinksNoDataLibrary: the lean build (cmd/client) links none
+// of the data libraries and no pod; the data build (cmd/client-data) no
+// pod either. (CFXQL's parser and dict evaluator are in the lean build;
+// its Arrow evaluator is not.)
 func TestLeanClientLinksNoDataLibrary(t *testing.T) {
-	for _, p := range goList(t, "-tags", "lean", "-deps", "./cmd/client") {
-		for _, f := range append(forbidden, "github.com/apache/arrow-go/", "github.com/xuri/excelize/", "google.golang.org/grpc", "google.golang.org/protobuf", module+"fabric/lib/frame", module+"fabric/lib/engine") {
+	for _, p := range goList(t, "-deps", "./cmd/client") {
+		for _, f := range append(forbidden, dataLibraries...) {
 			if strings.HasPrefix(p.ImportPath, f) {
 				t.Errorf("the lean client links %s", p.ImportPath)
 			}
 		}
+	}
+	for _, p := range goList(t, "-deps", "./cmd/client-data") {
+		for _, f := range forbidden {
+			if strings.HasPrefix(p.ImportPath, f) {
+				t.Errorf("the data client links %s", p.ImportPath)
+			}
+		}
+	}
+}
+
+// TestNoLeanTag: the two builds are two main packages, not one package
+// compiled two ways: no Go file of the module is built only with or
+// without a "lean" tag.
+func TestNoLeanTag(t *testing.T) {
+	err := filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, line := range strings.SplitN(string(data), "\n", 20) {
+			if strings.HasPrefix(line, "//go:build") && strings.Contains(line, "lean") {
+				t.Errorf("%s: %s", path, line)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -76,11 +113,11 @@ func TestLeanAndFullAgree(t *testing.T) {
 	}
 }
 
-// TestLeanCopiesStoredBytes: the lean client serves "dataset get --tofile"
-// in the stored format itself (a copy of the stored file, with no full
-// client beside it), and hands a conversion to the full client, which a
-// lone lean client does not have.
-func TestLeanCopiesStoredBytes(t *testing.T) {
+// TestRecordCommandsRunInOneProcess: commands that only read records
+// run in the lean client's own process; one that reads a table is handed
+// to the data build, once. A client-data beside a copy of the lean client
+// counts its starts.
+func TestRecordCommandsRunInOneProcess(t *testing.T) {
 	home := t.TempDir()
 	t.Cleanup(func() { client(t, home, "fabric", "down") })
 	dir := t.TempDir()
@@ -91,16 +128,22 @@ func TestLeanCopiesStoredBytes(t *testing.T) {
 	if out, errOut, code := client(t, home, "dataset", "add", "--name", "hosts", "--file", csv); code != 0 {
 		t.Fatalf("dataset add: %d\n%s%s", code, out, errOut)
 	}
-	lone := filepath.Join(t.TempDir(), "client")
+	bin := t.TempDir()
+	lean := filepath.Join(bin, "client")
 	data, err := os.ReadFile(buildClient(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(lone, data, 0o755); err != nil {
+	if err := os.WriteFile(lean, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	starts := filepath.Join(dir, "starts")
+	counter := "#!/bin/sh\necho \"$*\" >> " + starts + "\n"
+	if err := os.WriteFile(filepath.Join(bin, "client-data"), []byte(counter), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	run := func(args ...string) (string, int) {
-		cmd := exec.Command(lone, args...)
+		cmd := exec.Command(lean, args...)
 		cmd.Env = []string{"FABRIC_HOME=" + home, "PATH=/usr/bin:/bin", "HOME=" + dir, "NO_COLOR=1"}
 		out, err := cmd.CombinedOutput()
 		code := 0
@@ -109,14 +152,28 @@ func TestLeanCopiesStoredBytes(t *testing.T) {
 		}
 		return string(out), code
 	}
-	pq := filepath.Join(dir, "out.parquet")
-	if out, code := run("dataset", "get", "--name", "hosts", "--tofile", pq); code != 0 || out != "wrote 2 rows to "+pq+"\n" {
-		t.Fatalf("lean get to parquet: %d %q", code, out)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"dataset", "list"}, "hosts"},
+		{[]string{"dataset", "list", "--json"}, `"name": "hosts"`},
+		{[]string{"dataset", "meta", "--name", "hosts"}, `"num_rows": 2`},
+		{[]string{"pipeline", "list"}, ""},
+		{[]string{"jobs"}, ""},
+		{[]string{"pods"}, "worker"},
+	} {
+		if out, code := run(tc.args...); code != 0 || !strings.Contains(out, tc.want) {
+			t.Errorf("%v: exit %d\n%s", tc.args, code, out)
+		}
 	}
-	if got, _, code := client(t, home, "-c", `print(frame.read(sys.argv[1]).rows())`, pq); code != 0 || got != `[{"host": "web-1", "cpu": 93.5}, {"host": "web-2", "cpu": 12.0}]`+"\n" {
-		t.Fatalf("the copied file reads %q", got)
+	if got, _ := os.ReadFile(starts); len(got) != 0 {
+		t.Fatalf("record commands started the data build: %q", got)
 	}
-	if out, code := run("dataset", "get", "--name", "hosts", "--tofile", filepath.Join(dir, "out.csv")); code == 0 || !strings.Contains(out, "client-data") {
-		t.Fatalf("a conversion by a lone lean client: %d %q, want a hand-off that finds no client-data", code, out)
+	if out, code := run("dataset", "get", "--name", "hosts"); code != 0 {
+		t.Fatalf("dataset get through the counter: %d %q", code, out)
+	}
+	if got, _ := os.ReadFile(starts); string(got) != "dataset get --name hosts\n" {
+		t.Fatalf("dataset get started the data build with %q, want once", got)
 	}
 }

@@ -1,6 +1,9 @@
 // Command client is the fabric operations shell: a Starlark REPL, a runner
 // of .star workflows, and the classic command line whose commands are
-// bundled Starlark scripts.
+// bundled Starlark scripts. This is its lean build: it links none of the
+// data libraries, so that it starts in a few milliseconds, and hands a
+// program or command that reaches a module only the data build has
+// (cmd/client-data) to that build.
 package main
 
 import (
@@ -16,5 +19,6 @@ func main() {
 	// fail with EPIPE instead of killing the process, so that temporary
 	// files are removed on the way out; cli.Main then exits quietly.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	cli.HandOffTo = cli.DataClient
 	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -35,8 +35,8 @@ func buildClient(t *testing.T) string {
 		// As make build does: the lean client, the full one it hands data
 		// work to, and fabricd.
 		for _, args := range [][]string{
-			{"build", "-tags", "lean", "-o", binPath, "."},
-			{"build", "-o", filepath.Join(dir, "client-data"), "."},
+			{"build", "-o", binPath, "."},
+			{"build", "-o", filepath.Join(dir, "client-data"), "../client-data"},
 			{"build", "-o", filepath.Join(dir, "fabricd"), "../fabricd"},
 		} {
 			if buildOut, buildErr = exec.Command("go", args...).CombinedOutput(); buildErr != nil {

@@ -21,7 +21,7 @@ func From(thread *starlark.Thread) *Registry {
 // Builtins returns the command() and flag() builtins.
 func Builtins() starlark.StringDict {
 	return starlark.StringDict{
-		"command": doc.Builtin("command", `command(name, fn, help="", flags=[], examples=[], exclusive=[], one_of=[], output=None, lean=None)
+		"command": doc.Builtin("command", `command(name, fn, help="", flags=[], examples=[], exclusive=[], one_of=[], output=None)
 
 Declares a command of the command line. name is its words ("dataset list");
 the command line reaches it as "client dataset list" and "client dataset-list".
@@ -37,12 +37,7 @@ selects ("json", "yaml"). Each of those gets its flag (--json: "Print JSON
 instead of a table."), the same on every command, at most one given; the
 command prints with out.write(args, result, ...), which follows them.
 Declare --json this way, never as a flag(...).
-
-lean(args), when given, is what the lean client (built without the data
-libraries) tries before it hands a command of a data script to the full
-one: it may call only builtins both clients have, must print nothing
-before it knows it can do the command, and returns True when it did it
-(False or an error: the full client runs fn).`, commandBuiltin),
+`, commandBuiltin),
 		"flag": doc.Builtin("flag", `flag(name, type=str, help="", default=None, required=False, choices=None, nargs=None, deprecated_for=None, positional=False, metavar=None)
 
 Declares a flag of a command. type is str, int, float or bool. name is the
@@ -125,21 +120,13 @@ func commandBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 		fn                                starlark.Callable
 		flags, examples, exclusive, oneOf *starlark.List
 		output                            *starlark.List
-		lean                              starlark.Value = starlark.None
 	)
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs,
 		"name", &name, "fn", &fn, "help?", &help, "flags?", &flags, "examples?", &examples,
-		"exclusive?", &exclusive, "one_of?", &oneOf, "output?", &output, "lean?", &lean); err != nil {
+		"exclusive?", &exclusive, "one_of?", &oneOf, "output?", &output); err != nil {
 		return nil, err
 	}
 	c := &Command{Name: name, Fn: fn, Help: help}
-	if lean != starlark.None {
-		f, ok := lean.(starlark.Callable)
-		if !ok {
-			return nil, fmt.Errorf("command %q: lean is a %s, want a function", name, lean.Type())
-		}
-		c.Lean = f
-	}
 	if frame := thread.CallFrame(1); frame.Pos.IsValid() {
 		c.File = frame.Pos.Filename()
 	}

@@ -110,9 +110,6 @@ type Command struct {
 	Output []string
 	// File is the script that declared the command.
 	File string
-	// Lean, when set, is what the lean client tries before handing the
-	// command to the full one (see command()'s lean).
-	Lean starlark.Callable
 }
 
 // Key returns the command's canonical key ("dataset-list").

@@ -1,6 +1,4 @@
-//go:build !lean
-
-package builtins
+package data
 
 import (
 	"context"
@@ -11,7 +9,6 @@ import (
 
 	"github.com/fabricops/fabric/fabric/client"
 	"github.com/fabricops/fabric/fabric/client/graph"
-	"github.com/fabricops/fabric/fabric/infra/bus"
 	"github.com/fabricops/fabric/fabric/lib/frame"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
@@ -23,7 +20,7 @@ import (
 // graphdbModule is the graphdb module: the tenant's graph database
 // (SPEC 2.14), the embedded one or a real ArangoDB, as the network
 // configuration's graphdb section says.
-func (e *Env) graphdbModule() starlark.Value {
+func (e env) graphdbModule() starlark.Value {
 	return doc.Module("graphdb", "The graph database: databases, collections, graphs, AQL queries and bulk loads of nodes and edges.", starlark.StringDict{
 		"create": doc.Builtin("graphdb.create", `create(name)
 
@@ -92,7 +89,7 @@ reverse are one). Otherwise as insert_nodes.`, e.graphInsertEdges),
 
 // graphConn returns the connection to the graph database a network
 // configuration names, made on first use.
-func graphConn(cfg bus.GraphDBConfig) (*graph.Conn, error) {
+func graphConn(cfg client.GraphDBConfig) (*graph.Conn, error) {
 	key := cfg.URL + "\x00" + cfg.User + "\x00" + cfg.Password
 	if g, ok := graphConns.Load(key); ok {
 		return g.(*graph.Conn), nil
@@ -111,7 +108,7 @@ var graphConns sync.Map
 
 // graphCall runs fn with the graph database of the fabric's network
 // configuration (starting the local fabric if need be), as call does.
-func (e *Env) graphCall(thread *starlark.Thread, b *starlark.Builtin, fn func(ctx context.Context, g *graph.Conn) (any, error)) (starlark.Value, error) {
+func (e env) graphCall(thread *starlark.Thread, b *starlark.Builtin, fn func(ctx context.Context, g *graph.Conn) (any, error)) (starlark.Value, error) {
 	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		g, err := graphConn(c.Config.GraphDB)
 		if err != nil {
@@ -121,7 +118,7 @@ func (e *Env) graphCall(thread *starlark.Thread, b *starlark.Builtin, fn func(ct
 	})
 }
 
-func (e *Env) graphNameCall(do func(ctx context.Context, g *graph.Conn, name string) (any, error)) builtinFunc {
+func (e env) graphNameCall(do func(ctx context.Context, g *graph.Conn, name string) (any, error)) builtinFunc {
 	return func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		var name string
 		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name); err != nil {
@@ -131,14 +128,14 @@ func (e *Env) graphNameCall(do func(ctx context.Context, g *graph.Conn, name str
 	}
 }
 
-func (e *Env) graphList(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func (e env) graphList(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
 		return nil, err
 	}
 	return e.graphCall(thread, b, func(ctx context.Context, g *graph.Conn) (any, error) { return g.Databases(ctx) })
 }
 
-func (e *Env) graphCreateCollection(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func (e env) graphCreateCollection(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var name string
 	database, edge := "_system", false
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "database?", &database, "edge?", &edge); err != nil {
@@ -149,7 +146,7 @@ func (e *Env) graphCreateCollection(thread *starlark.Thread, b *starlark.Builtin
 	})
 }
 
-func (e *Env) graphDeleteCollection(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func (e env) graphDeleteCollection(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var name string
 	database := "_system"
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "database?", &database); err != nil {
@@ -160,7 +157,7 @@ func (e *Env) graphDeleteCollection(thread *starlark.Thread, b *starlark.Builtin
 	})
 }
 
-func (e *Env) graphListCollections(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func (e env) graphListCollections(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	database, system := "_system", false
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "database?", &database, "system?", &system); err != nil {
 		return nil, err
@@ -170,7 +167,7 @@ func (e *Env) graphListCollections(thread *starlark.Thread, b *starlark.Builtin,
 	})
 }
 
-func (e *Env) graphCreateGraph(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func (e env) graphCreateGraph(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var name, edges string
 	var from, to starlark.Value
 	database := "_system"
@@ -190,7 +187,7 @@ func (e *Env) graphCreateGraph(thread *starlark.Thread, b *starlark.Builtin, arg
 	})
 }
 
-func (e *Env) graphDeleteGraph(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func (e env) graphDeleteGraph(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var name string
 	database, drop := "_system", false
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "database?", &database, "drop_collections?", &drop); err != nil {
@@ -201,7 +198,7 @@ func (e *Env) graphDeleteGraph(thread *starlark.Thread, b *starlark.Builtin, arg
 	})
 }
 
-func (e *Env) graphListGraphs(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func (e env) graphListGraphs(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	database := "_system"
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "database?", &database); err != nil {
 		return nil, err
@@ -211,7 +208,7 @@ func (e *Env) graphListGraphs(thread *starlark.Thread, b *starlark.Builtin, args
 	})
 }
 
-func (e *Env) graphQuery(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func (e env) graphQuery(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	o := graph.FindOptions{Database: "_system", Query: "*", MaxRows: 100}
 	var sortby starlark.Value = starlark.None
 	order, asFrame := "desc", false
@@ -255,7 +252,7 @@ func (e *Env) graphQuery(thread *starlark.Thread, b *starlark.Builtin, args star
 	})
 }
 
-func (e *Env) graphAQL(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func (e env) graphAQL(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var query string
 	var binds starlark.Value = starlark.None
 	database, limit := "_system", 0
@@ -348,7 +345,7 @@ func loadSource(thread *starlark.Thread, b *starlark.Builtin, v starlark.Value) 
 	return src, err
 }
 
-func (e *Env) graphInsertNodes(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func (e env) graphInsertNodes(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	o := graph.NodeOptions{LoadOptions: graph.LoadOptions{Database: "_system", BatchSize: graph.DefaultBatchSize, OnDuplicate: graph.DefaultOnDuplicate},
 		KeyColumn: graph.DefaultKeyColumn}
 	var source starlark.Value
@@ -361,7 +358,7 @@ func (e *Env) graphInsertNodes(thread *starlark.Thread, b *starlark.Builtin, arg
 	})
 }
 
-func (e *Env) graphInsertEdges(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func (e env) graphInsertEdges(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	o := graph.EdgeOptions{LoadOptions: graph.LoadOptions{Database: "_system", BatchSize: graph.DefaultBatchSize, OnDuplicate: graph.DefaultOnDuplicate},
 		LeftColumn: graph.DefaultLeftColumn, RightColumn: graph.DefaultRightColumn}
 	var source starlark.Value
@@ -384,7 +381,7 @@ func (e *Env) graphInsertEdges(thread *starlark.Thread, b *starlark.Builtin, arg
 }
 
 // graphLoad checks a load's options, opens its source and runs it.
-func (e *Env) graphLoad(thread *starlark.Thread, b *starlark.Builtin, o graph.LoadOptions, source starlark.Value,
+func (e env) graphLoad(thread *starlark.Thread, b *starlark.Builtin, o graph.LoadOptions, source starlark.Value,
 	load func(ctx context.Context, g *graph.Conn, src frame.Source) (*graph.LoadResult, error)) (starlark.Value, error) {
 	if err := checkLoad(o); err != nil {
 		return nil, fail(b.Name(), err)

@@ -1,6 +1,4 @@
-//go:build !lean
-
-package builtins
+package data
 
 import (
 	"context"
@@ -17,8 +15,6 @@ import (
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client"
 	"github.com/fabricops/fabric/fabric/client/tables"
-	"github.com/fabricops/fabric/fabric/infra/logarchive"
-	"github.com/fabricops/fabric/fabric/infra/streams"
 	"github.com/fabricops/fabric/fabric/lib/frame"
 	"github.com/fabricops/fabric/fabric/lib/safefile"
 	"github.com/fabricops/fabric/runtime/doc"
@@ -28,7 +24,7 @@ import (
 
 // logarchiveModule is the logarchive module: the tenant's log archive
 // repositories and the archives in them (SPEC 2.13, 4.12).
-func (e *Env) logarchiveModule() starlark.Value {
+func (e env) logarchiveModule() starlark.Value {
 	return doc.Module("logarchive", "Log archives: repositories in the tenant's object store, minutes of records as gzipped JSON lines.", starlark.StringDict{
 		"add_platform": doc.Builtin("logarchive.add_platform", `add_platform(repo, prefix, retention=0, streams=[])
 
@@ -77,7 +73,7 @@ flatten=True (named by minute). Returns {"files", "bytes"}.`, e.logarchiveDownlo
 	})
 }
 
-func (e *Env) logarchiveAdd(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func (e env) logarchiveAdd(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var repo, prefix string
 	retention := 0
 	var streamsV starlark.Value = starlark.NewList(nil)
@@ -97,11 +93,11 @@ func (e *Env) logarchiveAdd(thread *starlark.Thread, b *starlark.Builtin, args s
 		if len(c.Config.NATS.URLs) > 0 {
 			endpoint = c.Config.NATS.URLs[0]
 		}
-		return logarchive.AddRepo(ctx, st, repo, prefix, endpoint, retention, names...)
+		return client.AddArchiveRepo(ctx, st, repo, prefix, endpoint, retention, names...)
 	})
 }
 
-func (e *Env) logarchiveRepos(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func (e env) logarchiveRepos(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
 		return nil, err
 	}
@@ -110,18 +106,18 @@ func (e *Env) logarchiveRepos(thread *starlark.Thread, b *starlark.Builtin, args
 		if err != nil {
 			return nil, err
 		}
-		return logarchive.Repos(ctx, st)
+		return client.ArchiveRepos(ctx, st)
 	})
 }
 
 // archiveCall runs fn with the repository repo opened.
-func (e *Env) archiveCall(thread *starlark.Thread, b *starlark.Builtin, repo string, fn func(ctx context.Context, a *logarchive.Archive) (any, error)) (starlark.Value, error) {
+func (e env) archiveCall(thread *starlark.Thread, b *starlark.Builtin, repo string, fn func(ctx context.Context, a *client.Archive) (any, error)) (starlark.Value, error) {
 	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		st, err := c.Data.Store(ctx)
 		if err != nil {
 			return nil, err
 		}
-		a, err := logarchive.Open(ctx, st, repo)
+		a, err := client.OpenArchive(ctx, st, repo)
 		if err != nil {
 			return nil, err
 		}
@@ -129,12 +125,12 @@ func (e *Env) archiveCall(thread *starlark.Thread, b *starlark.Builtin, repo str
 	})
 }
 
-func (e *Env) logarchiveNames(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func (e env) logarchiveNames(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var repo string
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "repo", &repo); err != nil {
 		return nil, err
 	}
-	return e.archiveCall(thread, b, repo, func(ctx context.Context, a *logarchive.Archive) (any, error) { return a.Names(ctx) })
+	return e.archiveCall(thread, b, repo, func(ctx context.Context, a *client.Archive) (any, error) { return a.Names(ctx) })
 }
 
 // archiveRange reads the from_ and minutes arguments: the range of
@@ -154,7 +150,7 @@ func archiveRange(b *starlark.Builtin, from starlark.Value, minutes int) (time.T
 	return t, span, nil
 }
 
-func (e *Env) logarchiveSize(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func (e env) logarchiveSize(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var repo, name string
 	var from starlark.Value = starlark.None
 	minutes := 15
@@ -165,7 +161,7 @@ func (e *Env) logarchiveSize(thread *starlark.Thread, b *starlark.Builtin, args 
 	if err != nil {
 		return nil, err
 	}
-	return e.archiveCall(thread, b, repo, func(ctx context.Context, a *logarchive.Archive) (any, error) {
+	return e.archiveCall(thread, b, repo, func(ctx context.Context, a *client.Archive) (any, error) {
 		files, err := a.Files(ctx, name, t, span)
 		if err != nil {
 			return nil, err
@@ -188,7 +184,7 @@ func (e *Env) logarchiveSize(thread *starlark.Thread, b *starlark.Builtin, args 
 	})
 }
 
-func (e *Env) logarchiveRead(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func (e env) logarchiveRead(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var repo, name string
 	var from starlark.Value = starlark.None
 	minutes, maxRows := 15, 0
@@ -199,7 +195,7 @@ func (e *Env) logarchiveRead(thread *starlark.Thread, b *starlark.Builtin, args 
 	if err != nil {
 		return nil, err
 	}
-	return e.archiveCall(thread, b, repo, func(ctx context.Context, a *logarchive.Archive) (any, error) {
+	return e.archiveCall(thread, b, repo, func(ctx context.Context, a *client.Archive) (any, error) {
 		files, err := a.Files(ctx, name, t, span)
 		if err != nil {
 			return nil, err
@@ -231,7 +227,7 @@ func (e *Env) logarchiveRead(thread *starlark.Thread, b *starlark.Builtin, args 
 	})
 }
 
-func (e *Env) logarchivePlay(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func (e env) logarchivePlay(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var repo, name string
 	var fn starlark.Callable
 	var from, speedV starlark.Value = starlark.None, starlark.MakeInt(0)
@@ -249,15 +245,15 @@ func (e *Env) logarchivePlay(thread *starlark.Thread, b *starlark.Builtin, args 
 	}
 	n := 0
 	var cbErr error
-	_, err = e.archiveCall(thread, b, repo, func(ctx context.Context, a *logarchive.Archive) (any, error) {
+	_, err = e.archiveCall(thread, b, repo, func(ctx context.Context, a *client.Archive) (any, error) {
 		files, err := a.Files(ctx, name, t, span)
 		if err != nil {
 			return nil, err
 		}
-		pace := logarchive.NewPacer(speed)
+		pace := client.NewArchivePacer(speed)
 		errEnough := fmt.Errorf("enough")
 		err = a.Read(ctx, files, func(r []byte) error {
-			if ts, ok := logarchive.RecordTime(r); ok {
+			if ts, ok := client.ArchiveRecordTime(r); ok {
 				if err := pace.Wait(ctx, ts); err != nil {
 					return err
 				}
@@ -285,7 +281,7 @@ func (e *Env) logarchivePlay(thread *starlark.Thread, b *starlark.Builtin, args 
 	return starlark.MakeInt(n), nil
 }
 
-func (e *Env) logarchiveDownload(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func (e env) logarchiveDownload(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var repo, name, outDir string
 	var from starlark.Value = starlark.None
 	minutes, flatten := 15, false
@@ -300,7 +296,7 @@ func (e *Env) logarchiveDownload(thread *starlark.Thread, b *starlark.Builtin, a
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("%s: out: %s is not a directory", b.Name(), outDir)
 	}
-	return e.archiveCall(thread, b, repo, func(ctx context.Context, a *logarchive.Archive) (any, error) {
+	return e.archiveCall(thread, b, repo, func(ctx context.Context, a *client.Archive) (any, error) {
 		files, err := a.Files(ctx, name, t, span)
 		if err != nil {
 			return nil, err
@@ -327,10 +323,10 @@ func (e *Env) logarchiveDownload(thread *starlark.Thread, b *starlark.Builtin, a
 	})
 }
 
-func (e *Env) logarchiveReplay(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func (e env) logarchiveReplay(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var repo, name, stream, site, label string
 	var from, speedV starlark.Value = starlark.None, starlark.MakeInt(0)
-	minutes, maxRows, batch := 15, 0, logarchive.DefaultBatchSize
+	minutes, maxRows, batch := 15, 0, client.ArchiveBatchSize
 	timeout := 3600.0
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "repo", &repo, "name", &name, "stream", &stream, "site", &site,
 		"from_?", &from, "minutes?", &minutes, "max_rows?", &maxRows, "speed?", &speedV, "batch_size?", &batch, "label?", &label, "timeout?", &timeout); err != nil {
@@ -349,7 +345,7 @@ func (e *Env) logarchiveReplay(thread *starlark.Thread, b *starlark.Builtin, arg
 	case timeout <= 0:
 		return nil, fmt.Errorf("%s: timeout must be above 0", b.Name())
 	}
-	if err := streams.CheckName(stream); err != nil {
+	if err := client.StreamCheckName(stream); err != nil {
 		return nil, fmt.Errorf("%s: stream: %v", b.Name(), err)
 	}
 	t, span, err := archiveRange(b, from, minutes)
@@ -364,7 +360,7 @@ func (e *Env) logarchiveReplay(thread *starlark.Thread, b *starlark.Builtin, arg
 		if err != nil {
 			return nil, err
 		}
-		if _, err := logarchive.Open(ctx, st, repo); err != nil {
+		if _, err := client.OpenArchive(ctx, st, repo); err != nil {
 			return nil, err
 		}
 		keys := []string{"repo", "name", "stream", "from", "minutes", "max_rows", "speed", "batch_size", "label"}

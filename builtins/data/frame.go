@@ -1,6 +1,4 @@
-//go:build !lean
-
-package builtins
+package data
 
 import (
 	"fmt"

@@ -1,9 +1,8 @@
-//go:build !lean
-
-package builtins
+package data
 
 import (
 	"fmt"
+	"github.com/fabricops/fabric/builtins"
 	"github.com/fabricops/fabric/fabric/lib/safefile"
 	"io"
 	"net/url"
@@ -51,7 +50,7 @@ func openSource(thread *starlark.Thread, file string, f frame.Format) (frame.Sou
 		fh.Close()
 		return nil, fmt.Errorf("%s: %v", file, err)
 	}
-	return sourceCloser{src, func() error { pr.finish(); return fh.Close() }}, nil
+	return sourceCloser{src, func() error { pr.Finish(); return fh.Close() }}, nil
 }
 
 func openURL(thread *starlark.Thread, raw string, f frame.Format) (frame.Source, error) {
@@ -75,9 +74,9 @@ func openURL(thread *starlark.Thread, raw string, f frame.Format) (frame.Source,
 			body.Close()
 			return nil, fmt.Errorf("%s: %v", raw, err)
 		}
-		return sourceCloser{src, func() error { pr.finish(); return body.Close() }}, nil
+		return sourceCloser{src, func() error { pr.Finish(); return body.Close() }}, nil
 	}
-	tmp, err := spool(thread, body, size, raw, label, path.Ext(u.Path))
+	tmp, err := builtins.Spool(thread, body, size, raw, label, path.Ext(u.Path))
 	if err != nil {
 		return nil, err
 	}
@@ -88,26 +87,6 @@ func openURL(thread *starlark.Thread, raw string, f frame.Format) (frame.Source,
 		return nil, err
 	}
 	return sourceCloser{src, remove}, nil
-}
-
-// spool copies body, the download of raw (size bytes, 0 if unknown), into
-// a temporary file whose name ends in ext, with a progress line, and closes
-// body. It returns the file's name; the caller removes the file.
-func spool(thread *starlark.Thread, body io.ReadCloser, size int64, raw, label, ext string) (string, error) {
-	defer body.Close()
-	tmp, err := os.CreateTemp("", "fabric-download-*"+ext)
-	if err != nil {
-		return "", err
-	}
-	pr := withProgress(thread, body, label, size)
-	if _, err := io.Copy(tmp, pr); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return "", fmt.Errorf("downloading %s: %v", raw, err)
-	}
-	pr.finish()
-	tmp.Close()
-	return tmp.Name(), nil
 }
 
 // sourceCloser is a Source that releases something more when closed.

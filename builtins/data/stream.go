@@ -1,6 +1,4 @@
-//go:build !lean
-
-package builtins
+package data
 
 import (
 	"bufio"
@@ -16,7 +14,6 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client"
-	"github.com/fabricops/fabric/fabric/infra/streams"
 	"github.com/fabricops/fabric/fabric/lib/frame"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
@@ -26,7 +23,7 @@ import (
 
 // streamModule is the stream module: the tenant's persistent streams
 // (SPEC 6), each message a record.
-func (e *Env) streamModule() starlark.Value {
+func (e env) streamModule() starlark.Value {
 	return doc.Module("stream", "Persistent streams: named streams of records (JSON objects), kept by age and size.", starlark.StringDict{
 		"add": doc.Builtin("stream.add", `add(name, description="", retention_hours=0, max_size_mb=0)
 
@@ -38,7 +35,7 @@ first_time, last_time, created).`, e.streamAdd),
 		"get": doc.Builtin("stream.get", `get(name)
 
 Returns a stream's description.`, e.streamNameCall(func(ctx context.Context, c *client.Client, name string) (any, error) {
-			return streams.Get(ctx, c.JetStream(), name)
+			return client.StreamGet(ctx, c.JetStream(), name)
 		})),
 		"list": doc.Builtin("stream.list", `list()
 
@@ -46,7 +43,7 @@ Returns the description of every stream, the system ones too.`, e.streamList),
 		"delete": doc.Builtin("stream.delete", `delete(name)
 
 Deletes a stream and its records (not a system stream).`, e.streamNameCall(func(ctx context.Context, c *client.Client, name string) (any, error) {
-			return nil, streams.Delete(ctx, c.JetStream(), name)
+			return nil, client.StreamDelete(ctx, c.JetStream(), name)
 		})),
 		"write": doc.Builtin("stream.write", `write(name, rows=None, file=None)
 
@@ -70,7 +67,7 @@ Ctrl-C, max_rows records or timeout seconds. Returns how many it read.`, e.strea
 	})
 }
 
-func (e *Env) streamNameCall(do func(ctx context.Context, c *client.Client, name string) (any, error)) builtinFunc {
+func (e env) streamNameCall(do func(ctx context.Context, c *client.Client, name string) (any, error)) builtinFunc {
 	return func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		var name string
 		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name); err != nil {
@@ -80,7 +77,7 @@ func (e *Env) streamNameCall(do func(ctx context.Context, c *client.Client, name
 	}
 }
 
-func (e *Env) streamAdd(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func (e env) streamAdd(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var name, description string
 	var hoursV, sizeV starlark.Value = starlark.MakeInt(0), starlark.MakeInt(0)
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "description?", &description, "retention_hours?", &hoursV, "max_size_mb?", &sizeV); err != nil {
@@ -95,19 +92,19 @@ func (e *Env) streamAdd(thread *starlark.Thread, b *starlark.Builtin, args starl
 		return nil, fmt.Errorf("%s: retention_hours and max_size_mb cannot be negative", b.Name())
 	}
 	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
-		return streams.Add(ctx, c.JetStream(), streams.Config{Name: name, Description: description,
+		return client.StreamAdd(ctx, c.JetStream(), client.StreamConfig{Name: name, Description: description,
 			MaxAge: time.Duration(hours * float64(time.Hour)), MaxBytes: int64(sizeMB * (1 << 20))})
 	})
 }
 
-func (e *Env) streamList(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func (e env) streamList(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
 		return nil, err
 	}
-	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) { return streams.List(ctx, c.JetStream()) })
+	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) { return client.StreamList(ctx, c.JetStream()) })
 }
 
-func (e *Env) streamWrite(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func (e env) streamWrite(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var name string
 	var rows *starlark.List
 	var file optString
@@ -168,7 +165,7 @@ func (e *Env) streamWrite(thread *starlark.Thread, b *starlark.Builtin, args sta
 		}
 	}
 	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
-		w, err := streams.NewWriter(ctx, c.JetStream(), name)
+		w, err := client.StreamNewWriter(ctx, c.JetStream(), name)
 		if err != nil {
 			return nil, err
 		}
@@ -227,7 +224,7 @@ func fileRecords(r io.Reader, label string, yield func([]byte) error) error {
 		return fmt.Errorf("%s: %v", label, err)
 	}
 	defer src.Close()
-	sink, err := frame.NewSink(&streams.LineSplitter{Yield: yield}, frame.JSONL, frame.NoCompression, src.Schema())
+	sink, err := frame.NewSink(&client.StreamLineSplitter{Yield: yield}, frame.JSONL, frame.NoCompression, src.Schema())
 	if err != nil {
 		return err
 	}
@@ -288,7 +285,7 @@ func recordValue(data []byte) starlark.Value {
 	return d
 }
 
-func (e *Env) streamRead(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func (e env) streamRead(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var name string
 	var from starlark.Value = starlark.None
 	var maxRows int
@@ -301,7 +298,7 @@ func (e *Env) streamRead(thread *starlark.Thread, b *starlark.Builtin, args star
 	}
 	var out []starlark.Value
 	_, err = e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
-		_, err := streams.Read(ctx, c.JetStream(), name, streams.ReadOptions{From: t, MaxRows: maxRows}, func(m streams.Message) error {
+		_, err := client.StreamRead(ctx, c.JetStream(), name, client.StreamReadOptions{From: t, MaxRows: maxRows}, func(m client.StreamMessage) error {
 			out = append(out, recordValue(m.Data))
 			return nil
 		})
@@ -313,7 +310,7 @@ func (e *Env) streamRead(thread *starlark.Thread, b *starlark.Builtin, args star
 	return starlark.NewList(out), nil
 }
 
-func (e *Env) streamFollow(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+func (e env) streamFollow(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var name string
 	var fn starlark.Callable
 	var from, timeout starlark.Value = starlark.None, starlark.None
@@ -337,7 +334,7 @@ func (e *Env) streamFollow(thread *starlark.Thread, b *starlark.Builtin, args st
 	if err != nil {
 		return nil, err
 	}
-	n, err := streams.Read(ctx, c.JetStream(), name, streams.ReadOptions{From: t, MaxRows: maxRows, Follow: true}, func(m streams.Message) error {
+	n, err := client.StreamRead(ctx, c.JetStream(), name, client.StreamReadOptions{From: t, MaxRows: maxRows, Follow: true}, func(m client.StreamMessage) error {
 		_, err := starlark.Call(thread, fn, starlark.Tuple{recordValue(m.Data)}, nil)
 		return err
 	})

@@ -1,6 +1,4 @@
-//go:build !lean
-
-package builtins
+package data
 
 import (
 	"context"
@@ -19,7 +17,7 @@ type tabler func(ctx context.Context, c *client.Client, key string) (*lazy.Table
 
 // lazyCall makes a builtin of one argument, param, that returns the table
 // of the key as a lazy frame.
-func (e *Env) lazyCall(param string, table tabler) builtinFunc {
+func (e env) lazyCall(param string, table tabler) builtinFunc {
 	return func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		var key string
 		if err := starlark.UnpackArgs(b.Name(), args, kwargs, param, &key); err != nil {
@@ -46,7 +44,7 @@ type rawInput interface {
 // number of rows written. When the file's format is the one the table is
 // stored in, the stored bytes are copied as they are (nothing decoded or
 // encoded again); otherwise its batches are streamed into the file.
-func (e *Env) exportTableCall(param string, table tabler) builtinFunc {
+func (e env) exportTableCall(param string, table tabler) builtinFunc {
 	return func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 		var key, to string
 		format := "auto"
