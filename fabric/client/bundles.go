@@ -12,7 +12,8 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/artifact"
-	"github.com/fabricops/fabric/fabric/lib/blueprint"
+	"github.com/fabricops/fabric/fabric/infra/blueprint"
+	"github.com/fabricops/fabric/fabric/infra/tenant"
 	"github.com/fabricops/fabric/fabric/lib/pipeline"
 )
 
@@ -147,7 +148,7 @@ func (c *Client) bundlePipelines(b *Bundle, latest []api.Pipeline) ([]*bundleIte
 	var items []*bundleItem
 	seen := map[string]string{}
 	for _, f := range b.files(BundlePipeline) {
-		p, err := pipeline.Load(f.Data, f.Path)
+		p, err := tenant.LoadPipeline(f.Data, f.Path)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", f.Path, err)
 		}

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/infra/blueprint"
 	"github.com/fabricops/fabric/fabric/infra/store"
-	"github.com/fabricops/fabric/fabric/lib/blueprint"
 	"github.com/fabricops/fabric/fabric/lib/pipeline"
 )
 

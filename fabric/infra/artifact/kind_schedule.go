@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/fabricops/fabric/fabric/lib/blueprint"
+	"github.com/fabricops/fabric/fabric/infra/blueprint"
 	"github.com/fabricops/fabric/fabric/lib/cfxql"
 )
 

@@ -18,8 +18,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/fabricops/fabric/fabric/api"
 )
 
 // CanonicalForm documents how Canonical encodes a document; checksum -h
@@ -31,8 +29,8 @@ numbers in their shortest form: integers as integers, a float with no
 fraction as an integer (1.0 is 1, -0.0 is 0), other floats in the
 shortest form that reads back to the same value. A checksum is the SHA-256 of that form, in hex.`
 
-// Step is the checksum of one data.sequence step.
-type Step struct {
+// StepChecksum is the checksum of one data.sequence step.
+type StepChecksum struct {
 	Index    int    `json:"step"`
 	Tag      string `json:"tag"`
 	Checksum string `json:"checksum"`
@@ -40,9 +38,9 @@ type Step struct {
 
 // Checksums are a pipeline's content checksums.
 type Checksums struct {
-	Name     string `json:"name"`
-	Checksum string `json:"checksum"`
-	Steps    []Step `json:"steps"`
+	Name     string         `json:"name"`
+	Checksum string         `json:"checksum"`
+	Steps    []StepChecksum `json:"steps"`
 }
 
 // Checksum computes the content checksums of a pipeline given as JSON,
@@ -67,7 +65,7 @@ func ChecksumFile(data []byte, fileName string) (*Checksums, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Checksums{Checksum: sum, Steps: []Step{}}
+	c := &Checksums{Checksum: sum, Steps: []StepChecksum{}}
 	c.Name, _ = obj["name"].(string)
 	d, ok := obj["data"].(map[string]any)
 	if !ok {
@@ -93,7 +91,7 @@ func ChecksumFile(data []byte, fileName string) (*Checksums, error) {
 		if m, ok := s.(map[string]any); ok {
 			tag, _ = m["tag"].(string)
 		}
-		c.Steps = append(c.Steps, Step{Index: i + 1, Tag: tag, Checksum: sum})
+		c.Steps = append(c.Steps, StepChecksum{Index: i + 1, Tag: tag, Checksum: sum})
 	}
 	return c, nil
 }
@@ -104,10 +102,10 @@ func ChecksumFile(data []byte, fileName string) (*Checksums, error) {
 // name when there is none).
 func Document(data []byte, fileName string) (any, error) {
 	switch Form(data, fileName) {
-	case api.PipelineJSON:
+	case FormJSON:
 		return Decode(data)
-	case api.PipelineYAML:
-		n, _, err := decodeNode(data, api.PipelineYAML)
+	case FormYAML:
+		n, _, err := decodeNode(data, FormYAML)
 		if err != nil {
 			return nil, err
 		}

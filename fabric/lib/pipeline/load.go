@@ -13,15 +13,14 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/lib/yamldoc"
 	"gopkg.in/yaml.v3"
 )
 
-// Form returns the form a pipeline document is written in: api.PipelineText
+// Form returns the form a pipeline document is written in: FormText
 // when its first line that is not blank or a comment starts with a bot tag
-// or -->, else api.PipelineJSON for a .json file or one starting with { or
-// [, else api.PipelineYAML (a .yaml or .yml file, or anything else).
+// or -->, else FormJSON for a .json file or one starting with { or
+// [, else FormYAML (a .yaml or .yml file, or anything else).
 func Form(data []byte, fileName string) string {
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 lines:
@@ -31,7 +30,7 @@ lines:
 		case t == "":
 			continue
 		case strings.HasPrefix(t, "@"), strings.HasPrefix(t, "*"), strings.HasPrefix(t, "-->"), hashTag.MatchString(t):
-			return api.PipelineText
+			return FormText
 		case strings.HasPrefix(t, "#"):
 			continue // a comment, of YAML or of the text form
 		}
@@ -39,14 +38,14 @@ lines:
 	}
 	switch strings.ToLower(filepath.Ext(fileName)) {
 	case ".json":
-		return api.PipelineJSON
+		return FormJSON
 	case ".yaml", ".yml":
-		return api.PipelineYAML
+		return FormYAML
 	}
 	if t := bytes.TrimSpace(data); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
-		return api.PipelineJSON
+		return FormJSON
 	}
-	return api.PipelineYAML
+	return FormYAML
 }
 
 // hashTag is a line of the text form starting with a #ns:bot tag (and not
@@ -69,11 +68,11 @@ func BaseName(fileName string) string {
 // form, which holds only data.sequence). Format is the form it was
 // written in. Errors say where: the line for YAML and the text form, the
 // line and column for JSON syntax.
-func Load(data []byte, fileName string) (api.Pipeline, error) {
-	var p api.Pipeline
+func Load(data []byte, fileName string) (Pipeline, error) {
+	var p Pipeline
 	form := Form(data, fileName)
 	switch form {
-	case api.PipelineText:
+	case FormText:
 		steps, err := ParseText(string(data))
 		if err != nil {
 			return p, err
@@ -85,7 +84,7 @@ func Load(data []byte, fileName string) (api.Pipeline, error) {
 			return p, err
 		}
 		form = read
-		b := builder{json: form == api.PipelineJSON}
+		b := builder{json: form == FormJSON}
 		if p, err = b.pipeline(n); err != nil {
 			return p, err
 		}
@@ -101,7 +100,7 @@ func Load(data []byte, fileName string) (api.Pipeline, error) {
 		p.Data.Name = p.Name
 	}
 	if p.Data.Sequence == nil {
-		p.Data.Sequence = []api.PipelineStep{}
+		p.Data.Sequence = []Step{}
 	}
 	return p, nil
 }
@@ -136,7 +135,7 @@ const (
 // document that YAML cannot read but that is JSON is read as JSON, as
 // the pipeline's JSON saved in a .yaml file is.
 func decodeNode(data []byte, form string) (*node, string, error) {
-	if form == api.PipelineJSON {
+	if form == FormJSON {
 		v, err := Decode(data)
 		if err != nil {
 			return nil, form, err
@@ -150,7 +149,7 @@ func decodeNode(data []byte, form string) (*node, string, error) {
 	var syn *yamlSyntaxError
 	if errors.As(err, &syn) {
 		if v, jerr := Decode(data); jerr == nil {
-			return jsonNode(v), api.PipelineJSON, nil
+			return jsonNode(v), FormJSON, nil
 		}
 	}
 	return n, form, err
@@ -343,7 +342,7 @@ func (n *node) toAny() any {
 	return nil
 }
 
-// builder makes an api.Pipeline of a decoded document, saying where what
+// builder makes an Pipeline of a decoded document, saying where what
 // does not fit is.
 type builder struct{ json bool }
 
@@ -445,8 +444,8 @@ func (b builder) texts(n *node, path string, fields map[string]*string) error {
 var topFields = []string{"name", "description", "usecase", "category", "version", "sources", "data",
 	"artifacts", "html_data", "saved_time", "pipetype", "format", "limits"}
 
-func (b builder) pipeline(n *node) (api.Pipeline, error) {
-	var p api.Pipeline
+func (b builder) pipeline(n *node) (Pipeline, error) {
+	var p Pipeline
 	texts := map[string]*string{"name": &p.Name, "description": &p.Description, "usecase": &p.Usecase,
 		"category": &p.Category, "version": &p.Version, "html_data": &p.HTMLData, "saved_time": &p.SavedTime,
 		"pipetype": &p.Pipetype, "format": new(string)}
@@ -484,11 +483,11 @@ func (b builder) pipeline(n *node) (api.Pipeline, error) {
 
 // limits reads a pipeline's job limits: max_rows, max_memory_mb and
 // max_seconds, positive numbers.
-func (b builder) limits(n *node, path string) (*api.JobLimits, error) {
+func (b builder) limits(n *node, path string) (*Limits, error) {
 	if n.kind == nullNode {
 		return nil, nil
 	}
-	var l api.JobLimits
+	var l Limits
 	err := b.fields(n, path, []string{"max_memory_mb", "max_rows", "max_seconds"}, func(key string, v *node, sub string) error {
 		text, err := b.text(v, sub)
 		if err != nil {
@@ -517,12 +516,12 @@ func (b builder) limits(n *node, path string) (*api.JobLimits, error) {
 // Pipetype returns the pipeline type t names, in any case: Published or
 // Draft.
 func Pipetype(t string) (string, error) {
-	for _, pt := range api.Pipetypes {
+	for _, pt := range Pipetypes {
 		if strings.EqualFold(t, pt) {
 			return pt, nil
 		}
 	}
-	return "", fmt.Errorf("pipetype must be %s, not %q", strings.Join(api.Pipetypes, " or "), t)
+	return "", fmt.Errorf("pipetype must be %s, not %q", strings.Join(Pipetypes, " or "), t)
 }
 
 func (b builder) list(n *node, path string, each func(i int, e *node, path string) error) error {
@@ -541,11 +540,11 @@ func (b builder) list(n *node, path string, each func(i int, e *node, path strin
 	return nil
 }
 
-func (b builder) steps(n *node, path string) ([]api.PipelineStep, error) {
-	var steps []api.PipelineStep
+func (b builder) steps(n *node, path string) ([]Step, error) {
+	var steps []Step
 	err := b.list(n, path, func(i int, e *node, _ string) error {
 		sub := fmt.Sprintf("%s step %d", path, i+1)
-		var s api.PipelineStep
+		var s Step
 		if err := b.texts(e, sub, map[string]*string{"tag": &s.Tag, "query": &s.Query, "comment": &s.Comment}); err != nil {
 			return err
 		}
@@ -561,13 +560,13 @@ func (b builder) steps(n *node, path string) ([]api.PipelineStep, error) {
 	return steps, err
 }
 
-func (b builder) sources(n *node, path string) (map[string]api.PipelineSource, error) {
-	out := map[string]api.PipelineSource{}
+func (b builder) sources(n *node, path string) (map[string]Source, error) {
+	out := map[string]Source{}
 	if n.kind != mapNode && n.kind != nullNode {
 		return nil, b.errorf(n, path, "want a mapping of source names to {name, type}, not %s", b.kind(n))
 	}
 	for i, k := range n.keys {
-		var s api.PipelineSource
+		var s Source
 		if err := b.texts(n.vals[i], path+"."+k, map[string]*string{"name": &s.Name, "type": &s.Type}); err != nil {
 			return nil, err
 		}
@@ -582,10 +581,10 @@ func (b builder) sources(n *node, path string) (map[string]api.PipelineSource, e
 	return out, nil
 }
 
-func (b builder) artifacts(n *node, path string) ([]api.PipelineArtifact, error) {
-	var out []api.PipelineArtifact
+func (b builder) artifacts(n *node, path string) ([]Artifact, error) {
+	var out []Artifact
 	err := b.list(n, path, func(i int, e *node, sub string) error {
-		var a api.PipelineArtifact
+		var a Artifact
 		if err := b.texts(e, sub, map[string]*string{"artifact_type": &a.ArtifactType, "artifact_name": &a.ArtifactName, "access": &a.Access}); err != nil {
 			return err
 		}

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/lib/yamldoc"
 )
 
@@ -32,13 +31,13 @@ html_data: <p>hot</p>
 pipetype: draft
 `
 
-func hotPipeline() api.Pipeline {
-	return api.Pipeline{Name: "hot", Description: "hosts over 90% cpu", Usecase: "capacity", Category: "infra", Version: "1.0",
-		Sources: map[string]api.PipelineSource{"metrics": {Name: "metrics", Type: "stream"}},
-		Data: api.PipelineData{Name: "hot-data", Sequence: []api.PipelineStep{
+func hotPipeline() Pipeline {
+	return Pipeline{Name: "hot", Description: "hosts over 90% cpu", Usecase: "capacity", Category: "infra", Version: "1.0",
+		Sources: map[string]Source{"metrics": {Name: "metrics", Type: "stream"}},
+		Data: Data{Name: "hot-data", Sequence: []Step{
 			step("@dm:empty", "", ""), step("*dm:filter", "cpu > 90", "hot only")}},
-		Artifacts: []api.PipelineArtifact{{ArtifactType: "dataset", ArtifactName: "hot-hosts", Access: "write"}},
-		HTMLData:  "<p>hot</p>", Pipetype: api.PipetypeDraft, Format: api.PipelineYAML}
+		Artifacts: []Artifact{{ArtifactType: "dataset", ArtifactName: "hot-hosts", Access: "write"}},
+		HTMLData:  "<p>hot</p>", Pipetype: Draft, Format: FormYAML}
 }
 
 func TestLoadForms(t *testing.T) {
@@ -54,7 +53,7 @@ func TestLoadForms(t *testing.T) {
 	js, _ := json.Marshal(want)
 	for _, name := range []string{"p.json", "p", "p.txt"} {
 		got, err = Load(js, name)
-		want.Format = api.PipelineJSON
+		want.Format = FormJSON
 		if err != nil || !reflect.DeepEqual(got, want) {
 			t.Fatalf("JSON as %s (%v):\n got %+v\nwant %+v", name, err, got, want)
 		}
@@ -64,7 +63,7 @@ func TestLoadForms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Name != "hot-hosts" || got.Data.Name != "hot-hosts" || got.Format != api.PipelineText || len(got.Data.Sequence) != 7 ||
+	if got.Name != "hot-hosts" || got.Data.Name != "hot-hosts" || got.Format != FormText || len(got.Data.Sequence) != 7 ||
 		got.Data.Sequence[5] != step("*dm:filter", "cpu > 90 get host, cpu", "") {
 		t.Fatalf("text: %+v", got)
 	}
@@ -89,16 +88,16 @@ func TestLoadNames(t *testing.T) {
 
 func TestForm(t *testing.T) {
 	tests := []struct{ in, file, want string }{
-		{"{}", "", api.PipelineJSON},
-		{"  [1]", "", api.PipelineJSON},
-		{"name: x", "", api.PipelineYAML},
-		{"{name: x}", "p.yml", api.PipelineYAML},
-		{"name: x", "p.json", api.PipelineJSON},
-		{"# yaml comment\n## text comment\n\n  @dm:empty", "p.yaml", api.PipelineText},
-		{"#es:query x > 1", "p.json", api.PipelineText},
-		{"*dm:filter x", "", api.PipelineText},
-		{"--> @dm:empty", "", api.PipelineText},
-		{"# comment\nname: x", "", api.PipelineYAML},
+		{"{}", "", FormJSON},
+		{"  [1]", "", FormJSON},
+		{"name: x", "", FormYAML},
+		{"{name: x}", "p.yml", FormYAML},
+		{"name: x", "p.json", FormJSON},
+		{"# yaml comment\n## text comment\n\n  @dm:empty", "p.yaml", FormText},
+		{"#es:query x > 1", "p.json", FormText},
+		{"*dm:filter x", "", FormText},
+		{"--> @dm:empty", "", FormText},
+		{"# comment\nname: x", "", FormYAML},
 	}
 	for _, tt := range tests {
 		if got := Form([]byte(tt.in), tt.file); got != tt.want {

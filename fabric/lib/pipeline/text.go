@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-
-	"github.com/fabricops/fabric/fabric/api"
 )
 
 // TextForm documents the text form of a pipeline; pipeline add -h shows it.
@@ -59,7 +57,7 @@ func (emptyText) Is(target error) bool { return target == ErrEmpty }
 // of a step, become its comment, one line each; comments after the last
 // step are dropped. Outside quotes, runs of
 // white space in a query are one space. Errors give the line they are on.
-func ParseText(text string) ([]api.PipelineStep, error) {
+func ParseText(text string) ([]Step, error) {
 	text = strings.TrimPrefix(text, "\ufeff")
 	p := textParser{}
 	for i, line := range strings.Split(text, "\n") {
@@ -85,7 +83,7 @@ func ParseText(text string) ([]api.PipelineStep, error) {
 }
 
 type textParser struct {
-	steps   []api.PipelineStep
+	steps   []Step
 	pending []string // comment lines for the next step
 
 	// The step being read.
@@ -170,7 +168,7 @@ func (p *textParser) line(n int, line string) error {
 
 // finish ends the step being read.
 func (p *textParser) finish() error {
-	step := api.PipelineStep{Comment: strings.TrimSpace(strings.Join(p.comment, "\n"))}
+	step := Step{Comment: strings.TrimSpace(strings.Join(p.comment, "\n"))}
 	body := squeeze(p.raw.String())
 	step.Tag, step.Query, _ = strings.Cut(body, " ")
 	if !ValidTag(step.Tag) {
@@ -220,7 +218,7 @@ func squeeze(s string) string {
 // ToText writes steps in the text form: each step on its line, the ones
 // after the first starting with -->, each comment line before its step
 // as ## text. ParseText reads it back as the same steps.
-func ToText(steps []api.PipelineStep) string {
+func ToText(steps []Step) string {
 	var b strings.Builder
 	for i, s := range steps {
 		indent := ""

@@ -4,8 +4,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/fabricops/fabric/fabric/api"
 )
 
 // domainText is the example of DOMAIN.md.
@@ -19,16 +17,16 @@ const domainText = `## comments start with ##
   --> @dm:save name = 'hot-hosts'
 `
 
-func step(tag, query, comment string) api.PipelineStep {
-	return api.PipelineStep{Tag: tag, Query: query, Comment: comment}
+func step(tag, query, comment string) Step {
+	return Step{Tag: tag, Query: query, Comment: comment}
 }
 
 func TestParseText(t *testing.T) {
 	tests := []struct {
 		name, in string
-		want     []api.PipelineStep
+		want     []Step
 	}{
-		{"domain example", domainText, []api.PipelineStep{
+		{"domain example", domainText, []Step{
 			step("@dm:empty", "", "comments start with ##"),
 			step("@dm:addrow", "host = 'web-1' & cpu = 93.5", ""),
 			step("@dm:save", "name = 'temp-hosts'", ""),
@@ -37,28 +35,28 @@ func TestParseText(t *testing.T) {
 			step("*dm:filter", "cpu > 90 get host, cpu", ""),
 			step("@dm:save", "name = 'hot-hosts'", ""),
 		}},
-		{"one line", "@dm:empty --> @dm:head n = 5-->#es:query x>1", []api.PipelineStep{
+		{"one line", "@dm:empty --> @dm:head n = 5-->#es:query x>1", []Step{
 			step("@dm:empty", "", ""), step("@dm:head", "n = 5", ""), step("#es:query", "x>1", ""),
 		}},
-		{"separators at line ends", "@dm:empty -->\n@dm:head n = 5 -->\n  @dm:tail n = 1\n", []api.PipelineStep{
+		{"separators at line ends", "@dm:empty -->\n@dm:head n = 5 -->\n  @dm:tail n = 1\n", []Step{
 			step("@dm:empty", "", ""), step("@dm:head", "n = 5", ""), step("@dm:tail", "n = 1", ""),
 		}},
-		{"a step across lines", "@dm:addrow host = 'a'\n   & cpu = 1\n\t& mem = 2\n--> @dm:save name = 'x'", []api.PipelineStep{
+		{"a step across lines", "@dm:addrow host = 'a'\n   & cpu = 1\n\t& mem = 2\n--> @dm:save name = 'x'", []Step{
 			step("@dm:addrow", "host = 'a' & cpu = 1 & mem = 2", ""), step("@dm:save", "name = 'x'", ""),
 		}},
-		{"comments go to the next step", "## one\n##two\n@dm:empty\n  ## three\n  -->\n  ## four\n  @dm:head n = 1\n## trailing, dropped\n", []api.PipelineStep{
+		{"comments go to the next step", "## one\n##two\n@dm:empty\n  ## three\n  -->\n  ## four\n  @dm:head n = 1\n## trailing, dropped\n", []Step{
 			step("@dm:empty", "", "one\ntwo"), step("@dm:head", "n = 1", "three\nfour"),
 		}},
-		{"a comment inside a step goes to the next", "@dm:addrow a = 1\n## about b\n & b = 2 --> @dm:save name = 'x'", []api.PipelineStep{
+		{"a comment inside a step goes to the next", "@dm:addrow a = 1\n## about b\n & b = 2 --> @dm:save name = 'x'", []Step{
 			step("@dm:addrow", "a = 1 & b = 2", ""), step("@dm:save", "name = 'x'", "about b"),
 		}},
-		{"quotes keep --> and ## and spaces", "@dm:eval x = 'a --> b'  &  y = \"## c\n  d\" & z = 'it\\'s'", []api.PipelineStep{
+		{"quotes keep --> and ## and spaces", "@dm:eval x = 'a --> b'  &  y = \"## c\n  d\" & z = 'it\\'s'", []Step{
 			step("@dm:eval", "x = 'a --> b' & y = \"## c\n  d\" & z = 'it\\'s'", ""),
 		}},
-		{"windows line ends and a BOM", "\ufeff## hi\r\n@dm:empty\r\n  --> @dm:head n = 1\r\n", []api.PipelineStep{
+		{"windows line ends and a BOM", "\ufeff## hi\r\n@dm:empty\r\n  --> @dm:head n = 1\r\n", []Step{
 			step("@dm:empty", "", "hi"), step("@dm:head", "n = 1", ""),
 		}},
-		{"loops and conditionals", "@c:simple-loop loop_var = 'a,b' --> *exec:if-shape num_rows > 0 --> @exec:end-if", []api.PipelineStep{
+		{"loops and conditionals", "@c:simple-loop loop_var = 'a,b' --> *exec:if-shape num_rows > 0 --> @exec:end-if", []Step{
 			step("@c:simple-loop", "loop_var = 'a,b'", ""), step("*exec:if-shape", "num_rows > 0", ""), step("@exec:end-if", "", ""),
 		}},
 	}
@@ -102,7 +100,7 @@ func TestParseTextErrors(t *testing.T) {
 }
 
 func TestToText(t *testing.T) {
-	got := ToText([]api.PipelineStep{step("@dm:empty", "", "start\n\nhere"), step("*dm:filter", "cpu > 90", "hot")})
+	got := ToText([]Step{step("@dm:empty", "", "start\n\nhere"), step("*dm:filter", "cpu > 90", "hot")})
 	want := "## start\n##\n## here\n@dm:empty\n    ## hot\n    --> *dm:filter cpu > 90\n"
 	if got != want {
 		t.Fatalf("ToText:\n%s\nwant\n%s", got, want)

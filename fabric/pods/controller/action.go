@@ -9,7 +9,7 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/artifact"
-	"github.com/fabricops/fabric/fabric/lib/blueprint"
+	"github.com/fabricops/fabric/fabric/infra/blueprint"
 	"github.com/fabricops/fabric/fabric/pods/pod"
 	"github.com/fabricops/fabric/fabric/pods/scheduler"
 	"github.com/nats-io/nats.go"

@@ -20,12 +20,12 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/artifact"
+	"github.com/fabricops/fabric/fabric/infra/blueprint"
 	"github.com/fabricops/fabric/fabric/infra/jobs"
 	"github.com/fabricops/fabric/fabric/infra/registry"
 	"github.com/fabricops/fabric/fabric/infra/store"
 	"github.com/fabricops/fabric/fabric/infra/streams"
 	"github.com/fabricops/fabric/fabric/infra/tenant"
-	"github.com/fabricops/fabric/fabric/lib/blueprint"
 	"github.com/fabricops/fabric/fabric/lib/placement"
 	"github.com/fabricops/fabric/fabric/pods/scheduler"
 	"github.com/nats-io/nats.go"

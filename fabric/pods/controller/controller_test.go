@@ -16,7 +16,6 @@ import (
 	"github.com/fabricops/fabric/fabric/infra/jobs"
 	"github.com/fabricops/fabric/fabric/infra/streams"
 	"github.com/fabricops/fabric/fabric/infra/tenant"
-	"github.com/fabricops/fabric/fabric/lib/pipeline"
 	"github.com/fabricops/fabric/fabric/pods/controller"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -52,7 +51,7 @@ func connectTo(t *testing.T, f *fabrictest.Fabric, tenantName string) *tenantCon
 
 func (tc *tenantConn) addPipeline(t *testing.T, name, text string) {
 	t.Helper()
-	p, err := pipeline.Load([]byte(text), name+".pipeline")
+	p, err := tenant.LoadPipeline([]byte(text), name+".pipeline")
 	if err != nil {
 		t.Fatal(err)
 	}

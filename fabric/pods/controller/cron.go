@@ -5,7 +5,7 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/artifact"
-	"github.com/fabricops/fabric/fabric/lib/blueprint"
+	"github.com/fabricops/fabric/fabric/infra/blueprint"
 	"github.com/fabricops/fabric/fabric/lib/placement"
 	"github.com/fabricops/fabric/fabric/pods/scheduler"
 	"github.com/robfig/cron/v3"

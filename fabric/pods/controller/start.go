@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/fabricops/fabric/fabric/api"
-	"github.com/fabricops/fabric/fabric/lib/blueprint"
+	"github.com/fabricops/fabric/fabric/infra/blueprint"
 	"github.com/fabricops/fabric/fabric/lib/placement"
 	"github.com/fabricops/fabric/fabric/pods/scheduler"
 )

@@ -4,6 +4,11 @@
 // datasets, streams), draws their map and audits them against a fabric
 // (Lookup). It knows nothing of NATS: the shell and the controller give
 // it what they read.
+//
+// It is part of the protocol's layer (fabric/infra), not a pure library:
+// it resolves entries against the stored pipeline records (api.Pipeline
+// versions) and names the streams the fabric itself writes, and only
+// packages of both stacks above the protocol use it.
 package blueprint
 
 import (
