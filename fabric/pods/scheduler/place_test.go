@@ -11,7 +11,7 @@ import (
 	"github.com/fabricops/fabric/fabric/client"
 	"github.com/fabricops/fabric/fabric/fabrictest"
 	"github.com/fabricops/fabric/fabric/infra/registry"
-	"github.com/fabricops/fabric/fabric/lib/pipeline"
+	"github.com/fabricops/fabric/fabric/infra/tenant"
 	"github.com/fabricops/fabric/fabric/pods/runner"
 	"github.com/fabricops/fabric/fabric/pods/scheduler"
 )
@@ -19,7 +19,7 @@ import (
 // steps parses a pipeline in the --> form into a run request.
 func steps(t *testing.T, text string) api.RunRequest {
 	t.Helper()
-	p, err := pipeline.Load([]byte(text), "t.pipeline")
+	p, err := tenant.LoadPipeline([]byte(text), "t.pipeline")
 	if err != nil {
 		t.Fatal(err)
 	}
