@@ -10,7 +10,7 @@ import (
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client"
 	"github.com/fabricops/fabric/fabric/infra/tenant"
-	"github.com/fabricops/fabric/fabric/lib/pipeline"
+	"github.com/fabricops/fabric/fabric/lib/botquery"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
 	"github.com/fabricops/fabric/runtime/value"
@@ -21,22 +21,23 @@ import (
 // workers (SPEC 2.9, 4.1).
 func (e *Env) jobBuiltins() starlark.StringDict {
 	return starlark.StringDict{
-		"run": doc.Builtin("run", `run(name=None, version=None, file=None, site=None, lfilter=None, rfilter=None, full=False)
+		"run": doc.Builtin("run", `run(name=None, version=None, file=None, site=None, lfilter=None, rfilter=None, max_wait=None, full=False)
 
 Starts a pipeline on a worker and returns the job id at once; the job runs
 on. The pipeline is a stored one (name, and version: the latest by
 default) or a local file (YAML, JSON or the --> text form). The worker is
 one at site (a name or pattern) whose labels match lfilter and resources
 match rfilter (CFXQL), and whose own capacity filter holds; the least busy
-of them. With full=True the start response (status, reason, results, now,
+of them; when none has capacity the run waits in the scheduler's queue
+up to max_wait seconds (default 60). With full=True the start response (status, reason, results, now,
 status-subject, jobid) is returned instead of the id.`, e.runBuiltin),
-		"run_bot": doc.Builtin("run_bot", `run_bot(tag, params={}, site=None, lfilter=None, rfilter=None, full=False)
+		"run_bot": doc.Builtin("run_bot", `run_bot(tag, params={}, site=None, lfilter=None, rfilter=None, full=False, max_wait=None)
 
 Starts a job of one bot of the workers (tag, such as "@dm:bots-by-source",
 with params, a dict of its parameters) on a worker placed as run places
 it, and returns the job id at once (the start response with full=True).
 The job's output is the bot's.`, e.runBotBuiltin),
-		"verify_pipeline": doc.Builtin("verify_pipeline", `verify_pipeline(name=None, version=None, file=None, site=None, lfilter=None, rfilter=None)
+		"verify_pipeline": doc.Builtin("verify_pipeline", `verify_pipeline(name=None, version=None, file=None, site=None, lfilter=None, rfilter=None, max_wait=None)
 
 Checks a pipeline on a worker without running it: syntax, unknown bots,
 parameters. Returns the number of steps; fails naming the step.`, e.verifyBuiltin),
@@ -73,11 +74,14 @@ Ctrl-C (or timeout seconds). A change has time, bucket, key, operation
 // pipelineArgs are the arguments that name a pipeline and its placement.
 type pipelineArgs struct {
 	name, version, file, site, lfilter, rfilter optString
+	// maxWait is how long the run may wait in the scheduler's queue for
+	// a worker with capacity (0: the scheduler's default).
+	maxWait seconds
 }
 
 func (a *pipelineArgs) unpack(b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple, more ...any) error {
 	pairs := append([]any{"name?", &a.name, "version?", &a.version, "file?", &a.file,
-		"site?", &a.site, "lfilter?", &a.lfilter, "rfilter?", &a.rfilter}, more...)
+		"site?", &a.site, "lfilter?", &a.lfilter, "rfilter?", &a.rfilter, "max_wait?", &a.maxWait}, more...)
 	return starlark.UnpackArgs(b.Name(), args, kwargs, pairs...)
 }
 
@@ -107,7 +111,8 @@ func (a *pipelineArgs) request(ctx context.Context, thread *starlark.Thread, c *
 }
 
 func (a *pipelineArgs) placement() client.Placement {
-	return client.Placement{Site: string(a.site), LFilter: string(a.lfilter), RFilter: string(a.rfilter)}
+	return client.Placement{Site: string(a.site), LFilter: string(a.lfilter), RFilter: string(a.rfilter),
+		MaxWait: time.Duration(float64(a.maxWait) * float64(time.Second))}
 }
 
 func (e *Env) runBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -137,7 +142,8 @@ func (e *Env) runBotBuiltin(thread *starlark.Thread, b *starlark.Builtin, args s
 	var params *starlark.Dict
 	var site, lfilter, rfilter optString
 	var full bool
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "tag", &tag, "params?", &params, "site?", &site, "lfilter?", &lfilter, "rfilter?", &rfilter, "full?", &full); err != nil {
+	var maxWait seconds
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "tag", &tag, "params?", &params, "site?", &site, "lfilter?", &lfilter, "rfilter?", &rfilter, "full?", &full, "max_wait?", &maxWait); err != nil {
 		return nil, err
 	}
 	m := map[string]string{}
@@ -160,7 +166,8 @@ func (e *Env) runBotBuiltin(thread *starlark.Thread, b *starlark.Builtin, args s
 		}
 	}
 	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
-		resp, err := startBot(ctx, c, tag, keys, m, client.Placement{Site: string(site), LFilter: string(lfilter), RFilter: string(rfilter)})
+		resp, err := startBot(ctx, c, tag, keys, m, client.Placement{Site: string(site), LFilter: string(lfilter), RFilter: string(rfilter),
+			MaxWait: time.Duration(float64(maxWait) * float64(time.Second))})
 		if err != nil {
 			return nil, err
 		}
@@ -174,7 +181,7 @@ func (e *Env) runBotBuiltin(thread *starlark.Thread, b *starlark.Builtin, args s
 // startBot starts a job of one bot, its parameters the pairs of params
 // whose keys are in keys, on a worker placed by pl.
 func startBot(ctx context.Context, c *client.Client, tag string, keys []string, params map[string]string, pl client.Placement) (api.StartResponse, error) {
-	req := api.RunRequest{Pipeline: strings.TrimLeft(tag, "@*#"), Steps: []api.PipelineStep{{Tag: tag, Query: pipeline.FormatParams(keys, params)}}}
+	req := api.RunRequest{Pipeline: strings.TrimLeft(tag, "@*#"), Steps: []api.PipelineStep{{Tag: tag, Query: botquery.Format(keys, params)}}}
 	return c.Run(ctx, req, pl)
 }
 
