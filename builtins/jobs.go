@@ -9,7 +9,6 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client"
-	"github.com/fabricops/fabric/fabric/infra/tenant"
 	"github.com/fabricops/fabric/fabric/lib/botquery"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
@@ -95,7 +94,7 @@ func (a *pipelineArgs) request(ctx context.Context, thread *starlark.Thread, c *
 		if err != nil {
 			return api.RunRequest{}, trimPathError(err)
 		}
-		p, err := tenant.LoadPipeline(data, string(a.file))
+		p, err := client.LoadPipeline(data, string(a.file))
 		if err != nil {
 			return api.RunRequest{}, fmt.Errorf("%s: %v", a.file, err)
 		}

@@ -7,7 +7,6 @@ import (
 	"os"
 
 	"github.com/fabricops/fabric/fabric/client"
-	"github.com/fabricops/fabric/fabric/infra/tenant"
 	"github.com/fabricops/fabric/fabric/lib/pipeline"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
@@ -162,7 +161,7 @@ func (e *Env) pipelineAdd(thread *starlark.Thread, b *starlark.Builtin, args sta
 	default:
 		return nil, fmt.Errorf("%s: give file or text", b.Name())
 	}
-	p, err := tenant.LoadPipeline(data, string(file))
+	p, err := client.LoadPipeline(data, string(file))
 	if err != nil {
 		if file != "" {
 			return nil, fmt.Errorf("%s: %s: %v", b.Name(), file, err)

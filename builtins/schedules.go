@@ -10,7 +10,6 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client"
-	"github.com/fabricops/fabric/fabric/infra/blueprint"
 	"github.com/fabricops/fabric/runtime/doc"
 	"go.starlark.net/starlark"
 )
@@ -55,15 +54,15 @@ had.`,
 				if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "status", &status); err != nil {
 					return nil, err
 				}
-				if !slices.Contains(blueprint.ScheduleStatuses, status) {
-					return nil, fmt.Errorf("%s: status is one of %s, not %q", b.Name(), strings.Join(blueprint.ScheduleStatuses, ", "), status)
+				if !slices.Contains(client.ScheduleStatuses, status) {
+					return nil, fmt.Errorf("%s: status is one of %s, not %q", b.Name(), strings.Join(client.ScheduleStatuses, ", "), status)
 				}
 				return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 					var was string
 					err := editSchedule(ctx, c, name, func(m map[string]any) {
 						was, _ = m["status"].(string)
 						if was == "" {
-							was = blueprint.ScheduleEnabled
+							was = client.ScheduleEnabled
 						}
 						m["status"] = status
 					})

@@ -8,6 +8,7 @@ package client
 import (
 	"github.com/fabricops/fabric/fabric/infra/artifact"
 	"github.com/fabricops/fabric/fabric/infra/backup"
+	"github.com/fabricops/fabric/fabric/infra/blueprint"
 	"github.com/fabricops/fabric/fabric/infra/bus"
 	"github.com/fabricops/fabric/fabric/infra/dashboards"
 	"github.com/fabricops/fabric/fabric/infra/local"
@@ -195,4 +196,14 @@ type (
 	Dashboards = dashboards.Dashboards
 	// StreamLineSplitter is streams.LineSplitter.
 	StreamLineSplitter = streams.LineSplitter
+)
+
+// ScheduleEnabled is blueprint.ScheduleEnabled.
+const ScheduleEnabled = blueprint.ScheduleEnabled
+
+var (
+	// ScheduleStatuses is blueprint.ScheduleStatuses.
+	ScheduleStatuses = blueprint.ScheduleStatuses
+	// LoadPipeline is tenant.LoadPipeline.
+	LoadPipeline = tenant.LoadPipeline
 )
