@@ -93,7 +93,7 @@ fuzz:
 	$(GO) test ./fabric/lib/cfxql/cfxarrow -run '^$$' -fuzz '^FuzzAgree$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./fabric/lib/pipeline -run '^$$' -fuzz '^FuzzParseText$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./fabric/lib/pipeline -run '^$$' -fuzz '^FuzzLoad$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./fabric/lib/pipeline -run '^$$' -fuzz '^FuzzParseParams$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric/lib/botquery -run '^$$' -fuzz '^FuzzParseParams$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./fabric/lib/engine -run '^$$' -fuzz '^FuzzParseTime$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./fabric/infra/artifact -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./fabric/infra/artifact -run '^$$' -fuzz '^FuzzDecodeJSON$$' -fuzztime $(FUZZTIME)

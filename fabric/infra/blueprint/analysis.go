@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/fabricops/fabric/fabric/api"
-	"github.com/fabricops/fabric/fabric/lib/pipeline"
+	"github.com/fabricops/fabric/fabric/lib/botquery"
 )
 
 // Lookup is what the analyses read of a fabric.
@@ -105,7 +105,7 @@ func PipelineUses(p api.Pipeline) []Dependency {
 		if !ok {
 			continue
 		}
-		params, err := pipeline.ParseParams(s.Query)
+		params, err := botquery.Parse(s.Query)
 		if err != nil {
 			continue
 		}

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fabricops/fabric/fabric/lib/pipeline"
+	"github.com/fabricops/fabric/fabric/lib/botquery"
 	"go.starlark.net/syntax"
 )
 
@@ -48,19 +48,19 @@ func paramErr(name, format string, args ...any) error {
 // params are the parsed parameters of a step, with its bot for defaults.
 type params struct {
 	b     *bot
-	list  []pipeline.Param
-	m     map[string]pipeline.Param
+	list  []botquery.Param
+	m     map[string]botquery.Param
 	query string // the whole query of a "*" bot
 }
 
 // newParams parses the query of a step for bot b.
 func newParams(b *bot, query string) (*params, error) {
-	p := &params{b: b, m: map[string]pipeline.Param{}}
+	p := &params{b: b, m: map[string]botquery.Param{}}
 	if b.star {
 		p.query = strings.TrimSpace(query)
 		return p, nil
 	}
-	list, err := pipeline.ParseParamList(query)
+	list, err := botquery.ParseList(query)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +141,7 @@ func (p *params) typed(name string) any {
 	return typedValue(q)
 }
 
-func typedValue(q pipeline.Param) any {
+func typedValue(q botquery.Param) any {
 	if q.Quoted {
 		return q.Value
 	}

@@ -6,7 +6,7 @@
 // # Steps and bots
 //
 // A step is a tag and a query. "@ns:bot k = 'v' & k2 = 'v2'" calls a bot
-// with parameters written in the restricted query language of pipeline.ParseParams;
+// with parameters written in the restricted query language of botquery.Parse;
 // "*ns:bot <cfxql>" calls a bot with a full CFXQL query (package cfxql).
 // Bots() documents every bot and its parameters.
 //

@@ -66,7 +66,7 @@ func (d BotDoc) String() string {
 }
 
 // BotFunc runs a bot over the frame in hand. params are the parameters of
-// an "@" bot (pipeline.ParseParams) with loop variables substituted; a "*" bot gets
+// an "@" bot (botquery.Parse) with loop variables substituted; a "*" bot gets
 // its query as params["query"].
 type BotFunc func(ctx context.Context, in *frame.Frame, params map[string]string) (*frame.Frame, error)
 

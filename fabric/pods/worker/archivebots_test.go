@@ -13,7 +13,7 @@ import (
 	"github.com/fabricops/fabric/fabric/fabrictest"
 	"github.com/fabricops/fabric/fabric/infra/logarchive"
 	"github.com/fabricops/fabric/fabric/infra/streams"
-	"github.com/fabricops/fabric/fabric/lib/pipeline"
+	"github.com/fabricops/fabric/fabric/lib/botquery"
 )
 
 // TestReplayPacing: three minutes of an archive replayed by a worker
@@ -69,7 +69,7 @@ func TestReplayPacing(t *testing.T) {
 
 	replay := func(stream string, speed float64) []streams.Message {
 		t.Helper()
-		query := pipeline.FormatParams([]string{"repo", "name", "stream", "from", "minutes", "speed", "label"}, map[string]string{
+		query := botquery.Format([]string{"repo", "name", "stream", "from", "minutes", "speed", "label"}, map[string]string{
 			"repo": "edge", "name": "syslog", "stream": stream, "from": "2026-11-25T10:00:00", "minutes": "3",
 			"speed": fmt.Sprint(speed), "label": "it's a replay"})
 		resp, err := c.Run(ctx, api.RunRequest{Pipeline: "replay", Steps: []api.PipelineStep{{Tag: api.BotLogarchiveReplay, Query: query}}}, client.Placement{Site: "local"})

@@ -1,4 +1,9 @@
-package pipeline
+// Package botquery is the restricted query of "@" bots, "key = value"
+// pairs joined by "&": parsed (Parse, ParseList) and written (Format).
+// The engine reads its bots' arguments through it, and the deployment
+// analysis the datasets and streams a step names; it imports nothing of
+// the module, so that either stays a short import away.
+package botquery
 
 import (
 	"fmt"
@@ -24,7 +29,7 @@ type Param struct {
 	Col    int  // 1-based column of the key
 }
 
-// ParseParams parses the restricted query of "@" bots: pairs "key = value"
+// Parse parses the restricted query of "@" bots: pairs "key = value"
 // joined by "&". A key is a bare name of letters, digits, '_', '.' and '-',
 // or any text in backquotes (`New Name`). A value is either a text in
 // single or double quotes, in which the quote doubled stands for one quote
@@ -36,8 +41,8 @@ type Param struct {
 //
 // The empty query has no parameters. A key given twice is an error. Errors
 // are *SyntaxError, positioned on the 1-based column.
-func ParseParams(query string) (map[string]string, error) {
-	ps, err := ParseParamList(query)
+func Parse(query string) (map[string]string, error) {
+	ps, err := ParseList(query)
 	if err != nil {
 		return nil, err
 	}
@@ -92,8 +97,8 @@ func (s *paramScanner) describe(off int) string {
 	return fmt.Sprintf("%q", r)
 }
 
-// ParseParamList parses a restricted query into its pairs, in order.
-func ParseParamList(query string) ([]Param, error) {
+// ParseList parses a restricted query into its pairs, in order.
+func ParseList(query string) ([]Param, error) {
 	s := &paramScanner{src: query}
 	var out []Param
 	seen := map[string]bool{}
@@ -195,11 +200,11 @@ func (s *paramScanner) pair() (Param, error) {
 	return p, nil
 }
 
-// FormatParams writes the restricted query of the pairs of m whose keys
+// Format writes the restricted query of the pairs of m whose keys
 // are in keys, in that order: a key bare when it can be (in backquotes
-// otherwise), each value in single quotes. ParseParams reads it back as
+// otherwise), each value in single quotes. Parse reads it back as
 // those pairs.
-func FormatParams(keys []string, m map[string]string) string {
+func Format(keys []string, m map[string]string) string {
 	var b strings.Builder
 	for _, k := range keys {
 		v, ok := m[k]

@@ -1,4 +1,4 @@
-package pipeline
+package botquery
 
 import (
 	"errors"
@@ -43,21 +43,21 @@ func TestParseParams(t *testing.T) {
 		{"a = 1 | b = 2", nil, "col 7: expected '&' between parameters, found '|'"},
 	}
 	for _, c := range cases {
-		got, err := ParseParams(c.query)
+		got, err := Parse(c.query)
 		if c.err != "" {
 			var se *SyntaxError
 			if err == nil || err.Error() != c.err || !errors.As(err, &se) {
-				t.Errorf("ParseParams(%q): error %v, want %q", c.query, err, c.err)
+				t.Errorf("Parse(%q): error %v, want %q", c.query, err, c.err)
 			}
 			continue
 		}
 		if err != nil || !reflect.DeepEqual(got, c.want) {
-			t.Errorf("ParseParams(%q) = %v, %v; want %v", c.query, got, err, c.want)
+			t.Errorf("Parse(%q) = %v, %v; want %v", c.query, got, err, c.want)
 		}
 	}
 }
 
-// FuzzParseParams checks that ParseParams never panics, positions its
+// FuzzParseParams checks that Parse never panics, positions its
 // errors inside the query, and that what it parses prints back to the
 // same parameters.
 func FuzzParseParams(f *testing.F) {
@@ -66,14 +66,14 @@ func FuzzParseParams(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		m, err := ParseParams(s)
+		m, err := Parse(s)
 		if err != nil {
 			var se *SyntaxError
 			if !errors.As(err, &se) {
-				t.Fatalf("ParseParams(%q): error %T %v", s, err, err)
+				t.Fatalf("Parse(%q): error %T %v", s, err, err)
 			}
 			if se.Col < 1 || se.Col > utf8.RuneCountInString(s)+1 {
-				t.Fatalf("ParseParams(%q): column %d out of range", s, se.Col)
+				t.Fatalf("Parse(%q): column %d out of range", s, se.Col)
 			}
 			return
 		}
@@ -81,13 +81,13 @@ func FuzzParseParams(f *testing.F) {
 		var keys []string
 		for k := range m {
 			if strings.Contains(k, "`") {
-				t.Fatalf("ParseParams(%q): key %q holds a backquote", s, k)
+				t.Fatalf("Parse(%q): key %q holds a backquote", s, k)
 			}
 			keys = append(keys, k)
 		}
-		again, err := ParseParams(FormatParams(keys, m))
+		again, err := Parse(Format(keys, m))
 		if err != nil || !reflect.DeepEqual(again, m) {
-			t.Fatalf("ParseParams(%q) = %v; printed back: %v, %v", s, m, again, err)
+			t.Fatalf("Parse(%q) = %v; printed back: %v, %v", s, m, again, err)
 		}
 	})
 }
