@@ -1,13 +1,17 @@
 package runner_test
 
 import (
+	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/fabrictest"
 	"github.com/fabricops/fabric/fabric/infra/bus"
+	"github.com/fabricops/fabric/fabric/infra/jobs"
+	"github.com/fabricops/fabric/fabric/infra/store"
 )
 
 // TestRestartInPlace: a pod asked to restart comes back with the same
@@ -56,5 +60,42 @@ func TestRestartInPlace(t *testing.T) {
 	r.Stop()
 	if pods := r.Pods(); len(pods) != 0 {
 		t.Errorf("after Stop, running: %v", pods)
+	}
+}
+
+// TestStopWithAJobRunning: a runner stopped while a worker's job runs
+// stops the job, waits for it to record how it ended, and leaves no
+// record Running. Run with -race: the worker counted a job it started
+// (wg.Add) without ordering it before the stop's wg.Wait.
+func TestStopWithAJobRunning(t *testing.T) {
+	f := fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer, api.Worker}})
+	nc, err := bus.Connect(f.Configs["a"], "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	id := f.PodsOf("a", api.Worker)[0]
+	req, _ := json.Marshal(api.RunRequest{Pipeline: "p", Steps: []api.PipelineStep{
+		{Tag: "@c:timed-loop", Query: "interval = 0.05 & duration = 30"}, {Tag: "@dm:empty"}}})
+	m, err := nc.Request(api.PodSubject(id, api.EndpointRun), req, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var resp api.StartResponse
+	if err := json.Unmarshal(m.Data, &resp); err != nil || resp.Status != "started" {
+		t.Fatalf("start: %s", m.Data)
+	}
+	time.Sleep(300 * time.Millisecond)
+	f.Runners["a"].Stop()
+	st, err := store.Open(context.Background(), nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := jobs.Open(st).Get(context.Background(), resp.JobID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.Status != api.JobFailed || !strings.Contains(j.Reason, "the worker stopped") {
+		t.Errorf("job %s after the stop: %s (%s), want Failed: the worker stopped", j.JobID, j.Status, j.Reason)
 	}
 }

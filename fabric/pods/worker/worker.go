@@ -48,9 +48,13 @@ type Worker struct {
 	// pool is the memory all the worker's jobs hold at once.
 	pool *budget.Pool
 
-	mu      sync.Mutex
-	running map[string]context.CancelCauseFunc
-	wg      sync.WaitGroup
+	// mu guards running and stopping, and orders each job's wg.Add
+	// before the stop's wg.Wait: a job is counted under mu, and only
+	// while the worker is not stopping.
+	mu       sync.Mutex
+	running  map[string]context.CancelCauseFunc
+	stopping bool
+	wg       sync.WaitGroup
 }
 
 // stopCause is why a running job was stopped.
@@ -154,6 +158,7 @@ func (w *Worker) failLeftovers(ctx context.Context) error {
 // little for them to record it.
 func (w *Worker) stopAll() {
 	w.mu.Lock()
+	w.stopping = true
 	for _, cancel := range w.running {
 		cancel(stopCause{api.JobFailed, "the worker stopped while the job was running"})
 	}
@@ -206,10 +211,22 @@ func (w *Worker) handleRun(m *nats.Msg) {
 	jctx, jcancel := context.WithCancelCause(context.Background())
 	limit := time.Duration(limits.MaxSeconds * float64(time.Second))
 	tctx, tcancel := context.WithTimeoutCause(jctx, limit, stopCause{api.JobFailed, fmt.Sprintf("the job ran longer than its time limit of %s", limit)})
+	// Counted under mu, or not at all once the worker stops: a job the
+	// stop did not see would be neither stopped nor waited for (and its
+	// wg.Add, unordered with the stop's wg.Wait, was a data race).
 	w.mu.Lock()
+	if w.stopping {
+		w.mu.Unlock()
+		tcancel()
+		jcancel(nil)
+		const why = "the worker stopped before the job started"
+		_, _ = w.recs.Finish(ctx, job.JobID, api.JobFailed, why, nil)
+		pod.Reply(m, failed(why))
+		return
+	}
 	w.running[job.JobID] = jcancel
-	w.mu.Unlock()
 	w.wg.Add(1)
+	w.mu.Unlock()
 	w.p.JobStarted()
 	go func() {
 		defer tcancel()
