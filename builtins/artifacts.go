@@ -12,10 +12,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/fabricops/fabric/fabric/client"
+	"github.com/fabricops/fabric/fabric/lib/starvalue"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
 	"github.com/fabricops/fabric/runtime/stdlib"
-	"github.com/fabricops/fabric/runtime/value"
 	"go.starlark.net/starlark"
 )
 
@@ -272,11 +272,11 @@ func plainJSON(v starlark.Value, depth int, buf *bytes.Buffer) (any, bool) {
 
 // rowValue turns a list row into a dict in the kind's column order.
 func rowValue(k *client.ArtifactKind, row map[string]any) (starlark.Value, error) {
-	m := make(value.Map, 0, len(k.Columns))
+	m := make(starvalue.Map, 0, len(k.Columns))
 	for _, c := range k.Columns {
-		m = append(m, value.KV{Key: c, Value: row[c]})
+		m = append(m, starvalue.KV{Key: c, Value: row[c]})
 	}
-	return value.ToStarlark(m)
+	return starvalue.ToStarlark(m)
 }
 
 func toValues(xs []any) []starlark.Value {

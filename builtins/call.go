@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"github.com/fabricops/fabric/fabric/client"
+	"github.com/fabricops/fabric/fabric/lib/starvalue"
 	"github.com/fabricops/fabric/runtime/host"
-	"github.com/fabricops/fabric/runtime/value"
 	"go.starlark.net/starlark"
 )
 
@@ -37,7 +37,7 @@ func (e *Env) nameCall(do func(ctx context.Context, c *client.Client, name strin
 
 // call runs fn with the fabric's client; errors are named after b. A nil
 // result is None, a Starlark value is returned as is, and anything else
-// is converted with value.ToStarlark.
+// is converted with starvalue.ToStarlark.
 //
 // fn gets the thread's context: Ctrl-C in the REPL or in a running
 // command cancels the fabric call in flight.
@@ -52,7 +52,7 @@ func (e *Env) call(thread *starlark.Thread, b *starlark.Builtin, fn func(ctx con
 
 // result makes a builtin's result of what a fabric call returned: its
 // error named after b; nil as None, a Starlark value as it is, anything
-// else converted with value.ToStarlark.
+// else converted with starvalue.ToStarlark.
 func result(b *starlark.Builtin, res any, err error) (starlark.Value, error) {
 	if err != nil {
 		return nil, fail(b.Name(), err)
@@ -63,7 +63,7 @@ func result(b *starlark.Builtin, res any, err error) (starlark.Value, error) {
 	case starlark.Value:
 		return v, nil
 	}
-	return value.ToStarlark(res)
+	return starvalue.ToStarlark(res)
 }
 
 // connect returns the fabric's client for b; a failure to connect is

@@ -6,9 +6,9 @@ import (
 	"strings"
 
 	"github.com/fabricops/fabric/fabric/client"
+	"github.com/fabricops/fabric/fabric/lib/starvalue"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
-	"github.com/fabricops/fabric/runtime/value"
 	"go.starlark.net/starlark"
 )
 
@@ -54,7 +54,7 @@ func (e *Env) demoBackup(thread *starlark.Thread, b *starlark.Builtin, args star
 		}
 		rows := make([]any, len(counts))
 		for i, n := range counts {
-			rows[i] = value.Map{{Key: "kind", Value: n.Kind}, {Key: "dir", Value: n.Dir}, {Key: "count", Value: n.Count}}
+			rows[i] = starvalue.Map{{Key: "kind", Value: n.Kind}, {Key: "dir", Value: n.Dir}, {Key: "count", Value: n.Count}}
 		}
 		return rows, nil
 	})
@@ -101,15 +101,15 @@ func (e *Env) demoDiff(thread *starlark.Thread, b *starlark.Builtin, args starla
 	}
 	rows := make([]any, len(entries))
 	for i, en := range entries {
-		m := value.Map{{Key: "dir", Value: en.Dir}, {Key: "name", Value: en.Name}, {Key: "status", Value: en.Status}}
+		m := starvalue.Map{{Key: "dir", Value: en.Dir}, {Key: "name", Value: en.Name}, {Key: "status", Value: en.Status}}
 		if en.Status == client.BackupDiffer && (details || side) {
 			text := en.Unified()
 			if side {
 				text = en.Side(width)
 			}
-			m = append(m, value.KV{Key: "diff", Value: text})
+			m = append(m, starvalue.KV{Key: "diff", Value: text})
 		}
 		rows[i] = m
 	}
-	return value.ToStarlark(rows)
+	return starvalue.ToStarlark(rows)
 }

@@ -7,8 +7,8 @@ import (
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client"
 
+	"github.com/fabricops/fabric/fabric/lib/starvalue"
 	"github.com/fabricops/fabric/runtime/doc"
-	"github.com/fabricops/fabric/runtime/value"
 	"go.starlark.net/starlark"
 )
 
@@ -110,7 +110,7 @@ func (e *Env) fabricStatus(thread *starlark.Thread, b *starlark.Builtin, args st
 	if st == nil {
 		return starlark.None, nil
 	}
-	return value.ToStarlark(st)
+	return starvalue.ToStarlark(st)
 }
 
 func (e *Env) fabricLogs(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

@@ -10,9 +10,9 @@ import (
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client"
 	"github.com/fabricops/fabric/fabric/lib/botquery"
+	"github.com/fabricops/fabric/fabric/lib/starvalue"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
-	"github.com/fabricops/fabric/runtime/value"
 	"go.starlark.net/starlark"
 )
 
@@ -360,7 +360,7 @@ func (e *Env) watch(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 		if cbErr != nil {
 			return
 		}
-		v, err := value.ToStarlark(x)
+		v, err := starvalue.ToStarlark(x)
 		if err == nil {
 			_, err = starlark.Call(thread, fn, starlark.Tuple{v}, nil)
 		}

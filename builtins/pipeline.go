@@ -8,9 +8,9 @@ import (
 
 	"github.com/fabricops/fabric/fabric/client"
 	"github.com/fabricops/fabric/fabric/lib/pipeline"
+	"github.com/fabricops/fabric/fabric/lib/starvalue"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
-	"github.com/fabricops/fabric/runtime/value"
 	"go.starlark.net/starlark"
 )
 
@@ -89,7 +89,7 @@ func pipelineChecksum(thread *starlark.Thread, b *starlark.Builtin, args starlar
 	if err != nil {
 		return nil, fail(b.Name(), err)
 	}
-	return value.ToStarlark(sums)
+	return starvalue.ToStarlark(sums)
 }
 
 func pipelineParse(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -102,7 +102,7 @@ func pipelineParse(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 	if err != nil {
 		return nil, fail(b.Name(), err)
 	}
-	return value.ToStarlark(p)
+	return starvalue.ToStarlark(p)
 }
 
 func pipelineToText(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -110,7 +110,7 @@ func pipelineToText(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "steps", &steps); err != nil {
 		return nil, err
 	}
-	v, err := value.FromStarlark(steps)
+	v, err := starvalue.FromStarlark(steps)
 	if err != nil {
 		return nil, fail(b.Name(), err)
 	}

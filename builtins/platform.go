@@ -9,9 +9,9 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client"
+	"github.com/fabricops/fabric/fabric/lib/starvalue"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
-	"github.com/fabricops/fabric/runtime/value"
 	"go.starlark.net/starlark"
 )
 
@@ -165,7 +165,7 @@ func (e *Env) healthBuiltin(thread *starlark.Thread, b *starlark.Builtin, args s
 	if err != nil {
 		return nil, err
 	}
-	return value.ToStarlark(slices.DeleteFunc(rows, func(r api.HealthRow) bool {
+	return starvalue.ToStarlark(slices.DeleteFunc(rows, func(r api.HealthRow) bool {
 		return (typ != "" && r.PodType != string(typ)) ||
 			(infra && r.Cat != api.CategoryInfra) ||
 			(apps && r.Cat != api.CategoryApp)
@@ -184,7 +184,7 @@ func (e *Env) controllerStatus(thread *starlark.Thread, b *starlark.Builtin, arg
 	if err != nil {
 		return nil, err
 	}
-	return value.ToStarlark(st)
+	return starvalue.ToStarlark(st)
 }
 
 func (e *Env) controllerRestart(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -200,13 +200,13 @@ func (e *Env) controllerRestart(thread *starlark.Thread, b *starlark.Builtin, ar
 	if err != nil {
 		return nil, err
 	}
-	return value.ToStarlark(st)
+	return starvalue.ToStarlark(st)
 }
 
 // dictOf converts a wire struct to a dict, with front keys before its
 // fields and back keys after them.
 func dictOf(v any, front, back []starlark.Tuple) (*starlark.Dict, error) {
-	sv, err := value.ToStarlark(v)
+	sv, err := starvalue.ToStarlark(v)
 	if err != nil {
 		return nil, err
 	}
@@ -261,7 +261,7 @@ func (e *Env) invokeAgentBotBuiltin(thread *starlark.Thread, b *starlark.Builtin
 		if a.v == starlark.None {
 			continue
 		}
-		v, err := value.FromStarlark(a.v)
+		v, err := starvalue.FromStarlark(a.v)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s: %v", b.Name(), a.name, err)
 		}
@@ -282,7 +282,7 @@ func (e *Env) invokeAgentBotBuiltin(thread *starlark.Thread, b *starlark.Builtin
 		for i, r := range resp.Rows {
 			d := starlark.NewDict(len(resp.Columns))
 			for _, col := range resp.Columns {
-				v, err := value.ToStarlark(r[col])
+				v, err := starvalue.ToStarlark(r[col])
 				if err != nil {
 					return nil, err
 				}
@@ -307,5 +307,5 @@ func (e *Env) limitsBuiltin(thread *starlark.Thread, b *starlark.Builtin, args s
 	if err != nil {
 		return nil, err
 	}
-	return value.ToStarlark(slices.DeleteFunc(rows, func(r api.LimitRow) bool { return scope != "" && r.Scope != string(scope) }))
+	return starvalue.ToStarlark(slices.DeleteFunc(rows, func(r api.LimitRow) bool { return scope != "" && r.Scope != string(scope) }))
 }

@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fabricops/fabric/fabric/lib/starvalue"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
-	"github.com/fabricops/fabric/runtime/value"
 	"go.starlark.net/starlark"
 )
 
@@ -99,7 +99,7 @@ func (e *Env) projectRow(p client.Project) (starlark.Value, error) {
 	if cfg, err := client.LoadConfig(p.ConfigPath(e.Home)); err == nil {
 		urls = strings.Join(cfg.NATS.URLs, ",")
 	}
-	return value.ToStarlark(value.Map{
+	return starvalue.ToStarlark(starvalue.Map{
 		{Key: "name", Value: p.Name}, {Key: "type", Value: p.Type}, {Key: "tenant", Value: p.Tenant},
 		{Key: "urls", Value: urls}, {Key: "active", Value: cur == p.Name},
 		{Key: "description", Value: p.Description}, {Key: "saved_time", Value: p.SavedTime},
@@ -116,18 +116,18 @@ func (e *Env) projectGet(thread *starlark.Thread, b *starlark.Builtin, args star
 		return nil, fail(b.Name(), err)
 	}
 	cur, _ := client.CurrentProject(e.Home)
-	m := value.Map{
+	m := starvalue.Map{
 		{Key: "name", Value: p.Name}, {Key: "description", Value: p.Description}, {Key: "type", Value: p.Type},
 		{Key: "tenant", Value: p.Tenant}, {Key: "saved_time", Value: p.SavedTime}, {Key: "active", Value: cur == p.Name},
 	}
 	if cfg, err := client.LoadConfig(p.ConfigPath(e.Home)); err == nil {
-		net, err := value.ToStarlark(cfg.Redacted())
+		net, err := starvalue.ToStarlark(cfg.Redacted())
 		if err != nil {
 			return nil, err
 		}
-		m = append(m, value.KV{Key: "network", Value: net})
+		m = append(m, starvalue.KV{Key: "network", Value: net})
 	}
-	return value.ToStarlark(m)
+	return starvalue.ToStarlark(m)
 }
 
 func (e *Env) projectList(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -177,14 +177,14 @@ func (e *Env) projectUse(thread *starlark.Thread, b *starlark.Builtin, args star
 	}
 	e.Close() // the next call connects to the project
 	path := client.ConfigPath(e.Home)
-	m := value.Map{{Key: "project", Value: nil}, {Key: "path", Value: path}}
+	m := starvalue.Map{{Key: "project", Value: nil}, {Key: "path", Value: path}}
 	if name != "" {
 		m[0].Value = string(name)
 	}
 	if cfg, err := client.LoadConfig(path); err == nil {
-		m = append(m, value.KV{Key: "tenant", Value: cfg.Tenant}, value.KV{Key: "urls", Value: strings.Join(cfg.NATS.URLs, ",")})
+		m = append(m, starvalue.KV{Key: "tenant", Value: cfg.Tenant}, starvalue.KV{Key: "urls", Value: strings.Join(cfg.NATS.URLs, ",")})
 	}
-	return value.ToStarlark(m)
+	return starvalue.ToStarlark(m)
 }
 
 func (e *Env) projectCurrent(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/fabricops/fabric/fabric/lib/cfxql"
+	"github.com/fabricops/fabric/fabric/lib/starvalue"
 	"github.com/fabricops/fabric/runtime/doc"
-	"github.com/fabricops/fabric/runtime/value"
 	"go.starlark.net/starlark"
 )
 
@@ -40,7 +40,7 @@ func cfxqlMatch(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 		if !ok {
 			return nil, fmt.Errorf("%s: keys must be strings, not %s", b.Name(), item[0].Type())
 		}
-		v, err := value.FromStarlark(item[1])
+		v, err := starvalue.FromStarlark(item[1])
 		if err != nil {
 			return nil, fail(b.Name(), err)
 		}
@@ -69,11 +69,11 @@ func cfxqlCheck(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 	return starlark.NewList(cols), nil
 }
 
-// plain turns the ordered maps of value.FromStarlark into Go maps, so that
+// plain turns the ordered maps of starvalue.FromStarlark into Go maps, so that
 // nested keys can be reached by a query.
 func plain(v any) any {
 	switch x := v.(type) {
-	case value.Map:
+	case starvalue.Map:
 		m := make(map[string]any, len(x))
 		for _, kv := range x {
 			m[kv.Key] = plain(kv.Value)

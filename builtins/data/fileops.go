@@ -8,9 +8,9 @@ import (
 
 	"github.com/fabricops/fabric/fabric/lib/frame"
 	"github.com/fabricops/fabric/fabric/lib/logarchive"
+	"github.com/fabricops/fabric/fabric/lib/starvalue"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
-	"github.com/fabricops/fabric/runtime/value"
 	"go.starlark.net/starlark"
 )
 
@@ -59,7 +59,7 @@ func converted(stats frame.Stats, path string, start time.Time) (starlark.Value,
 	if st, err := os.Stat(path); err == nil {
 		c.Size = st.Size()
 	}
-	return value.ToStarlark(c)
+	return starvalue.ToStarlark(c)
 }
 
 func copyBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -156,7 +156,7 @@ func testFormats(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 		back.Release()
 		out = append(out, t)
 	}
-	return value.ToStarlark(out)
+	return starvalue.ToStarlark(out)
 }
 
 // generated returns a table of n rows of typical columns.
@@ -182,5 +182,5 @@ func mergeLogs(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 	if err != nil {
 		return nil, fail(b.Name(), trimPathError(err))
 	}
-	return value.ToStarlark(st)
+	return starvalue.ToStarlark(st)
 }

@@ -2,14 +2,12 @@ package data
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/fabricops/fabric/fabric/lib/frame"
 	"github.com/fabricops/fabric/fabric/lib/lazy"
+	"github.com/fabricops/fabric/fabric/lib/starvalue"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
-	"github.com/fabricops/fabric/runtime/value"
-	starlarktime "go.starlark.net/lib/time"
 	"go.starlark.net/starlark"
 )
 
@@ -32,7 +30,9 @@ pandas names them: int64, float64, bool, object, datetime64[ns].`, frameRead),
 		"from_rows": doc.Builtin("frame.from_rows", `from_rows(rows)
 
 Builds a frame from a list of dicts, one per row. The columns are the keys
-in the order they first appear; a row without a key has null there.`, frameFromRows),
+in the order they first appear; a row without a key has null there. A
+column whose values are all instants as rows give them (strings such as
+"2026-01-02T03:04:05.000000") is a datetime64[ns] column again.`, frameFromRows),
 	})
 }
 
@@ -80,7 +80,7 @@ func frameFromRows(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 			if !ok {
 				return nil, fmt.Errorf("%s: row %d has key %s; column names are strings", b.Name(), n, item[0])
 			}
-			x, err := value.FromStarlark(item[1])
+			x, err := starvalue.FromStarlark(item[1])
 			if err != nil {
 				return nil, fmt.Errorf("%s: row %d, column %q: %v", b.Name(), n, k, err)
 			}
@@ -95,6 +95,7 @@ func frameFromRows(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 		}
 		table = append(table, row)
 	}
+	instantColumns(len(cols), table)
 	fr, err := frame.FromRows(cols, table)
 	if err != nil {
 		return nil, fail(b.Name(), err)
@@ -142,24 +143,36 @@ func rowDict(cols []string, row []any) *starlark.Dict {
 	return d
 }
 
-// cellValue converts a frame cell (see frame.Frame.Row) to Starlark; times
-// become time.time values so that they compare and round-trip.
-func cellValue(x any) starlark.Value {
-	switch t := x.(type) {
-	case nil:
-		return starlark.None
-	case bool:
-		return starlark.Bool(t)
-	case int64:
-		return starlark.MakeInt64(t)
-	case uint64:
-		return starlark.MakeUint64(t)
-	case float64:
-		return starlark.Float(t)
-	case string:
-		return starlark.String(t)
-	case time.Time:
-		return starlarktime.Time(t)
+// cellValue converts a frame cell (see frame.Frame.Row) to Starlark, by
+// the one conversion: a time is the string a record's time is.
+func cellValue(x any) starlark.Value { return starvalue.Scalar(x) }
+
+// instantColumns turns the columns of table whose every value is an
+// instant's string (or null, with one at least) into times: the rows of a
+// frame give its times as strings (one rule for instants), and a frame
+// made of them again has the types it had.
+func instantColumns(ncols int, table [][]any) {
+	for c := 0; c < ncols; c++ {
+		seen := false
+		all := true
+		for _, row := range table {
+			if c >= len(row) || row[c] == nil {
+				continue
+			}
+			s, ok := row[c].(string)
+			if _, isInstant := starvalue.ParseInstant(s); !ok || !isInstant {
+				all = false
+				break
+			}
+			seen = true
+		}
+		if !all || !seen {
+			continue
+		}
+		for _, row := range table {
+			if c < len(row) && row[c] != nil {
+				row[c], _ = starvalue.ParseInstant(row[c].(string))
+			}
+		}
 	}
-	return starlark.String(fmt.Sprint(x))
 }

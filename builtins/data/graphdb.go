@@ -10,10 +10,10 @@ import (
 	"github.com/fabricops/fabric/fabric/client"
 	"github.com/fabricops/fabric/fabric/client/graph"
 	"github.com/fabricops/fabric/fabric/lib/frame"
+	"github.com/fabricops/fabric/fabric/lib/starvalue"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
 	"github.com/fabricops/fabric/runtime/stdlib"
-	"github.com/fabricops/fabric/runtime/value"
 	"go.starlark.net/starlark"
 )
 
@@ -265,11 +265,11 @@ func (e env) graphAQL(thread *starlark.Thread, b *starlark.Builtin, args starlar
 		if !ok {
 			return nil, fmt.Errorf("%s: bind_vars must be a dict, not %s", b.Name(), binds.Type())
 		}
-		x, err := value.FromStarlark(d)
+		x, err := starvalue.FromStarlark(d)
 		if err != nil {
 			return nil, fmt.Errorf("%s: bind_vars: %v", b.Name(), err)
 		}
-		m, _ := x.(value.Map) // values nested in it encode themselves
+		m, _ := x.(starvalue.Map) // values nested in it encode themselves
 		vars = make(map[string]any, len(m))
 		for _, kv := range m {
 			vars[kv.Key] = kv.Value
@@ -300,16 +300,16 @@ var systemAttributes = []string{"_key", "_id", "_from", "_to", "_rev"}
 // orderedDoc makes a document a dict: the given columns in their order,
 // or the system attributes then the others by name.
 func orderedDoc(doc map[string]any, columns []string) (starlark.Value, error) {
-	m := make(value.Map, 0, len(doc))
+	m := make(starvalue.Map, 0, len(doc))
 	if columns != nil {
 		for _, c := range columns {
-			m = append(m, value.KV{Key: c, Value: doc[c]})
+			m = append(m, starvalue.KV{Key: c, Value: doc[c]})
 		}
-		return value.ToStarlark(m)
+		return starvalue.ToStarlark(m)
 	}
 	for _, k := range systemAttributes {
 		if v, ok := doc[k]; ok {
-			m = append(m, value.KV{Key: k, Value: v})
+			m = append(m, starvalue.KV{Key: k, Value: v})
 		}
 	}
 	rest := make([]string, 0, len(doc))
@@ -320,9 +320,9 @@ func orderedDoc(doc map[string]any, columns []string) (starlark.Value, error) {
 	}
 	slices.Sort(rest)
 	for _, k := range rest {
-		m = append(m, value.KV{Key: k, Value: doc[k]})
+		m = append(m, starvalue.KV{Key: k, Value: doc[k]})
 	}
-	return value.ToStarlark(m)
+	return starvalue.ToStarlark(m)
 }
 
 // loadSource opens what insert_nodes and insert_edges read: a file (CSV

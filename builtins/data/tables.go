@@ -11,9 +11,9 @@ import (
 	"github.com/fabricops/fabric/fabric/client/tables"
 	"github.com/fabricops/fabric/fabric/lib/frame"
 	"github.com/fabricops/fabric/fabric/lib/lazy"
+	"github.com/fabricops/fabric/fabric/lib/starvalue"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
-	"github.com/fabricops/fabric/runtime/value"
 	"go.starlark.net/starlark"
 )
 
@@ -221,7 +221,7 @@ func (e env) schemaAdd(thread *starlark.Thread, b *starlark.Builtin, args starla
 			return nil, fmt.Errorf("%s: %s is not JSON: %v", b.Name(), file, err)
 		}
 	case sch != starlark.None:
-		v, err := value.FromStarlark(sch)
+		v, err := starvalue.FromStarlark(sch)
 		if err != nil {
 			return nil, fail(b.Name(), err)
 		}
@@ -271,5 +271,5 @@ func pipelineBots(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 		}
 		out = append(out, bd)
 	}
-	return value.ToStarlark(out)
+	return starvalue.ToStarlark(out)
 }

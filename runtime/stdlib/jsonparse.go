@@ -7,7 +7,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/fabricops/fabric/runtime/value"
+	"github.com/fabricops/fabric/fabric/lib/starvalue"
 	"go.starlark.net/starlark"
 )
 
@@ -297,7 +297,7 @@ func (p *jsonParser) number() (starlark.Value, error) {
 			return nil, p.unexpected("in exponent of numeric literal")
 		}
 	}
-	v, err := value.NumberToStarlark(string(p.data[start:p.pos]))
+	v, err := starvalue.NumberToStarlark(string(p.data[start:p.pos]))
 	if err != nil {
 		p.pos = start
 		return nil, p.fail("%v", err)

@@ -2,10 +2,9 @@ package engine
 
 import (
 	"context"
-	"fmt"
+	"github.com/fabricops/fabric/fabric/lib/starvalue"
 	"math/big"
 	"strings"
-	"time"
 
 	"github.com/fabricops/fabric/fabric/lib/frame"
 	"go.starlark.net/lib/math"
@@ -75,26 +74,6 @@ func compileEval(thread *starlark.Thread, vars []string, expr string) (starlark.
 	return fn.(starlark.Callable), nil
 }
 
-func toStarlark(v any) starlark.Value {
-	switch x := v.(type) {
-	case nil:
-		return starlark.None
-	case bool:
-		return starlark.Bool(x)
-	case int64:
-		return starlark.MakeInt64(x)
-	case uint64:
-		return starlark.MakeUint64(x)
-	case float64:
-		return starlark.Float(x)
-	case string:
-		return starlark.String(x)
-	case time.Time:
-		return starlark.String(x.Format(time.RFC3339Nano))
-	}
-	return starlark.String(fmt.Sprint(v))
-}
-
 func fromStarlark(v starlark.Value) any {
 	switch x := v.(type) {
 	case starlark.NoneType:
@@ -152,7 +131,7 @@ func runEval(r *run, in *frame.Frame, p *params) (*frame.Frame, error) {
 				return nil, err
 			}
 			for k, j := range pos {
-				args[k] = toStarlark(norm(row[j]))
+				args[k] = starvalue.Scalar(norm(row[j]))
 			}
 			thread.SetMaxExecutionSteps(thread.ExecutionSteps() + maxEvalSteps)
 			v, err := starlark.Call(thread, fn, args, nil)

@@ -35,7 +35,9 @@ var _ engine.TableStore = (*Store)(nil)
 
 // NewStore returns the engine store over the tenant data c.
 // Files are read from dataDir only.
-func NewStore(c *tenant.Data, dataDir string) *Store { return &Store{c: tables.New(c), dataDir: dataDir} }
+func NewStore(c *tenant.Data, dataDir string) *Store {
+	return &Store{c: tables.New(c), dataDir: dataDir}
+}
 
 // missing makes the fabric's "not found" errors the engine's.
 type missing struct{ err error }
