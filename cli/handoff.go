@@ -6,7 +6,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/fabricops/fabric/fabric/infra/local"
+	"github.com/fabricops/fabric/fabric/client/local"
 	"github.com/fabricops/fabric/runtime"
 	"github.com/fabricops/fabric/runtime/command"
 	"go.starlark.net/starlark"

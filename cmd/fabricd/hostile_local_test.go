@@ -15,6 +15,7 @@ import (
 	"github.com/arangodb/go-driver/v2/arangodb/shared"
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client/graph"
+	clientlocal "github.com/fabricops/fabric/fabric/client/local"
 	"github.com/fabricops/fabric/fabric/infra/bus"
 	"github.com/fabricops/fabric/fabric/infra/local"
 )
@@ -23,14 +24,14 @@ import (
 // stops it when the test ends.
 func up(t *testing.T, bin, home string, tenants ...string) *local.State {
 	t.Helper()
-	st, started, err := local.Up(home, local.UpOptions{Daemon: bin, Workers: 1, Tenants: tenants})
+	st, started, err := clientlocal.Up(home, clientlocal.UpOptions{Daemon: bin, Workers: 1, Tenants: tenants})
 	if err != nil {
 		t.Fatalf("fabric up: %v", err)
 	}
 	if !started {
 		t.Fatalf("fabric up found a fabric running (pid %d)", st.PID)
 	}
-	t.Cleanup(func() { _, _ = local.Down(home) })
+	t.Cleanup(func() { _, _ = clientlocal.Down(home) })
 	return st
 }
 
@@ -59,7 +60,7 @@ func TestHostileUpAfterKill(t *testing.T) {
 	}
 	bin := fabricdBinary(t)
 	home := t.TempDir()
-	t.Cleanup(func() { _, _ = local.Down(home) })
+	t.Cleanup(func() { _, _ = clientlocal.Down(home) })
 	sh := fmt.Sprintf("setsid %q local --home %q --workers 1 >>%q 2>&1 &", bin, home, filepath.Join(home, "first.log"))
 	if out, err := exec.Command("sh", "-c", sh).CombinedOutput(); err != nil {
 		t.Fatalf("sh: %v: %s", err, out)
@@ -71,7 +72,7 @@ func TestHostileUpAfterKill(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 		begin := time.Now()
-		st, started, err := local.Up(home, local.UpOptions{Daemon: bin, Workers: 1})
+		st, started, err := clientlocal.Up(home, clientlocal.UpOptions{Daemon: bin, Workers: 1})
 		t.Logf("round %d: fabric up took %s", round, time.Since(begin).Round(time.Millisecond))
 		if err != nil || !started || st.PID == pid {
 			t.Fatalf("round %d: fabric up 0.2 s after kill -9 of pid %d: started %v, %+v, %v", round, pid, started, st, err)
@@ -101,7 +102,7 @@ func TestFabricHomePrivate(t *testing.T) {
 	if err := g.CreateDatabase(context.Background(), "inv"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := local.Down(home); err != nil {
+	if _, err := clientlocal.Down(home); err != nil {
 		t.Fatal(err)
 	}
 	var checked int
@@ -189,11 +190,11 @@ func TestHostileUpOnFullDisk(t *testing.T) {
 	if now, _ := local.Status(home); now == nil || now.PID != st.PID {
 		t.Fatalf("the local fabric (pid %d) ended with the disk full", st.PID)
 	}
-	if _, err := local.Down(home); err != nil {
+	if _, err := clientlocal.Down(home); err != nil {
 		t.Fatalf("fabric down on a full disk: %v", err)
 	}
 
-	_, _, err = local.Up(home, local.UpOptions{Daemon: bin, Workers: 1})
+	_, _, err = clientlocal.Up(home, clientlocal.UpOptions{Daemon: bin, Workers: 1})
 	if err == nil || !strings.Contains(err.Error(), "disk is too full") || strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), "goroutine") {
 		t.Fatalf("fabric up on a full disk: %v; want one line saying the disk is full", err)
 	}

@@ -6,6 +6,7 @@
 package client
 
 import (
+	clientlocal "github.com/fabricops/fabric/fabric/client/local"
 	"github.com/fabricops/fabric/fabric/infra/artifact"
 	"github.com/fabricops/fabric/fabric/infra/backup"
 	"github.com/fabricops/fabric/fabric/infra/blueprint"
@@ -90,23 +91,23 @@ var (
 type (
 	// LocalState is local.State.
 	LocalState = local.State
-	// LocalUpOptions is local.UpOptions.
-	LocalUpOptions = local.UpOptions
+	// LocalUpOptions is the client's local.UpOptions.
+	LocalUpOptions = clientlocal.UpOptions
 )
 
 var (
 	// LocalBuildID is local.BuildID.
 	LocalBuildID = local.BuildID
-	// LocalDown is local.Down.
-	LocalDown = local.Down
-	// LocalFindDaemon is local.FindDaemon.
-	LocalFindDaemon = local.FindDaemon
-	// LocalLogs is local.Logs.
-	LocalLogs = local.Logs
+	// LocalDown is the client's local.Down.
+	LocalDown = clientlocal.Down
+	// LocalFindDaemon is the client's local.FindDaemon.
+	LocalFindDaemon = clientlocal.FindDaemon
+	// LocalLogs is the client's local.Logs.
+	LocalLogs = clientlocal.Logs
 	// LocalStatus is local.Status.
 	LocalStatus = local.Status
-	// LocalUp is local.Up.
-	LocalUp = local.Up
+	// LocalUp is the client's local.Up.
+	LocalUp = clientlocal.Up
 )
 
 type (

@@ -15,9 +15,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
-	"time"
 
 	"github.com/fabricops/fabric/fabric/infra/bus"
 	"github.com/fabricops/fabric/fabric/lib/safefile"
@@ -114,18 +112,18 @@ func Status(home string) (*State, error) {
 	if err := json.Unmarshal(data, &st); err != nil {
 		return nil, fmt.Errorf("local fabric state %s is malformed: %v", stateFile(home), err)
 	}
-	if !alive(st.PID) {
+	if !Alive(st.PID) {
 		return nil, nil // a crashed fabric leaves its state behind
 	}
 	return &st, nil
 }
 
-// alive reports whether the process pid runs: it exists and is neither a
+// Alive reports whether the process pid runs: it exists and is neither a
 // zombie nor ending (a fabric killed a moment ago).
-func alive(pid int) bool { return exists(pid) && !ending(pid) }
+func Alive(pid int) bool { return Exists(pid) && !ending(pid) }
 
-// exists reports whether a process pid exists, zombies included.
-func exists(pid int) bool {
+// Exists reports whether a process pid exists, zombies included.
+func Exists(pid int) bool {
 	if pid <= 0 {
 		return false
 	}
@@ -133,64 +131,9 @@ func exists(pid int) bool {
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
-// ReapWait bounds how long Down waits, once the fabric has stopped, for
-// its process to be gone (reaped by its parent, init after the client
-// that started it left).
-const ReapWait = 5 * time.Second
 
-// StopTimeout bounds a graceful stop before the process is killed.
-const StopTimeout = 20 * time.Second
 
-// Down stops the running local fabric gracefully: pods drained, server shut
-// down, data kept. It returns false when none was running.
-func Down(home string) (bool, error) {
-	st, err := Status(home)
-	if err != nil || st == nil {
-		return false, err
-	}
-	if err := syscall.Kill(st.PID, syscall.SIGTERM); err != nil {
-		return false, fmt.Errorf("cannot stop the local fabric (pid %d): %v", st.PID, err)
-	}
-	deadline := time.Now().Add(StopTimeout)
-	for alive(st.PID) && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if alive(st.PID) {
-		_ = syscall.Kill(st.PID, syscall.SIGKILL)
-		for i := 0; i < 100 && alive(st.PID); i++ {
-			time.Sleep(20 * time.Millisecond)
-		}
-		os.Remove(stateFile(home))
-		return true, fmt.Errorf("the local fabric did not stop within %s and was killed", StopTimeout)
-	}
-	for reaped := time.Now().Add(ReapWait); exists(st.PID) && time.Now().Before(reaped); {
-		time.Sleep(20 * time.Millisecond)
-	}
-	return true, nil
-}
 
-// Logs returns the last n lines of the local fabric's log (all when n <= 0).
-func Logs(home string, n int) (string, error) {
-	data, err := os.ReadFile(LogFile(home))
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("no local fabric log at %s: the local fabric never ran here", LogFile(home))
-	}
-	if err != nil {
-		return "", err
-	}
-	text := string(data)
-	if n > 0 {
-		lines := strings.SplitAfter(text, "\n")
-		if lines[len(lines)-1] == "" {
-			lines = lines[:len(lines)-1]
-		}
-		if len(lines) > n {
-			lines = lines[len(lines)-n:]
-		}
-		text = strings.Join(lines, "")
-	}
-	return text, nil
-}
 
 // Settings are what survive restarts of the local fabric: its port,
 // license, tenants and workers.
@@ -234,3 +177,6 @@ func writeJSON(path string, v any, mode fs.FileMode) error {
 		return err
 	})
 }
+
+// NATSLogFile is the log of the local fabric's NATS server.
+func NATSLogFile(home string) string { return filepath.Join(Dir(home), "nats.log") }

@@ -15,7 +15,7 @@ import (
 // A fabric killed with SIGKILL leaves its state file behind, and for a
 // moment (or for good, when nobody reaps it) a process by its pid: a
 // zombie, or one the kernel is still tearing down. Neither runs the
-// fabric. A pid can also be reused by another program (clearStale).
+// fabric. A pid can also be reused by another program (ClearStale).
 
 // pfExiting is the kernel's PF_EXITING task flag: the process is ending.
 const pfExiting = 0x4
@@ -49,12 +49,12 @@ func ending(pid int) bool {
 // was killed to be released as its process ends.
 const StoreWait = 10 * time.Second
 
-// clearStale removes the state of a fabric whose pid is another
+// ClearStale removes the state of a fabric whose pid is another
 // program's now (reused after the fabric died): the state records the
 // fabricd that wrote it (State.Build), and /proc/PID/exe names the
 // program of the pid. It returns whether it did (callers hold the start
 // lock). Without the record, or without /proc, it leaves the state.
-func clearStale(home string, st *State) bool {
+func ClearStale(home string, st *State) bool {
 	if st.Build == "" {
 		return false
 	}
@@ -79,9 +79,9 @@ func clearStale(home string, st *State) bool {
 	return true
 }
 
-// waitStore waits until no process holds the store lock (the process of
+// WaitStore waits until no process holds the store lock (the process of
 // a killed fabric holds it until it has ended), at most StoreWait.
-func waitStore(home string) error {
+func WaitStore(home string) error {
 	l, err := lockFile(filepath.Join(Dir(home), storeLock), StoreWait)
 	if errors.Is(err, ErrLocked) {
 		return fmt.Errorf("cannot start the local fabric: another process has held its store lock %s for %s (a fabricd local run by hand?)", filepath.Join(Dir(home), storeLock), StoreWait)

@@ -1,14 +1,11 @@
 package local
 
 import (
+	infra "github.com/fabricops/fabric/fabric/infra/local"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 )
-
-// NATSLogFile is the log of the local fabric's NATS server.
-func NATSLogFile(home string) string { return filepath.Join(Dir(home), "nats.log") }
 
 // logMarks are the sizes of the fabric's logs before a start: what a
 // failed start wrote is what follows.
@@ -18,7 +15,7 @@ type logMarks struct {
 }
 
 func markLogs(home string) logMarks {
-	return logMarks{home: home, fabric: fileSize(LogFile(home)), ns: fileSize(NATSLogFile(home))}
+	return logMarks{home: home, fabric: fileSize(infra.LogFile(home)), ns: fileSize(infra.NATSLogFile(home))}
 }
 
 func fileSize(path string) int64 {
@@ -36,8 +33,8 @@ const maxReasonLines = 8
 // the NATS server's errors and warnings; without any, the last lines of
 // the fabric's log. It names the logs to read for more.
 func (m logMarks) reasons() string {
-	fabric := since(LogFile(m.home), m.fabric)
-	ns := since(NATSLogFile(m.home), m.ns)
+	fabric := since(infra.LogFile(m.home), m.fabric)
+	ns := since(infra.NATSLogFile(m.home), m.ns)
 	var lines []string
 	for _, l := range fabric {
 		low := strings.ToLower(l)
@@ -66,7 +63,7 @@ func (m logMarks) reasons() string {
 	if len(lines) > maxReasonLines {
 		lines = append(lines[:maxReasonLines-1], lines[len(lines)-1])
 	}
-	where := "see " + LogFile(m.home) + " and " + NATSLogFile(m.home)
+	where := "see " + infra.LogFile(m.home) + " and " + infra.NATSLogFile(m.home)
 	switch len(lines) {
 	case 0:
 		return "its logs say nothing; " + where

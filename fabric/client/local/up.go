@@ -3,6 +3,7 @@ package local
 import (
 	"errors"
 	"fmt"
+	infra "github.com/fabricops/fabric/fabric/infra/local"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -76,16 +77,16 @@ func startTimeout(tenants int) time.Duration {
 // Up starts the local fabric in the background and waits until it is ready.
 // When one runs already it is left alone (started is false); asking it for
 // tenants it lacks is an error.
-func Up(home string, o UpOptions) (st *State, started bool, err error) {
+func Up(home string, o UpOptions) (st *infra.State, started bool, err error) {
 	// One start at a time: commands started at once against a stopped
 	// fabric wait here, and all but the first find it running.
-	lock, err := LockStart(home, startTimeout(len(o.Tenants))+StoreWait+5*time.Second)
+	lock, err := infra.LockStart(home, startTimeout(len(o.Tenants))+infra.StoreWait+5*time.Second)
 	if err != nil {
 		return nil, false, err
 	}
 	defer lock.Unlock()
-	st, err = Status(home)
-	if err == nil && st != nil && clearStale(home, st) {
+	st, err = infra.Status(home)
+	if err == nil && st != nil && infra.ClearStale(home, st) {
 		st = nil // its pid is another process's now: no fabric runs
 	}
 	if err != nil || st != nil {
@@ -98,15 +99,15 @@ func Up(home string, o UpOptions) (st *State, started bool, err error) {
 		}
 		return st, false, err
 	}
-	last := LoadSettings(home)
+	last := infra.LoadSettings(home)
 	if len(o.Tenants) == 0 {
 		o.Tenants = last.Tenants
 	}
 	if len(o.Tenants) == 0 {
-		o.Tenants = []string{DefaultTenant}
+		o.Tenants = []string{infra.DefaultTenant}
 	}
 	if o.Workers <= 0 {
-		o.Workers = DefaultWorkers
+		o.Workers = infra.DefaultWorkers
 		if last.Workers > 0 {
 			o.Workers = last.Workers
 		}
@@ -116,16 +117,16 @@ func Up(home string, o UpOptions) (st *State, started bool, err error) {
 			return nil, false, err
 		}
 	}
-	if err := os.MkdirAll(Dir(home), 0o700); err != nil {
+	if err := os.MkdirAll(infra.Dir(home), 0o700); err != nil {
 		return nil, false, err
 	}
 	// A fabric killed a moment ago holds its store until its process
 	// has ended.
-	if err := waitStore(home); err != nil {
+	if err := infra.WaitStore(home); err != nil {
 		return nil, false, err
 	}
-	RemoveState(home)
-	logf, err := os.OpenFile(LogFile(home), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	infra.RemoveState(home)
+	logf, err := os.OpenFile(infra.LogFile(home), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, false, err
 	}
@@ -165,7 +166,7 @@ func Up(home string, o UpOptions) (st *State, started bool, err error) {
 			return nil, false, fmt.Errorf("timed out after %s waiting for the local fabric to start: %s", timeout, marks.reasons())
 		case <-time.After(20 * time.Millisecond):
 		}
-		if st, _ := Status(home); st != nil && st.PID == cmd.Process.Pid {
+		if st, _ := infra.Status(home); st != nil && st.PID == cmd.Process.Pid {
 			return st, true, nil
 		}
 	}
