@@ -4,8 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
-	"context"
-	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,7 +14,6 @@ import (
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client"
 	"github.com/fabricops/fabric/fabric/fabrictest"
-	"github.com/fabricops/fabric/fabric/infra/artifact"
 	"github.com/fabricops/fabric/internal/testutil"
 )
 
@@ -190,96 +188,36 @@ func TestOutputBundle(t *testing.T) {
 	)
 }
 
-// TestBundleDeployUndo: a deployment that fails after some writes undoes
-// them: the pipeline version it added is deleted, its new blueprint and
-// dashboard are gone, and the blueprint and dashboard it replaced are as
-// they were (the blueprint enabled again).
-func TestBundleDeployUndo(t *testing.T) {
-	f := fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer}})
-	c, err := client.Connect(f.Configs["a"])
-	if err != nil {
-		t.Fatal(err)
+// TestBundleDeployLimits: a failed deployment's output when the bundle
+// breaks a limit of the api-server's transaction: more files than
+// api.MaxBundleFiles (refused by the api-server), or more bytes than a
+// message of the fabric holds (refused before it is sent). Nothing is
+// deployed. (TestBundleDeployUndo in fabric/pods/apiserver checks the
+// undoing of a deployment that fails half-way.)
+func TestBundleDeployLimits(t *testing.T) {
+	fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer}})
+	dir := t.TempDir()
+	var many []tarFile
+	for i := 0; i <= api.MaxBundleFiles; i++ {
+		many = append(many, tarFile{name: fmt.Sprintf("dashboards/d%d.yaml", i), body: fmt.Sprintf("name: d%d\n", i)})
 	}
-	defer c.Close()
-	ctx := context.Background()
-	read := func(files ...tarFile) *client.Bundle {
-		path := writeBundle(t, t.TempDir(), "b.tar.gz", files...)
-		r, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
+	manyPath := writeBundle(t, dir, "many.tar.gz", many...)
+	bigPath := writeBundle(t, dir, "big.tar.gz", tarFile{name: "dashboards/big.yaml", body: "name: big\ndescription: " + strings.Repeat("x", 1<<20) + "\n"})
+	for _, c := range []struct{ path, want string }{
+		{manyPath, fmt.Sprintf("error: bundle-deploy: %d files in the bundle, more than the %d a deployment takes: deploy it as smaller bundles\n", api.MaxBundleFiles+1, api.MaxBundleFiles)},
+		{bigPath, "error: bundle-deploy: the bundle makes a request of "},
+	} {
+		out, errOut, code := run(t, "", "bundle-deploy", "--file", c.path)
+		if code != 1 || out != "" || !strings.HasPrefix(errOut, c.want) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("bundle-deploy --file %s: exit %d, %q %q, want exit 1 and one line %q", filepath.Base(c.path), code, out, errOut, c.want)
 		}
-		defer r.Close()
-		b, err := client.ReadBundle(r, "b.tar.gz")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	if _, err := c.DeployBundle(ctx, read(bundleFiles("")...), client.BundleOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	st, err := c.Data.Store(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	repo := &artifact.Repo{Store: st}
-	before := map[string][]byte{}
-	for _, k := range []struct {
-		kind *artifact.Kind
-		name string
-	}{{artifact.Deployment, "syslog-service"}, {artifact.Dashboard, "ops"}} {
-		if before[k.name], err = repo.GetJSON(ctx, k.kind, k.name); err != nil {
-			t.Fatal(err)
+		if strings.HasPrefix(c.want, "error: bundle-deploy: the bundle makes") && !strings.Contains(errOut, "more than the fabric's message limit of 1048576 bytes (NATS max_payload): deploy it as smaller bundles") {
+			t.Errorf("bundle-deploy --file big.tar.gz: %q, want it to name the message limit", errOut)
 		}
 	}
-
-	files := bundleFiles("")
-	files[3].body = strings.Replace(bundleReport, "n = 10", "n = 20", 1)
-	files[4].body = strings.Replace(bundleSyslog, "Keeps the severe", "Keeps all the severe", 1)
-	files[6].body = strings.Replace(bundleOps, "label: Operations", "label: Changed", 1)
-	files = append(files,
-		tarFile{name: "blueprints/extra.yaml", body: "id: extra\nname: Extra\nservice_pipelines:\n  - {name: report}\n"},
-		tarFile{name: "dashboards/fresh.yaml", body: "name: fresh\n"})
-	var written []string
-	_, err = c.DeployBundle(ctx, read(files...), client.BundleOptions{Written: func(r client.BundleRow) error {
-		written = append(written, r.Type+" "+r.Name)
-		if r.Type == client.BundleDashboard && r.Name == "ops" {
-			return errors.New("injected failure")
-		}
-		return nil
-	}})
-	if err == nil || !strings.Contains(err.Error(), "dashboards/ops.yaml: injected failure") || !strings.Contains(err.Error(), "undone") {
-		t.Fatalf("deploy: %v, want the injected failure, undone", err)
-	}
-	if want := "pipeline report, blueprint Extra, blueprint Syslog alerting, dashboard fresh, dashboard ops"; strings.Join(written, ", ") != want {
-		t.Fatalf("written %q, want %q", strings.Join(written, ", "), want)
-	}
-	if vs, err := c.PipelineVersions(ctx, "report"); err != nil || len(vs) != 1 {
-		t.Errorf("report has versions %v (%v), want its first only", vs, err)
-	}
-	for name, doc := range before {
-		kind := artifact.Dashboard
-		if name == "syslog-service" {
-			kind = artifact.Deployment
-		}
-		if got, err := repo.GetJSON(ctx, kind, name); err != nil || !bytes.Equal(got, doc) {
-			t.Errorf("%s after the undo: %s (%v), want %s", name, got, err, doc)
-		}
-	}
-	if _, err := repo.Get(ctx, artifact.Deployment, "extra"); !errors.Is(err, artifact.ErrNotFound) {
-		t.Errorf("the new blueprint extra: %v, want it deleted", err)
-	}
-	if _, err := repo.Get(ctx, artifact.Dashboard, "fresh"); !errors.Is(err, artifact.ErrNotFound) {
-		t.Errorf("the new dashboard fresh: %v, want it deleted", err)
-	}
-	rows, err := c.CompareBundle(ctx, read(bundleFiles("")...), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range rows {
-		if r.Change != client.ChangeUnchanged {
-			t.Errorf("%s %s is %s after the undo, want unchanged", r.Type, r.Name, r.Change)
-		}
+	out, errOut, code := run(t, "", "dashboard", "list", "--json")
+	if code != 0 || strings.Contains(out, `"d0"`) || strings.Contains(out, `"big"`) {
+		t.Errorf("dashboard list after the refused deployments: exit %d %s %s, want none of theirs", code, out, errOut)
 	}
 }
 

@@ -2,7 +2,6 @@ package client
 
 import (
 	"archive/tar"
-	"bytes"
 	"compress/gzip"
 	"errors"
 	"fmt"
@@ -10,19 +9,20 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/fabricops/fabric/fabric/api"
 )
 
-// Types of the artifacts a bundle holds, in the order they deploy: a
-// blueprint may run the bundle's pipelines, a dashboard may show what the
-// blueprints' pipelines write.
+// Types of the artifacts a bundle holds, in the order they deploy (the
+// api-server's, api.BundlePipeline and so on).
 const (
-	BundlePipeline  = "pipeline"
-	BundleBlueprint = "blueprint"
-	BundleDashboard = "dashboard"
+	BundlePipeline  = api.BundlePipeline
+	BundleBlueprint = api.BundleBlueprint
+	BundleDashboard = api.BundleDashboard
 )
 
 // BundleTypes are the types of a bundle's artifacts in deployment order.
-var BundleTypes = []string{BundlePipeline, BundleBlueprint, BundleDashboard}
+var BundleTypes = api.BundleTypes
 
 // Bounds of what ReadBundle reads.
 const (
@@ -42,15 +42,9 @@ var bundleFolders = map[string]string{
 	"dashboards":  BundleDashboard,
 }
 
-// BundleFile is a document of a bundle.
-type BundleFile struct {
-	// Type is BundlePipeline, BundleBlueprint or BundleDashboard.
-	Type string
-	// Path is where the file is in the archive (cleaned: no "./").
-	Path string
-	// Data is the file's content.
-	Data []byte
-}
+// BundleFile is a document of a bundle (api.BundleFile: what the
+// api-server is sent).
+type BundleFile = api.BundleFile
 
 // Bundle is what a bundle archive holds: its documents, by path.
 type Bundle struct {
@@ -221,24 +215,4 @@ func commonRoot(files []entry) string {
 		return ""
 	}
 	return root
-}
-
-// files returns the bundle's files of one type, by path.
-func (b *Bundle) files(typ string) []BundleFile {
-	var out []BundleFile
-	for _, f := range b.Files {
-		if f.Type == typ {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-// source says how a document is written, as the artifact store keeps it:
-// "json" or "yaml".
-func source(data []byte) string {
-	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
-		return "json"
-	}
-	return "yaml"
 }

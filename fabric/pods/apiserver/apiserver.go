@@ -19,6 +19,7 @@ import (
 	"github.com/fabricops/fabric/fabric/infra/registry"
 	"github.com/fabricops/fabric/fabric/infra/store"
 	"github.com/fabricops/fabric/fabric/infra/streams"
+	"github.com/fabricops/fabric/fabric/infra/tenant"
 	"github.com/fabricops/fabric/fabric/pods/pod"
 	"github.com/nats-io/nats.go"
 )
@@ -87,6 +88,10 @@ func Serve(p *pod.Pod) error {
 		return err
 	}
 	if err := add(api.SubjectGC, func(m *nats.Msg) { collect(m, st) }); err != nil {
+		return err
+	}
+	bd := &bundles{nc: nc, data: tenant.New(nc)}
+	if err := add(api.SubjectBundleDeploy, bd.serve); err != nil {
 		return err
 	}
 	recs := jobs.Open(st)

@@ -1,0 +1,11 @@
+package apiserver
+
+import "github.com/fabricops/fabric/fabric/api"
+
+// SetWrittenHook makes the api-server's deployments call f after each
+// artifact they write (an error fails the deployment) until the test
+// ends.
+func SetWrittenHook(t interface{ Cleanup(func()) }, f func(api.BundleRow) error) {
+	writtenHook.Store(&f)
+	t.Cleanup(func() { writtenHook.Store(nil) })
+}
