@@ -131,10 +131,6 @@ func Exists(pid int) bool {
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
-
-
-
-
 // Settings are what survive restarts of the local fabric: its port,
 // license, tenants and workers.
 type Settings struct {
