@@ -1,10 +1,8 @@
 package builtins
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/fabricops/fabric/fabric/client"
@@ -50,14 +48,9 @@ func (e *Env) bundleDeploy(thread *starlark.Thread, b *starlark.Builtin, args st
 	if err != nil {
 		return nil, fail(b.Name(), err)
 	}
-	f, err := os.Open(host.From(thread).Path(file))
+	bundle, err := client.OpenBundle(host.From(thread).Path(file), file)
 	if err != nil {
 		return nil, fail(b.Name(), trimPathError(err))
-	}
-	defer f.Close()
-	bundle, err := client.ReadBundle(bufio.NewReader(f), file)
-	if err != nil {
-		return nil, fail(b.Name(), err)
 	}
 	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		if compare {

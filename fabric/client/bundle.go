@@ -2,10 +2,12 @@ package client
 
 import (
 	"archive/tar"
+	"bufio"
 	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path"
 	"sort"
 	"strings"
@@ -24,12 +26,13 @@ const (
 // BundleTypes are the types of a bundle's artifacts in deployment order.
 var BundleTypes = api.BundleTypes
 
-// Bounds of what ReadBundle reads.
+// Bounds of what OpenBundle reads (the api-server holds the same bounds
+// on what it reads of a staged bundle).
 const (
 	// MaxBundleFile bounds one file of a bundle.
-	MaxBundleFile = 16 << 20
+	MaxBundleFile = api.MaxBundleFile
 	// MaxBundleSize bounds the files of a bundle together.
-	MaxBundleSize = 256 << 20
+	MaxBundleSize = api.MaxBundleSize
 	// MaxBundleEntries bounds the entries of a bundle's archive.
 	MaxBundleEntries = 10000
 )
@@ -43,25 +46,69 @@ var bundleFolders = map[string]string{
 }
 
 // BundleFile is a document of a bundle (api.BundleFile: what the
-// api-server is sent).
+// api-server is sent once the document is staged).
 type BundleFile = api.BundleFile
 
-// Bundle is what a bundle archive holds: its documents, by path.
+// Bundle is a bundle archive on disk, read and checked: its documents,
+// and where each is in the archive, to stage it when it is deployed.
 type Bundle struct {
-	// Files are the bundle's documents, by path.
+	// Files are the bundle's documents, by path, with their sizes (their
+	// Blob is set when a request stages them).
 	Files []BundleFile
+
+	path, name string
+	// entries are the archive's entries of Files, in the same order.
+	entries []entry
 }
 
-// ReadBundle reads a bundle from a .tar.gz stream, without writing
-// anything to disk. The archive holds folders pipelines/, blueprints/ (or
-// deployments/) and dashboards/, at its top or inside one top-level
-// folder; their files, in subfolders too, are the bundle's documents.
-// Files beside those folders (a README) and hidden files and folders are
-// ignored; a file in another folder, an absolute path, a path with "..",
-// a link, a file over MaxBundleFile bytes and more than MaxBundleSize in
-// all are refused. Errors name the file in the archive, or the archive
-// (name) when it is not one.
-func ReadBundle(r io.Reader, name string) (*Bundle, error) {
+// OpenBundle reads and checks the bundle archive (a .tar.gz) at path,
+// named name in errors, without keeping its contents: a deployment reads
+// it again to stage its documents. The archive holds folders pipelines/,
+// blueprints/ (or deployments/) and dashboards/, at its top or inside
+// one top-level folder; their files, in subfolders too, are the bundle's
+// documents. Files beside those folders (a README) and hidden files and
+// folders are ignored; a file in another folder, an absolute path, a
+// path with "..", a link, a file over MaxBundleFile bytes, more than
+// MaxBundleSize in all and more than api.MaxBundleFiles documents are
+// refused. Errors name the file in the archive, or the archive when it
+// is not one; an error opening the file is an *os.PathError.
+func OpenBundle(path, name string) (*Bundle, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	files, err := walkBundle(bufio.NewReader(f), name, nil)
+	if err != nil {
+		return nil, err
+	}
+	b, err := layout(files, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := api.BundleFilesError(len(b.Files)); err != nil {
+		return nil, err
+	}
+	b.path, b.name = path, name
+	return b, nil
+}
+
+// entry is a regular file of the archive: its place among the archive's
+// entries, its name there, its path's parts and its size.
+type entry struct {
+	n     int
+	name  string
+	parts []string
+	size  int64
+}
+
+func (e entry) joined() string { return strings.Join(e.parts, "/") }
+
+// walkBundle reads the regular files of a .tar.gz archive, refusing
+// unsafe paths, links and oversized files, and returns them. each, when
+// not nil, is called with each of them and a reader of its content
+// (which it need not read through).
+func walkBundle(r io.Reader, name string, each func(e entry, r io.Reader) error) ([]entry, error) {
 	zr, err := gzip.NewReader(r)
 	if err != nil {
 		if errors.Is(err, gzip.ErrHeader) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
@@ -70,24 +117,7 @@ func ReadBundle(r io.Reader, name string) (*Bundle, error) {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	defer zr.Close()
-	files, err := readTar(tar.NewReader(zr), name)
-	if err != nil {
-		return nil, err
-	}
-	return layout(files, name)
-}
-
-// entry is a regular file of the archive: its path's parts and content.
-type entry struct {
-	parts []string
-	data  []byte
-}
-
-func (e entry) name() string { return strings.Join(e.parts, "/") }
-
-// readTar reads the regular files of an archive, refusing unsafe paths,
-// links and oversized files.
-func readTar(tr *tar.Reader, name string) ([]entry, error) {
+	tr := tar.NewReader(zr)
 	var files []entry
 	var total int64
 	for n := 0; ; n++ {
@@ -112,20 +142,23 @@ func readTar(tr *tar.Reader, name string) ([]entry, error) {
 			return nil, fmt.Errorf("%s: not a regular file (a bundle holds files only, no links)", h.Name)
 		case hidden(parts):
 			continue // .DS_Store, ._x, .git/...
-		case h.Size > MaxBundleFile:
-			return nil, fmt.Errorf("%s: %d bytes, more than the %d MiB a bundle file may hold", h.Name, h.Size, MaxBundleFile>>20)
 		}
-		if total += h.Size; total > MaxBundleSize {
-			return nil, fmt.Errorf("%s: the bundle's files hold more than %d MiB", h.Name, MaxBundleSize>>20)
+		total += h.Size
+		if err := api.BundleSizeError(h.Name, h.Size, total); err != nil {
+			return nil, err
 		}
-		data, err := io.ReadAll(io.LimitReader(tr, MaxBundleFile+1))
-		if err != nil {
+		e := entry{n: n, name: h.Name, parts: parts, size: h.Size}
+		if each != nil {
+			if err := each(e, tr); err != nil {
+				return nil, err
+			}
+		}
+		// Read through (what each left), so that a damaged archive is
+		// found here, naming the file.
+		if _, err := io.Copy(io.Discard, tr); err != nil {
 			return nil, fmt.Errorf("%s: %v", h.Name, archiveError(err))
 		}
-		if len(data) > MaxBundleFile {
-			return nil, fmt.Errorf("%s: more than the %d MiB a bundle file may hold", h.Name, MaxBundleFile>>20)
-		}
-		files = append(files, entry{parts: parts, data: data})
+		files = append(files, e)
 	}
 }
 
@@ -190,15 +223,26 @@ func layout(files []entry, name string) (*Bundle, error) {
 		}
 		typ, ok := bundleFolders[f.parts[0]]
 		if !ok {
-			return nil, fmt.Errorf("%s: not in a pipelines/, blueprints/ (or deployments/) or dashboards/ folder", f.name())
+			return nil, fmt.Errorf("%s: not in a pipelines/, blueprints/ (or deployments/) or dashboards/ folder", f.joined())
 		}
-		b.Files = append(b.Files, BundleFile{Type: typ, Path: path.Join(f.parts...), Data: f.data})
+		b.Files = append(b.Files, BundleFile{Type: typ, Path: path.Join(f.parts...), Size: f.size})
+		b.entries = append(b.entries, f)
 	}
 	if len(b.Files) == 0 {
 		return nil, fmt.Errorf("%s: no files in pipelines/, blueprints/ or dashboards/: nothing to deploy", name)
 	}
-	sort.SliceStable(b.Files, func(i, j int) bool { return b.Files[i].Path < b.Files[j].Path })
+	sort.Stable(byPath{b})
 	return b, nil
+}
+
+// byPath sorts a bundle's files (and their entries) by path.
+type byPath struct{ b *Bundle }
+
+func (s byPath) Len() int           { return len(s.b.Files) }
+func (s byPath) Less(i, j int) bool { return s.b.Files[i].Path < s.b.Files[j].Path }
+func (s byPath) Swap(i, j int) {
+	s.b.Files[i], s.b.Files[j] = s.b.Files[j], s.b.Files[i]
+	s.b.entries[i], s.b.entries[j] = s.b.entries[j], s.b.entries[i]
 }
 
 // commonRoot returns the one top folder every file is in, when it is not

@@ -90,7 +90,7 @@ func Serve(p *pod.Pod) error {
 	if err := add(api.SubjectGC, func(m *nats.Msg) { collect(m, st) }); err != nil {
 		return err
 	}
-	bd := &bundles{nc: nc, data: tenant.New(nc)}
+	bd := &bundles{nc: nc, data: tenant.New(nc), logf: p.Logf}
 	if err := add(api.SubjectBundleDeploy, bd.serve); err != nil {
 		return err
 	}

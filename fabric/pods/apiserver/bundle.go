@@ -5,25 +5,30 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"sync/atomic"
+	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/artifact"
+	"github.com/fabricops/fabric/fabric/infra/store"
 	"github.com/fabricops/fabric/fabric/infra/tenant"
 	"github.com/fabricops/fabric/fabric/pods/pod"
 	"github.com/nats-io/nats.go"
 )
 
 // bundles answers api.SubjectBundleDeploy: it deploys a bundle as one
-// transaction, or compares it with what the tenant has. nc is the
-// api-server's connection (its message limit bounds a stored document),
-// data the tenant's data layer. The requests of one api-server are
-// answered one at a time (one subscription), so its deployments do not
-// interleave.
+// transaction, or compares it with what the tenant has, reading the
+// bundle's files from where the client staged them in the tenant's
+// object store. nc is the api-server's connection (its message limit
+// bounds a stored document), data the tenant's data layer, logf the
+// pod's log. The requests of one api-server are answered one at a time
+// (one subscription), so its deployments do not interleave.
 type bundles struct {
 	nc   *nats.Conn
 	data *tenant.Data
+	logf func(string, ...any)
 }
 
 // writtenHook, when set, is called after each artifact a deployment
@@ -47,10 +52,11 @@ func (b *bundles) serve(m *nats.Msg) {
 	pod.Reply(m, rows)
 }
 
-// deploy deploys the request's files of its types (none: all) and
-// returns a row for each, or only compares them with what the tenant has
-// (req.Compare). Every document is parsed and checked before anything is
-// written; then the pipelines are added (as new versions), the
+// deploy reads the request's staged files and deletes them (whatever the
+// outcome), then deploys its files of its types (none: all) and returns
+// a row for each, or only compares them with what the tenant has
+// (req.Compare). Every document is parsed and checked before anything
+// is written; then the pipelines are added (as new versions), the
 // blueprints stored disabled, the dashboards stored, and last the
 // blueprints whose documents say so are enabled. An artifact the fabric
 // has unchanged is left as it is. When a write fails, what this run
@@ -58,12 +64,18 @@ func (b *bundles) serve(m *nats.Msg) {
 // the records it replaced are put back, so that nothing of the bundle
 // runs.
 func (b *bundles) deploy(req api.BundleDeployRequest) ([]api.BundleRow, error) {
-	if len(req.Files) > api.MaxBundleFiles {
-		return nil, fmt.Errorf("%d files in the bundle, more than the %d a deployment takes: deploy it as smaller bundles", len(req.Files), api.MaxBundleFiles)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), api.BundleDeployTimeout)
 	defer cancel()
-	items, r, err := b.plan(ctx, req.Files, req.Types)
+	st, err := b.data.Store(ctx)
+	if err != nil {
+		return nil, timedOut(ctx, err)
+	}
+	docs, err := readStaged(ctx, st, req.Files)
+	b.unstage(st, req.Files)
+	if err != nil {
+		return nil, timedOut(ctx, err)
+	}
+	items, r, err := b.plan(ctx, st, docs, req.Types)
 	if err != nil {
 		return nil, timedOut(ctx, err)
 	}
@@ -84,6 +96,88 @@ func (b *bundles) deploy(req api.BundleDeployRequest) ([]api.BundleRow, error) {
 		return nil, fmt.Errorf("%v (nothing of the bundle is deployed: what this run wrote was undone)", err)
 	}
 	return rowsOf(items), nil
+}
+
+// readStaged reads a bundle's staged files, within api.MaxBundleFiles
+// files, api.MaxBundleFile bytes a file and api.MaxBundleSize in all:
+// the sizes the request gives are checked before anything is read, and
+// each staged file's own size before it is read.
+func readStaged(ctx context.Context, st *store.Store, files []api.BundleFile) ([]bundleDoc, error) {
+	if err := api.BundleFilesError(len(files)); err != nil {
+		return nil, err
+	}
+	var declared int64
+	for _, f := range files {
+		switch {
+		case !slices.Contains(api.BundleTypes, f.Type):
+			return nil, fmt.Errorf("%s: no artifact type %q (want %s, %s or %s)", f.Path, f.Type, api.BundlePipeline, api.BundleBlueprint, api.BundleDashboard)
+		case !api.Staged(f.Blob):
+			return nil, fmt.Errorf("%s: %q is not where a bundle's file is staged (a path under %s)", f.Path, f.Blob, api.BundleStagePrefix)
+		case f.Size < 0:
+			return nil, fmt.Errorf("%s: a size of %d bytes", f.Path, f.Size)
+		}
+		declared += f.Size
+		if err := api.BundleSizeError(f.Path, f.Size, declared); err != nil {
+			return nil, err
+		}
+	}
+	docs := make([]bundleDoc, 0, len(files))
+	var total int64
+	for _, f := range files {
+		data, err := readBlob(ctx, st, f, &total)
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, bundleDoc{Type: f.Type, Path: f.Path, Data: data})
+	}
+	return docs, nil
+}
+
+// readBlob reads a staged file, adding its size to total, after checking
+// that size against the bounds.
+func readBlob(ctx context.Context, st *store.Store, f api.BundleFile, total *int64) ([]byte, error) {
+	r, size, err := st.GetBlob(ctx, f.Blob)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fmt.Errorf("%s: not staged at %s in the tenant's object store (deleted, or never written)", f.Path, f.Blob)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", f.Path, err)
+	}
+	defer r.Close()
+	*total += size
+	if err := api.BundleSizeError(f.Path, size, *total); err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(r, size+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", f.Path, err)
+	}
+	if int64(len(data)) != size || size != f.Size {
+		return nil, fmt.Errorf("%s: the staged file changed while it was read (%d bytes, the request says %d)", f.Path, len(data), f.Size)
+	}
+	return data, nil
+}
+
+// unstageTimeout bounds the deleting of a request's staged files; what
+// it leaves, the sweep of unreferenced data removes.
+const unstageTimeout = 30 * time.Second
+
+// unstage deletes the request's staged files (only paths under
+// api.BundleStagePrefix), giving up after unstageTimeout.
+func (b *bundles) unstage(st *store.Store, files []api.BundleFile) {
+	deadline := time.Now().Add(unstageTimeout)
+	for i, f := range files {
+		if !api.Staged(f.Blob) {
+			continue
+		}
+		if time.Now().After(deadline) {
+			b.logf("timed out after %s deleting the staged files of a bundle: %d left to the sweep", unstageTimeout, len(files)-i)
+			return
+		}
+		if err := st.DeleteBlob(context.Background(), f.Blob); err != nil {
+			b.logf("deleting a bundle's staged file: %v (the sweep removes it)", err)
+		}
+	}
 }
 
 // timedOut says so when err came of ctx's deadline.

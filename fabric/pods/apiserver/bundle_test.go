@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -56,9 +57,15 @@ dashboard_sections:
 `
 )
 
+// testFile is a file of a test bundle, to stage.
+type testFile struct {
+	Type, Path string
+	Data       []byte
+}
+
 // bundleFiles are the files of the test bundle.
-func bundleFiles() []api.BundleFile {
-	return []api.BundleFile{
+func bundleFiles() []testFile {
+	return []testFile{
 		{Type: api.BundlePipeline, Path: "pipelines/alerts.pipeline", Data: []byte(bundleAlerts)},
 		{Type: api.BundlePipeline, Path: "pipelines/report.yaml", Data: []byte(bundleReport)},
 		{Type: api.BundleBlueprint, Path: "blueprints/syslog.yaml", Data: []byte(bundleSyslog)},
@@ -67,17 +74,48 @@ func bundleFiles() []api.BundleFile {
 	}
 }
 
-// deploy sends req to the api-server, as the client does, and returns
-// its rows or its error.
-func deploy(t *testing.T, nc *nats.Conn, req api.BundleDeployRequest) ([]api.BundleRow, error) {
+// stage stages files in the tenant's object store, as the client does,
+// and returns them as a request names them.
+func stage(t *testing.T, data *tenant.Data, files []testFile) []api.BundleFile {
 	t.Helper()
-	data, err := json.Marshal(req)
+	st, err := data.Store(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg, err := nc.Request(api.SubjectBundleDeploy, data, api.BundleWait)
+	folder := api.BundleStagePrefix + tenant.NewToken() + "/"
+	out := make([]api.BundleFile, len(files))
+	for i, f := range files {
+		out[i] = api.BundleFile{Type: f.Type, Path: f.Path, Blob: folder + strconv.Itoa(i), Size: int64(len(f.Data))}
+		if _, err := st.PutBlob(context.Background(), out[i].Blob, bytes.NewReader(f.Data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// deploy stages files and sends req naming them to the api-server, as
+// the client does, and returns its rows or its error. The api-server
+// must have deleted the staged files when it answers.
+func deploy(t *testing.T, nc *nats.Conn, data *tenant.Data, files []testFile, req api.BundleDeployRequest) ([]api.BundleRow, error) {
+	t.Helper()
+	req.Files = stage(t, data, files)
+	return send(t, nc, data, req)
+}
+
+// send sends req to the api-server and returns its rows or its error,
+// checking that no staged file is left.
+func send(t *testing.T, nc *nats.Conn, data *tenant.Data, req api.BundleDeployRequest) ([]api.BundleRow, error) {
+	t.Helper()
+	body, err := json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, err := nc.Request(api.SubjectBundleDeploy, body, api.BundleWait)
 	if err != nil {
 		return nil, err
+	}
+	if left := staged(t, data); len(left) > 0 {
+		t.Errorf("staged files left after the api-server answered: %v", left)
 	}
 	var e api.Error
 	if json.Unmarshal(msg.Data, &e) == nil && e.Error != "" {
@@ -88,6 +126,26 @@ func deploy(t *testing.T, nc *nats.Conn, req api.BundleDeployRequest) ([]api.Bun
 		t.Fatalf("bad answer %s: %v", msg.Data, err)
 	}
 	return rows, nil
+}
+
+// staged lists the staged files of the tenant's object store.
+func staged(t *testing.T, data *tenant.Data) []string {
+	t.Helper()
+	st, err := data.Store(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	blobs, err := st.Blobs(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, b := range blobs {
+		if strings.HasPrefix(b, api.BundleStagePrefix) {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // start starts a fabric with an api-server and connects to its tenant.
@@ -115,7 +173,7 @@ func start(t *testing.T) (*nats.Conn, *tenant.Data, *artifact.Repo) {
 func TestBundleDeployUndo(t *testing.T) {
 	nc, data, repo := start(t)
 	ctx := context.Background()
-	if _, err := deploy(t, nc, api.BundleDeployRequest{Files: bundleFiles()}); err != nil {
+	if _, err := deploy(t, nc, data, bundleFiles(), api.BundleDeployRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	before := map[string][]byte{}
@@ -134,8 +192,8 @@ func TestBundleDeployUndo(t *testing.T) {
 	files[2].Data = []byte(strings.Replace(bundleSyslog, "Keeps the severe", "Keeps all the severe", 1))
 	files[4].Data = []byte(strings.Replace(bundleOps, "label: Operations", "label: Changed", 1))
 	files = append(files,
-		api.BundleFile{Type: api.BundleBlueprint, Path: "blueprints/extra.yaml", Data: []byte("id: extra\nname: Extra\nservice_pipelines:\n  - {name: report}\n")},
-		api.BundleFile{Type: api.BundleDashboard, Path: "dashboards/fresh.yaml", Data: []byte("name: fresh\n")})
+		testFile{Type: api.BundleBlueprint, Path: "blueprints/extra.yaml", Data: []byte("id: extra\nname: Extra\nservice_pipelines:\n  - {name: report}\n")},
+		testFile{Type: api.BundleDashboard, Path: "dashboards/fresh.yaml", Data: []byte("name: fresh\n")})
 	var mu sync.Mutex
 	var written []string
 	apiserver.SetWrittenHook(t, func(r api.BundleRow) error {
@@ -147,7 +205,7 @@ func TestBundleDeployUndo(t *testing.T) {
 		}
 		return nil
 	})
-	_, err = deploy(t, nc, api.BundleDeployRequest{Files: files})
+	_, err = deploy(t, nc, data, files, api.BundleDeployRequest{})
 	if err == nil || !strings.Contains(err.Error(), "dashboards/ops.yaml: injected failure") || !strings.Contains(err.Error(), "undone") {
 		t.Fatalf("deploy: %v, want the injected failure, undone", err)
 	}
@@ -175,7 +233,7 @@ func TestBundleDeployUndo(t *testing.T) {
 	if _, err := repo.Get(ctx, artifact.Dashboard, "fresh"); !errors.Is(err, artifact.ErrNotFound) {
 		t.Errorf("the new dashboard fresh: %v, want it deleted", err)
 	}
-	rows, err := deploy(t, nc, api.BundleDeployRequest{Files: bundleFiles(), Compare: true})
+	rows, err := deploy(t, nc, data, bundleFiles(), api.BundleDeployRequest{Compare: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,19 +247,28 @@ func TestBundleDeployUndo(t *testing.T) {
 	}
 }
 
-// TestBundleDeployLimits: a request with more than api.MaxBundleFiles
-// files is refused with one line naming the limit, and writes nothing
-// (one at the limit is taken); a request over the fabric's message limit
-// never reaches the api-server (NATS refuses it); an unknown type of file
-// or artifact is refused; a bad request is answered with an error.
+// TestBundleDeployLimits: the api-server reads a bundle's files from
+// where the client staged them, so a bundle of several MB deploys; a
+// request with more than api.MaxBundleFiles files, a file over
+// api.MaxBundleFile bytes (as the request says, or as staged) or more
+// than api.MaxBundleSize in all is refused with one line naming the
+// limit, before the file is read, and writes nothing (one at the limit
+// is taken); an unknown type of file or artifact and a path outside the
+// staging folder are refused; a bad request is answered with an error.
+// Whatever the outcome, the staged files are deleted (send checks), and
+// no other blob.
 func TestBundleDeployLimits(t *testing.T) {
 	nc, data, repo := start(t)
 	ctx := context.Background()
-	var files []api.BundleFile
-	for i := 0; i <= api.MaxBundleFiles; i++ {
-		files = append(files, api.BundleFile{Type: api.BundleDashboard, Path: fmt.Sprintf("dashboards/d%d.yaml", i), Data: []byte(fmt.Sprintf("name: d%d\n", i))})
+	st, err := data.Store(ctx)
+	if err != nil {
+		t.Fatal(err)
 	}
-	_, err := deploy(t, nc, api.BundleDeployRequest{Files: files})
+	var files []testFile
+	for i := 0; i <= api.MaxBundleFiles; i++ {
+		files = append(files, testFile{Type: api.BundleDashboard, Path: fmt.Sprintf("dashboards/d%d.yaml", i), Data: []byte(fmt.Sprintf("name: d%d\n", i))})
+	}
+	_, err = deploy(t, nc, data, files, api.BundleDeployRequest{})
 	want := fmt.Sprintf("%d files in the bundle, more than the %d a deployment takes: deploy it as smaller bundles", api.MaxBundleFiles+1, api.MaxBundleFiles)
 	if err == nil || err.Error() != want {
 		t.Fatalf("deploy of %d files: %v, want %q", len(files), err, want)
@@ -211,26 +278,87 @@ func TestBundleDeployLimits(t *testing.T) {
 	}
 	// At the limit, it deploys.
 	start := time.Now()
-	rows, err := deploy(t, nc, api.BundleDeployRequest{Files: files[:api.MaxBundleFiles], Compare: true})
+	rows, err := deploy(t, nc, data, files[:api.MaxBundleFiles], api.BundleDeployRequest{Compare: true})
 	if err != nil || len(rows) != api.MaxBundleFiles {
 		t.Fatalf("compare of %d files: %d rows, %v", api.MaxBundleFiles, len(rows), err)
 	}
-	t.Logf("compared %d files in %s", len(rows), time.Since(start))
+	t.Logf("staged and compared %d files in %s", len(rows), time.Since(start))
 
-	big := []api.BundleFile{{Type: api.BundleDashboard, Path: "dashboards/big.yaml", Data: bytes.Repeat([]byte("x"), int(nc.MaxPayload()))}}
-	if _, err := deploy(t, nc, api.BundleDeployRequest{Files: big}); !errors.Is(err, nats.ErrMaxPayload) {
-		t.Errorf("a request over the message limit: %v, want %v", err, nats.ErrMaxPayload)
+	// Several MB: more than a message of the fabric holds, each document
+	// less than a record.
+	var several []testFile
+	var total int
+	for i := range 6 {
+		body := fmt.Sprintf("name: big%d\ndescription: %s\n", i, strings.Repeat("x", int(nc.MaxPayload())*8/10))
+		total += len(body)
+		several = append(several, testFile{Type: api.BundleDashboard, Path: fmt.Sprintf("dashboards/big%d.yaml", i), Data: []byte(body)})
+	}
+	rows, err = deploy(t, nc, data, several, api.BundleDeployRequest{})
+	if err != nil || len(rows) != len(several) {
+		t.Fatalf("deploy of %d bytes: %+v, %v", total, rows, err)
+	}
+	if int64(total) < 4*nc.MaxPayload() {
+		t.Fatalf("the bundle holds %d bytes, want several MB", total)
+	}
+	if got, err := repo.GetJSON(ctx, artifact.Dashboard, "big5"); err != nil || len(got) < int(nc.MaxPayload())*8/10 {
+		t.Errorf("dashboard big5: %d bytes, %v", len(got), err)
+	}
+
+	// A file over the limit, as the request says it and as it is staged
+	// (a request that says less): refused before it is read.
+	huge := bytes.Repeat([]byte("x"), api.MaxBundleFile+1)
+	wantHuge := fmt.Sprintf("dashboards/huge.yaml: %d bytes, more than the 16 MiB a bundle file may hold", len(huge))
+	hugeFiles := []testFile{{Type: api.BundleDashboard, Path: "dashboards/ok.yaml", Data: []byte("name: ok\n")}, {Type: api.BundleDashboard, Path: "dashboards/huge.yaml", Data: huge}}
+	if _, err := deploy(t, nc, data, hugeFiles, api.BundleDeployRequest{}); err == nil || err.Error() != wantHuge {
+		t.Errorf("deploy of a file of %d bytes: %v, want %q", len(huge), err, wantHuge)
+	}
+	req := api.BundleDeployRequest{Files: stage(t, data, hugeFiles)}
+	req.Files[1].Size = 10
+	if _, err := send(t, nc, data, req); err == nil || err.Error() != wantHuge {
+		t.Errorf("deploy of a file of %d bytes said to be 10: %v, want %q", len(huge), err, wantHuge)
+	}
+	// More than the bundle's limit in all, as the request says: refused
+	// before anything is read.
+	var fat []testFile
+	for i := 0; i*api.MaxBundleFile <= api.MaxBundleSize; i++ {
+		fat = append(fat, testFile{Type: api.BundleDashboard, Path: fmt.Sprintf("dashboards/f%02d.yaml", i), Data: []byte("name: f\n")})
+	}
+	req = api.BundleDeployRequest{Files: stage(t, data, fat)}
+	for i := range req.Files {
+		req.Files[i].Size = api.MaxBundleFile
+	}
+	wantFat := fmt.Sprintf("dashboards/f%02d.yaml: the bundle's files hold more than 256 MiB", len(fat)-1)
+	if _, err := send(t, nc, data, req); err == nil || err.Error() != wantFat {
+		t.Errorf("deploy of %d files of 16 MiB: %v, want %q", len(fat), err, wantFat)
+	}
+	for _, name := range []string{"ok", "huge", "f00"} {
+		if _, err := repo.Get(ctx, artifact.Dashboard, name); !errors.Is(err, artifact.ErrNotFound) {
+			t.Errorf("dashboard %s after the refused deployments: %v, want none", name, err)
+		}
+	}
+
+	// A blob elsewhere is neither read nor deleted.
+	if _, err := st.PutBlob(ctx, "docs/keep.yaml", strings.NewReader("name: keep\n")); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := api.BundleDeployRequest{Files: []api.BundleFile{{Type: api.BundleDashboard, Path: "dashboards/keep.yaml", Blob: "docs/keep.yaml", Size: 11}}}
+	if _, err := send(t, nc, data, elsewhere); err == nil || err.Error() != `dashboards/keep.yaml: "docs/keep.yaml" is not where a bundle's file is staged (a path under _bundles/)` {
+		t.Errorf("deploy of a blob outside the staging folder: %v", err)
+	}
+	if _, err := st.BlobSize(ctx, "docs/keep.yaml"); err != nil {
+		t.Errorf("the blob outside the staging folder after the deployment: %v, want it kept", err)
 	}
 
 	for _, c := range []struct {
-		req  api.BundleDeployRequest
-		want string
+		files []testFile
+		types []string
+		want  string
 	}{
-		{api.BundleDeployRequest{Files: bundleFiles(), Types: []string{"macro"}}, `no artifact type "macro" (want pipeline, blueprint or dashboard)`},
-		{api.BundleDeployRequest{Files: []api.BundleFile{{Type: "macro", Path: "macros/m.yaml"}}}, `macros/m.yaml: no artifact type "macro" (want pipeline, blueprint or dashboard)`},
+		{bundleFiles(), []string{"macro"}, `no artifact type "macro" (want pipeline, blueprint or dashboard)`},
+		{[]testFile{{Type: "macro", Path: "macros/m.yaml"}}, nil, `macros/m.yaml: no artifact type "macro" (want pipeline, blueprint or dashboard)`},
 	} {
-		if _, err := deploy(t, nc, c.req); err == nil || err.Error() != c.want {
-			t.Errorf("deploy %+v: %v, want %q", c.req.Types, err, c.want)
+		if _, err := deploy(t, nc, data, c.files, api.BundleDeployRequest{Types: c.types}); err == nil || err.Error() != c.want {
+			t.Errorf("deploy %+v: %v, want %q", c.types, err, c.want)
 		}
 	}
 	msg, err := nc.Request(api.SubjectBundleDeploy, []byte("{not json"), 5*time.Second)

@@ -13,6 +13,7 @@ import (
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/artifact"
 	"github.com/fabricops/fabric/fabric/infra/blueprint"
+	"github.com/fabricops/fabric/fabric/infra/store"
 	"github.com/fabricops/fabric/fabric/infra/tenant"
 	"github.com/fabricops/fabric/fabric/lib/pipeline"
 )
@@ -39,7 +40,7 @@ type bundleItem struct {
 // in deployment order, and reads what the fabric has of each. A
 // blueprint may name the bundle's pipelines when they are deployed with
 // it.
-func (b *bundles) plan(ctx context.Context, files []api.BundleFile, types []string) ([]*bundleItem, *artifact.Repo, error) {
+func (b *bundles) plan(ctx context.Context, st *store.Store, files []bundleDoc, types []string) ([]*bundleItem, *artifact.Repo, error) {
 	if len(types) == 0 {
 		types = api.BundleTypes
 	}
@@ -47,15 +48,6 @@ func (b *bundles) plan(ctx context.Context, files []api.BundleFile, types []stri
 		if !slices.Contains(api.BundleTypes, t) {
 			return nil, nil, fmt.Errorf("no artifact type %q (want %s, %s or %s)", t, api.BundlePipeline, api.BundleBlueprint, api.BundleDashboard)
 		}
-	}
-	for _, f := range files {
-		if !slices.Contains(api.BundleTypes, f.Type) {
-			return nil, nil, fmt.Errorf("%s: no artifact type %q (want %s, %s or %s)", f.Path, f.Type, api.BundlePipeline, api.BundleBlueprint, api.BundleDashboard)
-		}
-	}
-	st, err := b.data.Store(ctx)
-	if err != nil {
-		return nil, nil, err
 	}
 	r := &artifact.Repo{Store: st}
 	latest, err := b.data.Pipelines(ctx)
@@ -93,9 +85,15 @@ func (b *bundles) plan(ctx context.Context, files []api.BundleFile, types []stri
 	return items, r, nil
 }
 
+// bundleDoc is a document of a bundle, read from where it was staged.
+type bundleDoc struct {
+	Type, Path string
+	Data       []byte
+}
+
 // filesOf returns the files of one type, by path.
-func filesOf(files []api.BundleFile, typ string) []api.BundleFile {
-	var out []api.BundleFile
+func filesOf(files []bundleDoc, typ string) []bundleDoc {
+	var out []bundleDoc
 	for _, f := range files {
 		if f.Type == typ {
 			out = append(out, f)
@@ -107,7 +105,7 @@ func filesOf(files []api.BundleFile, typ string) []api.BundleFile {
 
 // pipelines reads the bundle's pipelines as 'pipeline add' does, checks
 // them and compares each with its latest version, by name.
-func (b *bundles) pipelines(files []api.BundleFile, latest []api.Pipeline) ([]*bundleItem, error) {
+func (b *bundles) pipelines(files []bundleDoc, latest []api.Pipeline) ([]*bundleItem, error) {
 	var items []*bundleItem
 	seen := map[string]string{}
 	for _, f := range files {
@@ -201,7 +199,7 @@ func blueprintCheck(known map[string]bool, withBundle bool) *artifact.Kind {
 // docs reads and checks the bundle's documents of a type (a blueprint or
 // a dashboard, as kind k checks it), and reads the record the fabric has
 // of each.
-func (b *bundles) docs(ctx context.Context, r *artifact.Repo, files []api.BundleFile, typ string, k *artifact.Kind) ([]*bundleItem, error) {
+func (b *bundles) docs(ctx context.Context, r *artifact.Repo, files []bundleDoc, typ string, k *artifact.Kind) ([]*bundleItem, error) {
 	var items []*bundleItem
 	seen := map[string]string{}
 	for _, f := range files {
