@@ -49,6 +49,14 @@ Returns the job records, the oldest first: only the active ones
 
 Waits until a job ends and returns its record; on_status(record) is
 called at each change of status. Fails when timeout (seconds) passes.`, e.waitBuiltin),
+		"small_output": doc.Builtin("small_output", `small_output(jobid)
+
+Returns the copy of a completed job's output that its record keeps when
+the output is small (api.SmallOutput: at most 100 rows and 4 KiB), as a
+dict: rows (a list of dicts, as output(jobid).rows() gives them) and
+text (the table print(output(jobid)) prints). None when the job has no
+such copy (a larger output, one purged, a job not completed): output()
+reads the stored Parquet (the data build).`, e.smallOutputBuiltin),
 		"evict": doc.Builtin("evict", "evict(jobid)\n\nStops a running job on its worker (partial ids too) and returns its record.", e.evictBuiltin),
 		"purge_outputs": doc.Builtin("purge_outputs", "purge_outputs()\n\nDeletes the outputs of every finished job; returns how many.",
 			e.listCall(func(ctx context.Context, c *client.Client) (any, error) { return c.PurgeOutputs(ctx) })),
@@ -208,6 +216,7 @@ func (e *Env) verifyBuiltin(thread *starlark.Thread, b *starlark.Builtin, args s
 // jobValue is a job's record as a dict, with now (the time it was read,
 // for the Age column).
 func jobValue(j api.Job) (starlark.Value, error) {
+	j.SmallOutput = nil // the output's copy is small_output's
 	return dictOf(j, nil, []starlark.Tuple{{starlark.String("now"), starlark.String(api.Timestamp(time.Now()))}})
 }
 

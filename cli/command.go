@@ -55,7 +55,7 @@ func (sh *shell) command(args []string) int {
 	if cmd == nil {
 		return code
 	}
-	return sh.invoke(rt, cmd, args[n:])
+	return sh.invoke(rt, cmd, args, n)
 }
 
 // load executes the script that declares the command key and returns it.
@@ -80,9 +80,11 @@ func (sh *shell) load(rt *runtime.Runtime, ix *command.Index, key string) (*comm
 	return cmd, runtime.ExitOK
 }
 
-// invoke parses argv for cmd and calls its function.
-func (sh *shell) invoke(rt *runtime.Runtime, cmd *command.Command, argv []string) int {
-	parsed, err := command.Parse(cmd, argv)
+// invoke parses the arguments of cmd (args after its n words) and calls
+// its function, or hands args over when the function needs what this
+// build lacks.
+func (sh *shell) invoke(rt *runtime.Runtime, cmd *command.Command, args []string, n int) int {
+	parsed, err := command.Parse(cmd, args[n:])
 	if err != nil {
 		fmt.Fprintf(sh.io.Stderr, "error: %s\n%s\nRun '%s %s -h' for help.\n", err, command.Usage(Prog, cmd), Prog, cmd.Name)
 		return runtime.ExitUsage
@@ -92,7 +94,7 @@ func (sh *shell) invoke(rt *runtime.Runtime, cmd *command.Command, argv []string
 		return runtime.ExitOK
 	}
 	if sh.commandLacks(rt, cmd) {
-		return sh.handOff()
+		return sh.handOffArgs(args)
 	}
 	for _, w := range parsed.Warnings {
 		fmt.Fprintf(sh.io.Stderr, "warning: %s\n", w)

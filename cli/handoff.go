@@ -47,12 +47,16 @@ func (sh *shell) debugLacks(names []string) bool {
 // handOff replaces this process with the build HandOffTo, run with the
 // same arguments, environment, standard streams and terminal. It returns
 // only when that cannot be done, with the exit code of the failure.
-func (sh *shell) handOff() int {
+func (sh *shell) handOff() int { return sh.handOffArgs(sh.argv) }
+
+// handOffArgs is handOff with the arguments args (those after the
+// program's name).
+func (sh *shell) handOffArgs(args []string) int {
 	full, beside, err := local.FindBinary(HandOffTo)
 	if err == nil {
-		argv := append([]string{full}, sh.argv...)
+		argv := append([]string{full}, args...)
 		if sh.debug {
-			argv = append([]string{full, "--debug"}, sh.argv...)
+			argv = append([]string{full, "--debug"}, args...)
 		}
 		err = syscall.Exec(full, argv, os.Environ())
 	}

@@ -183,6 +183,7 @@ func (sh *shell) newRuntime(argv []string) *runtime.Runtime {
 	predeclared["sys"] = stdlib.SysModule(argv)
 	predeclared["out"] = out.Module()
 	predeclared["input"] = stdlib.InputBuiltin()
+	predeclared["exec_command"] = sh.execCommandBuiltin()
 	o := runtime.Options{IO: &io, Bundle: scripts.FS, Predeclared: predeclared}
 	if HandOffTo != "" {
 		o.Absent = absent

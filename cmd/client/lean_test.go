@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -175,5 +176,27 @@ func TestRecordCommandsRunInOneProcess(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(starts); string(got) != "dataset get --name hosts\n" {
 		t.Fatalf("dataset get started the data build with %q, want once", got)
+	}
+
+	// A pipeline run whose output is small prints it from the job's
+	// record, in this process; written to a file, the output is the
+	// output command's, handed to the data build once the job ran.
+	os.Remove(starts)
+	pl := filepath.Join(dir, "hosts.pipeline")
+	if err := os.WriteFile(pl, []byte("@dm:recall name = 'hosts'\n --> *dm:filter cpu > 50 get host, cpu\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, code := run("run-get-output", "--file", pl, "--format", "csv"); code != 0 || !strings.HasSuffix(out, "host,cpu\nweb-1,93.5\n") {
+		t.Fatalf("run-get-output: exit %d\n%s", code, out)
+	}
+	if got, _ := os.ReadFile(starts); len(got) != 0 {
+		t.Fatalf("run-get-output of a small output started the data build: %q", got)
+	}
+	if out, code := run("run-get-output", "--file", pl, "--tofile", filepath.Join(dir, "out.csv")); code != 0 {
+		t.Fatalf("run-get-output --tofile through the counter: %d %q", code, out)
+	}
+	want := regexp.MustCompile(`^output --jobid [0-9a-f]{32} --format auto --tofile ` + regexp.QuoteMeta(filepath.Join(dir, "out.csv")) + "\n$")
+	if got, _ := os.ReadFile(starts); !want.Match(got) {
+		t.Fatalf("run-get-output --tofile started the data build with %q, want %s", got, want)
 	}
 }

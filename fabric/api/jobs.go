@@ -66,6 +66,9 @@ type Job struct {
 	// completes, and once purged); OutputRows its number of rows.
 	Output     string `json:"output"`
 	OutputRows int64  `json:"output_rows"`
+	// SmallOutput is the copy of a small output the record keeps, for
+	// clients without the data libraries (nil: none, or purged).
+	SmallOutput *SmallOutput `json:"small_output,omitempty"`
 	// Owner is the deployment or schedule the job runs for (nil: started
 	// by hand).
 	Owner *JobOwner `json:"owner,omitempty"`

@@ -285,7 +285,7 @@ func (r *Records) PurgeOutputs(ctx context.Context, cutoff time.Time) (int, erro
 		if err := r.s.DeleteBlob(ctx, j.Output); err != nil && !errors.Is(err, store.ErrNotFound) {
 			return n, err
 		}
-		if _, err := r.Update(ctx, j.JobID, func(j *api.Job) error { j.Output = ""; return nil }); err != nil {
+		if _, err := r.Update(ctx, j.JobID, func(j *api.Job) error { j.Output, j.SmallOutput = "", nil; return nil }); err != nil {
 			return n, err
 		}
 		n++

@@ -10,6 +10,7 @@
 package worker
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -322,7 +323,7 @@ func (w *Worker) run(ctx context.Context, job api.Job, runSteps func(context.Con
 	default:
 		path := jobs.OutputPath(job.JobID)
 		sctx, scancel := context.WithTimeout(context.Background(), 30*time.Second)
-		serr := w.saveOutput(sctx, path, out)
+		small, serr := w.saveOutput(sctx, path, out)
 		scancel()
 		if serr != nil {
 			status, reason = api.JobFailed, "cannot store the output: "+serr.Error()
@@ -333,7 +334,7 @@ func (w *Worker) run(ctx context.Context, job api.Job, runSteps func(context.Con
 			rows = int64(out.NumRows())
 		}
 		err = finish(api.JobCompleted, "", func(j *api.Job) {
-			j.Output, j.OutputRows = path, rows
+			j.Output, j.OutputRows, j.SmallOutput = path, rows, small
 		})
 	}
 	if err != nil {
@@ -341,14 +342,30 @@ func (w *Worker) run(ctx context.Context, job api.Job, runSteps func(context.Con
 	}
 }
 
-// saveOutput stores a job's final frame as Parquet. A server of a cluster
-// that dies mid-put loses the put's acknowledgements, so a failed put is
-// tried again (the frame is still in memory) until ctx ends.
-func (w *Worker) saveOutput(ctx context.Context, path string, f *frame.Frame) error {
+// saveOutput stores a job's final frame as Parquet, and returns the copy
+// its record keeps when it is small (api.SmallOutput: a small frame is
+// encoded once, in memory, and read back). A server of a cluster that
+// dies mid-put loses the put's acknowledgements, so a failed put is tried
+// again (the frame is still in memory) until ctx ends.
+func (w *Worker) saveOutput(ctx context.Context, path string, f *frame.Frame) (*api.SmallOutput, error) {
 	if f == nil {
 		f, _ = frame.FromRows(nil, nil)
 	}
-	return retry(ctx, func() error {
+	if f.NumRows() <= api.SmallOutputRows {
+		var pq bytes.Buffer
+		if err := f.WriteTo(&pq, frame.Parquet, ""); err != nil {
+			return nil, err
+		}
+		err := retry(ctx, func() error {
+			_, err := w.recs.Store().PutBlob(ctx, path, bytes.NewReader(pq.Bytes()))
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		return smallOutput(pq.Bytes(), path), nil
+	}
+	return nil, retry(ctx, func() error {
 		pr, pw := io.Pipe()
 		go func() { pw.CloseWithError(f.WriteTo(pw, frame.Parquet, "")) }()
 		_, err := w.recs.Store().PutBlob(ctx, path, pr)
