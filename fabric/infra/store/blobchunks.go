@@ -51,8 +51,11 @@ func (s *Store) openChunks(ctx context.Context, path string) (*chunkReader, erro
 	actx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
 	var info *jetstream.ObjectInfo
-	err := retryRead(actx, func(actx context.Context) (err error) {
-		info, err = s.objects.GetInfo(actx, path)
+	err := retryRead(actx, func(actx context.Context) error {
+		obs, err := s.objectStore(actx)
+		if err == nil {
+			info, err = obs.GetInfo(actx, path)
+		}
 		return err
 	})
 	if errors.Is(err, jetstream.ErrObjectNotFound) {

@@ -75,10 +75,14 @@ func (s *Store) GetBlob(ctx context.Context, path string) (io.ReadCloser, int64,
 // context with a far deadline, which becomes a short poll once the
 // object is open: see pollContext.)
 func (s *Store) openBlob(ctx, actx context.Context, path string) (io.ReadCloser, int64, error) {
+	obs, err := s.objectStore(actx)
+	if err != nil {
+		return nil, 0, err
+	}
 	far, cancel := context.WithTimeout(ctx, 24*time.Hour)
 	rctx := &pollContext{Context: far}
 	stop := context.AfterFunc(actx, cancel)
-	obj, err := s.objects.Get(rctx, path)
+	obj, err := obs.Get(rctx, path)
 	if !stop() {
 		// The attempt ended first (its timeout, or ctx's end) and
 		// cancelled rctx: say which.

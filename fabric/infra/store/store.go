@@ -33,27 +33,41 @@ const Timeout = 10 * time.Second
 // Store is a tenant's artifact store.
 type Store struct {
 	js      jetstream.JetStream
-	objects jetstream.ObjectStore
-	bucket  string     // the object store's name
-	mu      sync.Mutex // guards kvs and chunks: a store is shared by concurrent jobs
+	objMu   sync.Mutex            // guards objects
+	objects jetstream.ObjectStore // once looked up (objectStore)
+	bucket  string                // the object store's name
+	mu      sync.Mutex            // guards kvs and chunks: a store is shared by concurrent jobs
 	kvs     map[string]jetstream.KeyValue
 	chunks  jetstream.Stream // the object store's stream, once looked up
 }
 
-// Open opens (creating when missing) the tenant's object store and record
-// buckets.
+// Open opens the tenant's store: its object store and record buckets are
+// looked up (created when missing) on first use.
 func Open(ctx context.Context, nc *nats.Conn) (*Store, error) {
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return nil, err
 	}
+	return &Store{js: js, bucket: api.ObjectsBucket, kvs: map[string]jetstream.KeyValue{}}, nil
+}
+
+// objectStore returns the tenant's object store, looked up (created when
+// missing) on first use: a command that reads only records, as most of
+// the lean client's do, never asks for the stream's information.
+func (s *Store) objectStore(ctx context.Context) (jetstream.ObjectStore, error) {
+	s.objMu.Lock()
+	defer s.objMu.Unlock()
+	if s.objects != nil {
+		return s.objects, nil
+	}
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
-	obs, err := EnsureObjectStore(ctx, js, api.ObjectsBucket)
+	obs, err := EnsureObjectStore(ctx, s.js, s.bucket)
 	if err != nil {
-		return nil, fmt.Errorf("object store %s: %w", api.ObjectsBucket, err)
+		return nil, fmt.Errorf("object store %s: %w", s.bucket, err)
 	}
-	return &Store{js: js, objects: obs, bucket: api.ObjectsBucket, kvs: map[string]jetstream.KeyValue{}}, nil
+	s.objects = obs
+	return obs, nil
 }
 
 func (s *Store) kv(ctx context.Context, bucket string) (jetstream.KeyValue, error) {
@@ -398,7 +412,11 @@ func ListOf[T any](ctx context.Context, s *Store, bucket string) ([]T, error) {
 // which fails once that context is cancelled; so the put runs on a context
 // that is not, and ctx stops it through the reader instead.)
 func (s *Store) PutBlob(ctx context.Context, path string, r io.Reader) (int64, error) {
-	info, err := s.objects.Put(context.WithoutCancel(ctx), jetstream.ObjectMeta{Name: path}, ctxReader{ctx, r})
+	obs, err := s.objectStore(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("storing %s: %w", path, err)
+	}
+	info, err := obs.Put(context.WithoutCancel(ctx), jetstream.ObjectMeta{Name: path}, ctxReader{ctx, r})
 	if err == nil && ctx.Err() != nil {
 		// Cancelled after the last read: the blob is whole, but the
 		// caller gave up on it and will not record it.
@@ -416,8 +434,11 @@ func (s *Store) BlobSize(ctx context.Context, path string) (int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
 	var info *jetstream.ObjectInfo
-	err := retryRead(ctx, func(ctx context.Context) (err error) {
-		info, err = s.objects.GetInfo(ctx, path)
+	err := retryRead(ctx, func(ctx context.Context) error {
+		obs, err := s.objectStore(ctx)
+		if err == nil {
+			info, err = obs.GetInfo(ctx, path)
+		}
 		return err
 	})
 	if errors.Is(err, jetstream.ErrObjectNotFound) {
@@ -436,7 +457,11 @@ func (s *Store) BlobSize(ctx context.Context, path string) (int64, error) {
 func (s *Store) DeleteBlob(ctx context.Context, path string) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), Timeout)
 	defer cancel()
-	err := s.objects.Delete(ctx, path)
+	obs, err := s.objectStore(ctx)
+	if err != nil {
+		return timeout(err, "deleting "+path)
+	}
+	err = obs.Delete(ctx, path)
 	if errors.Is(err, jetstream.ErrObjectNotFound) {
 		return nil
 	}
@@ -447,7 +472,11 @@ func (s *Store) DeleteBlob(ctx context.Context, path string) error {
 func (s *Store) Blobs(ctx context.Context) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
-	infos, err := s.objects.List(ctx)
+	obs, err := s.objectStore(ctx)
+	if err != nil {
+		return nil, err
+	}
+	infos, err := obs.List(ctx)
 	if errors.Is(err, jetstream.ErrNoObjectsFound) {
 		return nil, nil
 	}

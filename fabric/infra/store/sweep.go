@@ -20,7 +20,11 @@ type BlobInfo struct {
 func (s *Store) BlobInfos(ctx context.Context) ([]BlobInfo, error) {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
-	infos, err := s.objects.List(ctx)
+	obs, err := s.objectStore(ctx)
+	if err != nil {
+		return nil, err
+	}
+	infos, err := obs.List(ctx)
 	if errors.Is(err, jetstream.ErrNoObjectsFound) {
 		return nil, nil
 	}
@@ -54,7 +58,11 @@ func (s *Store) DanglingChunks(ctx context.Context) ([]Dangling, error) {
 	defer cancel()
 	bucket := s.bucket
 	owned := map[string]bool{}
-	infos, err := s.objects.List(ctx, jetstream.ListObjectsShowDeleted())
+	obs, err := s.objectStore(ctx)
+	if err != nil {
+		return nil, err
+	}
+	infos, err := obs.List(ctx, jetstream.ListObjectsShowDeleted())
 	if err != nil && !errors.Is(err, jetstream.ErrNoObjectsFound) {
 		return nil, err
 	}
@@ -100,7 +108,11 @@ func (s *Store) PurgeChunks(ctx context.Context, subject string) error {
 func (s *Store) Size(ctx context.Context) (uint64, error) {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
-	status, err := s.objects.Status(ctx)
+	obs, err := s.objectStore(ctx)
+	if err != nil {
+		return 0, err
+	}
+	status, err := obs.Status(ctx)
 	if err != nil {
 		return 0, err
 	}
