@@ -146,6 +146,10 @@ func TestClusterKeepsThreeReplicas(t *testing.T) {
 	for deadline := time.Now().Add(30 * time.Second); ; {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		s, err = store.Open(ctx, nc)
+		if err == nil {
+			// The object store is made on first use.
+			_, err = s.PutBlob(ctx, "cluster-test", strings.NewReader("x"))
+		}
 		cancel()
 		if err == nil {
 			break
@@ -155,7 +159,6 @@ func TestClusterKeepsThreeReplicas(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	_ = s
 	if r := store.Replicas(nc); r != 3 {
 		t.Fatalf("replicas on a cluster of 3: %d", r)
 	}
