@@ -2,6 +2,7 @@ package data
 
 import (
 	"fmt"
+	"github.com/fabricops/fabric/builtins"
 
 	"github.com/fabricops/fabric/fabric/lib/cfxql"
 	"github.com/fabricops/fabric/fabric/lib/starvalue"
@@ -32,7 +33,7 @@ func cfxqlMatch(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 	}
 	q, err := cfxql.Parse(query)
 	if err != nil {
-		return nil, fail(b.Name(), err)
+		return nil, builtins.Fail(b.Name(), err)
 	}
 	row := make(map[string]any, d.Len())
 	for _, item := range d.Items() {
@@ -42,13 +43,13 @@ func cfxqlMatch(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 		}
 		v, err := starvalue.FromStarlark(item[1])
 		if err != nil {
-			return nil, fail(b.Name(), err)
+			return nil, builtins.Fail(b.Name(), err)
 		}
 		row[k] = plain(v)
 	}
 	ok, err := q.Match(row)
 	if err != nil {
-		return nil, fail(b.Name(), err)
+		return nil, builtins.Fail(b.Name(), err)
 	}
 	return starlark.Bool(ok), nil
 }
@@ -60,7 +61,7 @@ func cfxqlCheck(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 	}
 	q, err := cfxql.Parse(query)
 	if err != nil {
-		return nil, fail(b.Name(), err)
+		return nil, builtins.Fail(b.Name(), err)
 	}
 	var cols []starlark.Value
 	for _, c := range q.Projection() {

@@ -2,6 +2,7 @@ package data
 
 import (
 	"fmt"
+	"github.com/fabricops/fabric/builtins"
 	"os"
 	"path/filepath"
 	"time"
@@ -70,21 +71,21 @@ func copyBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	}
 	from, err := frame.ParseFormat(sf)
 	if err != nil {
-		return nil, fail(b.Name(), err)
+		return nil, builtins.Fail(b.Name(), err)
 	}
 	to, err := frame.ParseFormat(df)
 	if err != nil {
-		return nil, fail(b.Name(), err)
+		return nil, builtins.Fail(b.Name(), err)
 	}
 	start := time.Now()
 	in, err := openSource(thread, src, from)
 	if err != nil {
-		return nil, fail(b.Name(), err)
+		return nil, builtins.Fail(b.Name(), err)
 	}
 	defer in.Close()
 	stats, err := exportSource(thread, in, dst, to)
 	if err != nil {
-		return nil, fail(b.Name(), err)
+		return nil, builtins.Fail(b.Name(), err)
 	}
 	return converted(stats, host.From(thread).Path(dst), start)
 }
@@ -98,7 +99,7 @@ func csvToParquet(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 	start := time.Now()
 	stats, err := frame.CSVToParquet(io.Path(src), io.Path(dst))
 	if err != nil {
-		return nil, fail(b.Name(), err)
+		return nil, builtins.Fail(b.Name(), err)
 	}
 	return converted(stats, io.Path(dst), start)
 }
@@ -124,11 +125,11 @@ func testFormats(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tup
 	}
 	dir = host.From(thread).Path(dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fail(b.Name(), err)
+		return nil, builtins.Fail(b.Name(), err)
 	}
 	table, err := generated(rows)
 	if err != nil {
-		return nil, fail(b.Name(), err)
+		return nil, builtins.Fail(b.Name(), err)
 	}
 	defer table.Release()
 	var out []formatTest
@@ -180,7 +181,7 @@ func mergeLogs(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 	io := host.From(thread)
 	st, err := logarchive.Merge(io.Path(folder), io.Path(tofile), logarchive.MergeOptions{Sample: sample, TSColumn: string(ts)})
 	if err != nil {
-		return nil, fail(b.Name(), trimPathError(err))
+		return nil, builtins.Fail(b.Name(), builtins.TrimPathError(err))
 	}
 	return starvalue.ToStarlark(st)
 }

@@ -2,6 +2,7 @@ package data
 
 import (
 	"fmt"
+	"github.com/fabricops/fabric/builtins"
 
 	"github.com/fabricops/fabric/fabric/lib/frame"
 	"github.com/fabricops/fabric/fabric/lib/lazy"
@@ -44,16 +45,16 @@ func frameRead(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple
 	}
 	f, err := frame.ParseFormat(format)
 	if err != nil {
-		return nil, fail(b.Name(), err)
+		return nil, builtins.Fail(b.Name(), err)
 	}
 	p := host.From(thread).Path(path)
 	if _, _, err := frame.Detect(p, f); err != nil {
-		return nil, fail(b.Name(), err)
+		return nil, builtins.Fail(b.Name(), err)
 	}
 	ctx := host.Context(thread)
 	t := lazy.New(lazy.NewFile(p, f))
 	if err := t.Check(ctx); err != nil {
-		return nil, fail(b.Name(), trimPathError(err))
+		return nil, builtins.Fail(b.Name(), builtins.TrimPathError(err))
 	}
 	return NewLazyFrame(ctx, t), nil
 }
@@ -98,7 +99,7 @@ func frameFromRows(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 	instantColumns(len(cols), table)
 	fr, err := frame.FromRows(cols, table)
 	if err != nil {
-		return nil, fail(b.Name(), err)
+		return nil, builtins.Fail(b.Name(), err)
 	}
 	return NewFrameValue(fr), nil
 }

@@ -2,6 +2,7 @@ package data
 
 import (
 	"context"
+	"github.com/fabricops/fabric/builtins"
 	"io"
 
 	"github.com/fabricops/fabric/fabric/client"
@@ -23,7 +24,7 @@ func (e env) lazyCall(param string, table tabler) builtinFunc {
 		if err := starlark.UnpackArgs(b.Name(), args, kwargs, param, &key); err != nil {
 			return nil, err
 		}
-		return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
+		return e.Call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 			t, err := table(ctx, c, key)
 			if err != nil {
 				return nil, err
@@ -53,9 +54,9 @@ func (e env) exportTableCall(param string, table tabler) builtinFunc {
 		}
 		f, err := frame.ParseFormat(format)
 		if err != nil {
-			return nil, fail(b.Name(), err)
+			return nil, builtins.Fail(b.Name(), err)
 		}
-		return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
+		return e.Call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 			t, err := table(ctx, c, key)
 			if err != nil {
 				return nil, err

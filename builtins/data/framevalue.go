@@ -3,6 +3,7 @@ package data
 import (
 	"context"
 	"fmt"
+	"github.com/fabricops/fabric/builtins"
 	"sort"
 	"sync"
 
@@ -100,7 +101,7 @@ func (v *Frame) rows(ctx context.Context) (*frame.Frame, error) {
 func (v *Frame) read(thread *starlark.Thread, b *starlark.Builtin) (*frame.Frame, error) {
 	f, err := v.rows(host.Context(thread))
 	if err != nil {
-		return nil, fail(b.Name(), err)
+		return nil, builtins.Fail(b.Name(), err)
 	}
 	return f, nil
 }
@@ -344,12 +345,12 @@ func (v *Frame) selectCols(thread *starlark.Thread, b *starlark.Builtin, args st
 	}
 	names, err := columnNames(cols)
 	if err != nil {
-		return nil, fail(b.Name(), err)
+		return nil, builtins.Fail(b.Name(), err)
 	}
 	if _, lz := v.state(); lz != nil {
 		next := lz.Select(names)
 		if err := next.Check(host.Context(thread)); err != nil {
-			return nil, fail(b.Name(), err)
+			return nil, builtins.Fail(b.Name(), err)
 		}
 		return NewLazyFrame(host.Context(thread), next), nil
 	}
@@ -359,7 +360,7 @@ func (v *Frame) selectCols(thread *starlark.Thread, b *starlark.Builtin, args st
 	}
 	out, err := f.Select(names)
 	if err != nil {
-		return nil, fail(b.Name(), err)
+		return nil, builtins.Fail(b.Name(), err)
 	}
 	return NewFrameValue(out), nil
 }
@@ -372,7 +373,7 @@ func (v *Frame) sortBy(thread *starlark.Thread, b *starlark.Builtin, args starla
 	}
 	names, err := columnNames(by)
 	if err != nil {
-		return nil, fail(b.Name(), err)
+		return nil, builtins.Fail(b.Name(), err)
 	}
 	f, err := v.read(thread, b)
 	if err != nil {
@@ -380,7 +381,7 @@ func (v *Frame) sortBy(thread *starlark.Thread, b *starlark.Builtin, args starla
 	}
 	out, err := f.Sort(names, desc)
 	if err != nil {
-		return nil, fail(b.Name(), err)
+		return nil, builtins.Fail(b.Name(), err)
 	}
 	return NewFrameValue(out), nil
 }
@@ -412,7 +413,7 @@ func (v *Frame) column(thread *starlark.Thread, b *starlark.Builtin, args starla
 	}
 	vals, err := f.Column(name)
 	if err != nil {
-		return nil, fail(b.Name(), err)
+		return nil, builtins.Fail(b.Name(), err)
 	}
 	out := make([]starlark.Value, len(vals))
 	for i, x := range vals {
@@ -440,12 +441,12 @@ func (v *Frame) filter(thread *starlark.Thread, b *starlark.Builtin, args starla
 	if expr, ok := fn.(starlark.String); ok {
 		q, err := cfxarrow.Parse(string(expr))
 		if err != nil {
-			return nil, fail(b.Name(), err)
+			return nil, builtins.Fail(b.Name(), err)
 		}
 		if _, lz := v.state(); lz != nil {
 			next := lz.Filter(q)
 			if err := next.Check(host.Context(thread)); err != nil {
-				return nil, fail(b.Name(), err)
+				return nil, builtins.Fail(b.Name(), err)
 			}
 			return NewLazyFrame(host.Context(thread), next), nil
 		}
@@ -455,7 +456,7 @@ func (v *Frame) filter(thread *starlark.Thread, b *starlark.Builtin, args starla
 		}
 		out, err := q.Filter(f)
 		if err != nil {
-			return nil, fail(b.Name(), err)
+			return nil, builtins.Fail(b.Name(), err)
 		}
 		return NewFrameValue(out), nil
 	}
@@ -488,7 +489,7 @@ func (v *Frame) write(thread *starlark.Thread, b *starlark.Builtin, args starlar
 	}
 	f, err := frame.ParseFormat(format)
 	if err != nil {
-		return nil, fail(b.Name(), err)
+		return nil, builtins.Fail(b.Name(), err)
 	}
 	return v.writeFile(thread, b, path, f)
 }
@@ -500,17 +501,17 @@ func (v *Frame) writeFile(thread *starlark.Thread, b *starlark.Builtin, path str
 	if lz != nil {
 		src, err := lz.Open(host.Context(thread))
 		if err != nil {
-			return nil, fail(b.Name(), err)
+			return nil, builtins.Fail(b.Name(), err)
 		}
 		defer src.Close()
 		stats, err := exportSource(thread, src, path, f)
 		if err != nil {
-			return nil, fail(b.Name(), err)
+			return nil, builtins.Fail(b.Name(), err)
 		}
 		return starlark.MakeInt64(stats.Rows), nil
 	}
 	if err := fr.Write(host.From(thread).Path(path), f); err != nil {
-		return nil, fail(b.Name(), trimPathError(err))
+		return nil, builtins.Fail(b.Name(), builtins.TrimPathError(err))
 	}
 	return starlark.MakeInt(fr.NumRows()), nil
 }

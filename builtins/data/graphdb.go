@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/fabricops/fabric/builtins"
 	"slices"
 	"sync"
 
@@ -109,7 +110,7 @@ var graphConns sync.Map
 // graphCall runs fn with the graph database of the fabric's network
 // configuration (starting the local fabric if need be), as call does.
 func (e env) graphCall(thread *starlark.Thread, b *starlark.Builtin, fn func(ctx context.Context, g *graph.Conn) (any, error)) (starlark.Value, error) {
-	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
+	return e.Call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		g, err := graphConn(c.Config.GraphDB)
 		if err != nil {
 			return nil, err
@@ -384,7 +385,7 @@ func (e env) graphInsertEdges(thread *starlark.Thread, b *starlark.Builtin, args
 func (e env) graphLoad(thread *starlark.Thread, b *starlark.Builtin, o graph.LoadOptions, source starlark.Value,
 	load func(ctx context.Context, g *graph.Conn, src frame.Source) (*graph.LoadResult, error)) (starlark.Value, error) {
 	if err := checkLoad(o); err != nil {
-		return nil, fail(b.Name(), err)
+		return nil, builtins.Fail(b.Name(), err)
 	}
 	return e.graphCall(thread, b, func(ctx context.Context, g *graph.Conn) (any, error) {
 		src, err := loadSource(thread, b, source)

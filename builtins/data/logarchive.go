@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/fabricops/fabric/builtins"
 	"io"
 	"os"
 	"path/filepath"
@@ -84,7 +85,7 @@ func (e env) logarchiveAdd(thread *starlark.Thread, b *starlark.Builtin, args st
 	if err != nil {
 		return nil, fmt.Errorf("%s: streams: %v", b.Name(), err)
 	}
-	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
+	return e.Call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		st, err := c.Data.Store(ctx)
 		if err != nil {
 			return nil, err
@@ -101,7 +102,7 @@ func (e env) logarchiveRepos(thread *starlark.Thread, b *starlark.Builtin, args 
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
 		return nil, err
 	}
-	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
+	return e.Call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		st, err := c.Data.Store(ctx)
 		if err != nil {
 			return nil, err
@@ -112,7 +113,7 @@ func (e env) logarchiveRepos(thread *starlark.Thread, b *starlark.Builtin, args 
 
 // archiveCall runs fn with the repository repo opened.
 func (e env) archiveCall(thread *starlark.Thread, b *starlark.Builtin, repo string, fn func(ctx context.Context, a *client.Archive) (any, error)) (starlark.Value, error) {
-	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
+	return e.Call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		st, err := c.Data.Store(ctx)
 		if err != nil {
 			return nil, err
@@ -355,7 +356,7 @@ func (e env) logarchiveReplay(thread *starlark.Thread, b *starlark.Builtin, args
 	params := map[string]string{"repo": repo, "name": name, "stream": stream, "from": t.UTC().Format(time.RFC3339Nano),
 		"minutes": strconv.Itoa(int(span / time.Minute)), "max_rows": strconv.Itoa(maxRows),
 		"speed": strconv.FormatFloat(speed, 'g', -1, 64), "batch_size": strconv.Itoa(batch), "label": label}
-	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
+	return e.Call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		st, err := c.Data.Store(ctx)
 		if err != nil {
 			return nil, err
@@ -364,7 +365,7 @@ func (e env) logarchiveReplay(thread *starlark.Thread, b *starlark.Builtin, args
 			return nil, err
 		}
 		keys := []string{"repo", "name", "stream", "from", "minutes", "max_rows", "speed", "batch_size", "label"}
-		resp, err := startBot(ctx, c, api.BotLogarchiveReplay, keys, params, client.Placement{Site: site})
+		resp, err := builtins.StartBot(ctx, c, api.BotLogarchiveReplay, keys, params, client.Placement{Site: site})
 		if err != nil {
 			return nil, err
 		}

@@ -31,7 +31,7 @@ func openSource(thread *starlark.Thread, file string, f frame.Format) (frame.Sou
 	p := host.From(thread).Path(file)
 	st, err := os.Stat(p)
 	if err != nil {
-		return nil, trimPathError(err)
+		return nil, builtins.TrimPathError(err)
 	}
 	format, comp, err := frame.Detect(p, f)
 	if err != nil {
@@ -42,9 +42,9 @@ func openSource(thread *starlark.Thread, file string, f frame.Format) (frame.Sou
 	}
 	fh, err := os.Open(p)
 	if err != nil {
-		return nil, trimPathError(err)
+		return nil, builtins.TrimPathError(err)
 	}
-	pr := withProgress(thread, fh, "reading "+path.Base(file), st.Size())
+	pr := builtins.WithProgress(thread, fh, "reading "+path.Base(file), st.Size())
 	src, err := frame.OpenReader(pr, format, comp)
 	if err != nil {
 		fh.Close()
@@ -62,13 +62,13 @@ func openURL(thread *starlark.Thread, raw string, f frame.Format) (frame.Source,
 	if err != nil {
 		return nil, err
 	}
-	body, size, err := httpGet(host.Context(thread), raw)
+	body, size, err := builtins.HTTPGet(host.Context(thread), raw)
 	if err != nil {
 		return nil, err
 	}
 	label := "downloading " + path.Base(u.Path)
 	if streamable(format) {
-		pr := withProgress(thread, body, label, size)
+		pr := builtins.WithProgress(thread, body, label, size)
 		src, err := frame.OpenReader(pr, format, comp)
 		if err != nil {
 			body.Close()

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/fabricops/fabric/builtins"
 	"io"
 	"os"
 	"path/filepath"
@@ -73,7 +74,7 @@ func (e env) streamNameCall(do func(ctx context.Context, c *client.Client, name 
 		if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name); err != nil {
 			return nil, err
 		}
-		return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) { return do(ctx, c, name) })
+		return e.Call(thread, b, func(ctx context.Context, c *client.Client) (any, error) { return do(ctx, c, name) })
 	}
 }
 
@@ -91,7 +92,7 @@ func (e env) streamAdd(thread *starlark.Thread, b *starlark.Builtin, args starla
 	if hours < 0 || sizeMB < 0 {
 		return nil, fmt.Errorf("%s: retention_hours and max_size_mb cannot be negative", b.Name())
 	}
-	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
+	return e.Call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		return client.StreamAdd(ctx, c.JetStream(), client.StreamConfig{Name: name, Description: description,
 			MaxAge: time.Duration(hours * float64(time.Hour)), MaxBytes: int64(sizeMB * (1 << 20))})
 	})
@@ -101,7 +102,7 @@ func (e env) streamList(thread *starlark.Thread, b *starlark.Builtin, args starl
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
 		return nil, err
 	}
-	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) { return client.StreamList(ctx, c.JetStream()) })
+	return e.Call(thread, b, func(ctx context.Context, c *client.Client) (any, error) { return client.StreamList(ctx, c.JetStream()) })
 }
 
 func (e env) streamWrite(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -147,15 +148,15 @@ func (e env) streamWrite(thread *starlark.Thread, b *starlark.Builtin, args star
 		if file == "-" {
 			label = "standard input"
 			if f, err = spoolStdin(h.Stdin); err != nil {
-				return nil, fail(b.Name(), err)
+				return nil, builtins.Fail(b.Name(), err)
 			}
 			defer os.Remove(f.Name())
 		} else if f, err = os.Open(h.Path(string(file))); err != nil {
-			return nil, fail(b.Name(), trimPathError(err))
+			return nil, builtins.Fail(b.Name(), builtins.TrimPathError(err))
 		}
 		defer f.Close()
 		if err := fileRecords(f, label, func([]byte) error { return nil }); err != nil {
-			return nil, fail(b.Name(), err)
+			return nil, builtins.Fail(b.Name(), err)
 		}
 		records = func(yield func([]byte) error) error {
 			if _, err := f.Seek(0, io.SeekStart); err != nil {
@@ -164,7 +165,7 @@ func (e env) streamWrite(thread *starlark.Thread, b *starlark.Builtin, args star
 			return fileRecords(f, label, yield)
 		}
 	}
-	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
+	return e.Call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		w, err := client.StreamNewWriter(ctx, c.JetStream(), name)
 		if err != nil {
 			return nil, err
@@ -297,7 +298,7 @@ func (e env) streamRead(thread *starlark.Thread, b *starlark.Builtin, args starl
 		return nil, err
 	}
 	var out []starlark.Value
-	_, err = e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
+	_, err = e.Call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		_, err := client.StreamRead(ctx, c.JetStream(), name, client.StreamReadOptions{From: t, MaxRows: maxRows}, func(m client.StreamMessage) error {
 			out = append(out, recordValue(m.Data))
 			return nil
@@ -325,12 +326,12 @@ func (e env) streamFollow(thread *starlark.Thread, b *starlark.Builtin, args sta
 	if t.IsZero() {
 		t = time.Now()
 	}
-	ctx, cancel, err := timeoutContext(thread, b, timeout)
+	ctx, cancel, err := builtins.TimeoutContext(thread, b, timeout)
 	if err != nil {
 		return nil, err
 	}
 	defer cancel()
-	c, err := e.connect(b)
+	c, err := e.Connect(b)
 	if err != nil {
 		return nil, err
 	}
@@ -342,7 +343,7 @@ func (e env) streamFollow(thread *starlark.Thread, b *starlark.Builtin, args sta
 		if _, isEval := err.(*starlark.EvalError); isEval {
 			return nil, err
 		}
-		return nil, fail(b.Name(), err)
+		return nil, builtins.Fail(b.Name(), err)
 	}
 	return starlark.MakeInt(n), nil
 }

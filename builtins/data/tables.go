@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/fabricops/fabric/builtins"
 	"github.com/fabricops/fabric/fabric/lib/engine"
 	"os"
 
@@ -102,7 +103,7 @@ func (e env) datasetAdd(thread *starlark.Thread, b *starlark.Builtin, args starl
 	}
 	lf, err := frame.ParseFormat(local)
 	if err != nil {
-		return nil, fail(b.Name(), err)
+		return nil, builtins.Fail(b.Name(), err)
 	}
 	if remote != "parquet" && remote != "csv" {
 		return nil, fmt.Errorf("%s: remote_format must be csv or parquet, not %q", b.Name(), remote)
@@ -113,7 +114,7 @@ func (e env) datasetAdd(thread *starlark.Thread, b *starlark.Builtin, args starl
 	}
 	switch fsrc, isFrame, err := sourceOf(host.Context(thread), fr); {
 	case isFrame && err != nil:
-		return nil, fail(b.Name(), err)
+		return nil, builtins.Fail(b.Name(), err)
 	case isFrame:
 		src = fsrc
 	case fr != starlark.None:
@@ -122,16 +123,16 @@ func (e env) datasetAdd(thread *starlark.Thread, b *starlark.Builtin, args starl
 		return nil, fmt.Errorf("%s: give file or frame", b.Name())
 	default:
 		if src, err = openSource(thread, string(file), lf); err != nil {
-			return nil, fail(b.Name(), err)
+			return nil, builtins.Fail(b.Name(), err)
 		}
 	}
 	defer src.Close()
-	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
+	return e.Call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		rec, created, err := tables.Of(c).AddDataset(ctx, name, folder, src, frame.Format(remote))
 		if err != nil {
 			return nil, err
 		}
-		return dictOf(rec, nil, []starlark.Tuple{{starlark.String("created"), starlark.Bool(created)}})
+		return builtins.DictOf(rec, nil, []starlark.Tuple{{starlark.String("created"), starlark.Bool(created)}})
 	})
 }
 
@@ -145,7 +146,7 @@ func (e env) datasetDump(thread *starlark.Thread, b *starlark.Builtin, args star
 	if err != nil || !streamable(f) {
 		return nil, fmt.Errorf("%s: format must be csv, json or jsonl to print, not %q (give a file for others)", b.Name(), format)
 	}
-	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
+	return e.Call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		t, err := datasetTable(ctx, c, name)
 		if err != nil {
 			return nil, err
@@ -182,21 +183,21 @@ func (e env) boundedImport(thread *starlark.Thread, b *starlark.Builtin, args st
 	}
 	lf, err := frame.ParseFormat(local)
 	if err != nil {
-		return nil, fail(b.Name(), err)
+		return nil, builtins.Fail(b.Name(), err)
 	}
 	src, err := openSource(thread, file, lf)
 	if err != nil {
-		return nil, fail(b.Name(), err)
+		return nil, builtins.Fail(b.Name(), err)
 	}
 	data, err := frame.ReadFrom(src)
 	src.Close()
 	if err != nil {
-		return nil, fail(b.Name(), err)
+		return nil, builtins.Fail(b.Name(), err)
 	}
 	defer data.Release()
-	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
+	return e.Call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		bd, err := tables.Of(c).BoundedImport(ctx, name, data, publish)
-		return bounded(bd), err
+		return builtins.Bounded(bd), err
 	})
 }
 
@@ -215,7 +216,7 @@ func (e env) schemaAdd(thread *starlark.Thread, b *starlark.Builtin, args starla
 	case file != "":
 		data, err := os.ReadFile(host.From(thread).Path(string(file)))
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", b.Name(), trimPathError(err))
+			return nil, fmt.Errorf("%s: %v", b.Name(), builtins.TrimPathError(err))
 		}
 		if err := json.Unmarshal(data, &doc); err != nil {
 			return nil, fmt.Errorf("%s: %s is not JSON: %v", b.Name(), file, err)
@@ -223,17 +224,17 @@ func (e env) schemaAdd(thread *starlark.Thread, b *starlark.Builtin, args starla
 	case sch != starlark.None:
 		v, err := starvalue.FromStarlark(sch)
 		if err != nil {
-			return nil, fail(b.Name(), err)
+			return nil, builtins.Fail(b.Name(), err)
 		}
 		data, err := json.Marshal(v)
 		if err != nil {
-			return nil, fail(b.Name(), err)
+			return nil, builtins.Fail(b.Name(), err)
 		}
 		_ = json.Unmarshal(data, &doc)
 	default:
 		return nil, fmt.Errorf("%s: give file or schema", b.Name())
 	}
-	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
+	return e.Call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		return tables.Of(c).AddSchema(ctx, name, descr, doc, overwrite)
 	})
 }
