@@ -94,6 +94,14 @@ func (sh *shell) invoke(rt *runtime.Runtime, cmd *command.Command, args []string
 		return runtime.ExitOK
 	}
 	if sh.commandLacks(rt, cmd) {
+		if cmd.Lean != nil && len(parsed.Warnings) == 0 {
+			switch done, interrupted := sh.runLean(rt, cmd, parsed.Args); {
+			case interrupted:
+				return runtime.ExitInterrupted
+			case done:
+				return runtime.ExitOK
+			}
+		}
 		return sh.handOffArgs(args)
 	}
 	for _, w := range parsed.Warnings {

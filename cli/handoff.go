@@ -96,3 +96,20 @@ func (s *standIn) AttrNames() []string { return nil }
 func (s *standIn) CallInternal(*starlark.Thread, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
 	return nil, fmt.Errorf("%s needs the data libraries: run it with %s (this client is the lean build)", s.name, HandOffTo)
 }
+
+// runLean runs a command's lean function (command()'s lean) in this
+// build, before handing the command over: done reports that it did the
+// command; when it did not, the data build runs the command from the
+// start (a failure of the lean function ends it the same way). An
+// interrupt ends the command: interrupted is then true.
+func (sh *shell) runLean(rt *runtime.Runtime, cmd *command.Command, args starlark.Value) (done, interrupted bool) {
+	thread := rt.NewThread(cmd.Name)
+	stop := runtime.CancelOnInterrupt(thread, nil)
+	v, err := starlark.Call(thread, cmd.Lean, starlark.Tuple{args}, nil)
+	stop()
+	if runtime.IsCancelled(thread) {
+		fmt.Fprintln(sh.io.Stderr, "interrupted")
+		return false, true
+	}
+	return err == nil && v == starlark.True, false
+}

@@ -168,6 +168,11 @@ func TestRecordCommandsRunInOneProcess(t *testing.T) {
 			t.Errorf("%v: exit %d\n%s", tc.args, code, out)
 		}
 	}
+	// A copy in the stored format is the lean function's (command()'s lean).
+	pq := filepath.Join(dir, "out.parquet")
+	if out, code := run("dataset", "get", "--name", "hosts", "--tofile", pq); code != 0 || out != "wrote 2 rows to "+pq+"\n" {
+		t.Errorf("dataset get --tofile .parquet: exit %d %q", code, out)
+	}
 	if got, _ := os.ReadFile(starts); len(got) != 0 {
 		t.Fatalf("record commands started the data build: %q", got)
 	}

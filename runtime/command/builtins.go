@@ -21,7 +21,7 @@ func From(thread *starlark.Thread) *Registry {
 // Builtins returns the command() and flag() builtins.
 func Builtins() starlark.StringDict {
 	return starlark.StringDict{
-		"command": doc.Builtin("command", `command(name, fn, help="", flags=[], examples=[], exclusive=[], one_of=[], output=None)
+		"command": doc.Builtin("command", `command(name, fn, help="", flags=[], examples=[], exclusive=[], one_of=[], output=None, lean=None)
 
 Declares a command of the command line. name is its words ("dataset list");
 the command line reaches it as "client dataset list" and "client dataset-list".
@@ -37,7 +37,12 @@ selects ("json", "yaml"). Each of those gets its flag (--json: "Print JSON
 instead of a table."), the same on every command, at most one given; the
 command prints with out.write(args, result, ...), which follows them.
 Declare --json this way, never as a flag(...).
-`, commandBuiltin),
+
+lean(args), when given, is what the lean build tries before it hands the
+command to the data build because fn reaches a module only that build has:
+it may use only what the lean build has, must print nothing before it
+knows it can do the command, and returns True when it did it (False or an
+error: the data build runs fn).`, commandBuiltin),
 		"flag": doc.Builtin("flag", `flag(name, type=str, help="", default=None, required=False, choices=None, nargs=None, deprecated_for=None, positional=False, metavar=None)
 
 Declares a flag of a command. type is str, int, float or bool. name is the
@@ -120,13 +125,21 @@ func commandBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 		fn                                starlark.Callable
 		flags, examples, exclusive, oneOf *starlark.List
 		output                            *starlark.List
+		lean                              starlark.Value = starlark.None
 	)
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs,
 		"name", &name, "fn", &fn, "help?", &help, "flags?", &flags, "examples?", &examples,
-		"exclusive?", &exclusive, "one_of?", &oneOf, "output?", &output); err != nil {
+		"exclusive?", &exclusive, "one_of?", &oneOf, "output?", &output, "lean?", &lean); err != nil {
 		return nil, err
 	}
 	c := &Command{Name: name, Fn: fn, Help: help}
+	if lean != starlark.None {
+		f, ok := lean.(starlark.Callable)
+		if !ok {
+			return nil, fmt.Errorf("command %q: lean is a %s, want a function", name, lean.Type())
+		}
+		c.Lean = f
+	}
 	if frame := thread.CallFrame(1); frame.Pos.IsValid() {
 		c.File = frame.Pos.Filename()
 	}

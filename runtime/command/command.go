@@ -95,8 +95,11 @@ func (f *Flag) Placeholder() string {
 // Command is a declared command.
 type Command struct {
 	// Name is the declared name, words separated by spaces ("dataset list").
-	Name     string
-	Fn       starlark.Callable
+	Name string
+	Fn   starlark.Callable
+	// Lean, when set, is what a build that lacks something Fn reaches
+	// tries before it hands the command over (see command()'s lean).
+	Lean     starlark.Callable
 	Help     string
 	Flags    []*Flag
 	Examples []string
