@@ -62,6 +62,9 @@ type reach struct {
 	lacks map[string]bool
 	files map[string]*fileIndex
 	seen  map[syntax.Node]bool
+	// followed are the loaded names already followed (a load cycle
+	// would follow them for ever).
+	followed map[loaded]bool
 }
 
 // fileIndex is a parsed, resolved module with its top-level bindings.
@@ -78,7 +81,7 @@ type fileIndex struct {
 type loaded struct{ key, name string }
 
 func (rt *Runtime) newReach() *reach {
-	return &reach{rt: rt, lacks: map[string]bool{}, files: map[string]*fileIndex{}, seen: map[syntax.Node]bool{}}
+	return &reach{rt: rt, lacks: map[string]bool{}, files: map[string]*fileIndex{}, seen: map[syntax.Node]bool{}, followed: map[loaded]bool{}}
 }
 
 func (r *reach) result() []string {
@@ -219,9 +222,10 @@ func (r *reach) use(ix *fileIndex, id *syntax.Ident) {
 
 // follow walks what a loaded name is bound to in its module.
 func (r *reach) follow(l loaded) {
-	if l.key == "" {
+	if l.key == "" || r.followed[l] {
 		return
 	}
+	r.followed[l] = true
 	ix := r.index(l.key, nil)
 	if ix == nil {
 		return

@@ -15,7 +15,13 @@ import (
 // module member counts, and loaded modules count only for what is used.
 func TestLacks(t *testing.T) {
 	ds := &starlarkstruct.Module{Name: "dataset", Members: starlark.StringDict{"list": starlark.None}}
-	bundle := fstest.MapFS{"lib/show.star": {Data: []byte("def show(x):\n    return frame.read(x)\n\ndef plain(x):\n    return x\n")}}
+	bundle := fstest.MapFS{
+		"lib/show.star": {Data: []byte("def show(x):\n    return frame.read(x)\n\ndef plain(x):\n    return x\n")},
+		// A load cycle that re-exports a name: running it fails, and
+		// looking at it must end.
+		"lib/a.star": {Data: []byte("load('@fabric//lib/b.star', 'x')\n")},
+		"lib/b.star": {Data: []byte("load('@fabric//lib/a.star', 'x')\n")},
+	}
 	rt := New(Options{Predeclared: starlark.StringDict{"dataset": ds}, Bundle: bundle, Absent: func(string) starlark.Value { return starlark.None }})
 	for _, tc := range []struct {
 		name, src string
@@ -29,6 +35,7 @@ func TestLacks(t *testing.T) {
 		{"in a function", "def f():\n    return output(1)\n", []string{"output"}},
 		{"a used load", "load('@fabric//lib/show.star', 'show')\nshow(1)\n", []string{"frame"}},
 		{"an unused function of a load", "load('@fabric//lib/show.star', 'plain')\nplain(1)\n", nil},
+		{"a load cycle", "load('@fabric//lib/a.star', 'x')\nx(1)\n", nil},
 	} {
 		if got := rt.Lacks(tc.name+".star", []byte(tc.src)); !reflect.DeepEqual(got, tc.want) && len(got)+len(tc.want) > 0 {
 			t.Errorf("%s: lacks %v, want %v", tc.name, got, tc.want)
