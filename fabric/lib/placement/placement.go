@@ -84,6 +84,16 @@ func (e *noMatch) Is(target error) bool { return target == ErrNoCapacity && e.ca
 // active jobs among those that match, ties broken at random. The error
 // says why each worker was passed over.
 func (p *Picker) Pick(pl Placement) (Worker, error) {
+	return p.PickApart(pl, nil)
+}
+
+// PickApart is Pick for one of several instances of a service: among
+// the workers that match it prefers those running the fewest of its
+// siblings (siblings counts them by worker id), so that the instances
+// spread over the workers; then, as Pick, the least busy. The counts
+// the workers report may lag a job that is stopping; the caller's own
+// count of siblings does not.
+func (p *Picker) PickApart(pl Placement, siblings map[string]int) (Worker, error) {
 	m, err := pl.matcher()
 	if err != nil {
 		return Worker{}, err
@@ -112,7 +122,11 @@ func (p *Picker) Pick(pl Placement) (Worker, error) {
 	}
 	rand.Shuffle(len(candidates), func(i, j int) { candidates[i], candidates[j] = candidates[j], candidates[i] })
 	sort.SliceStable(candidates, func(i, j int) bool {
-		return p.workers[candidates[i]].ActiveJobs < p.workers[candidates[j]].ActiveJobs
+		a, b := p.workers[candidates[i]], p.workers[candidates[j]]
+		if sa, sb := siblings[a.ID], siblings[b.ID]; sa != sb {
+			return sa < sb
+		}
+		return a.ActiveJobs < b.ActiveJobs
 	})
 	best := &p.workers[candidates[0]]
 	best.ActiveJobs++

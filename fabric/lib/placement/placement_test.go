@@ -69,3 +69,30 @@ func TestPick(t *testing.T) {
 		t.Errorf("a pick no worker matches is not a capacity wait: %v", err)
 	}
 }
+
+// TestPickApart: a service's instances go to the workers running the
+// fewest of its siblings, whatever load the workers report (a report may
+// still count an instance that is stopping); then the least busy.
+func TestPickApart(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		workers  []Worker
+		siblings map[string]int
+		want     string
+	}{
+		{"a sibling outweighs a stale load", []Worker{worker("a", "x", 1), worker("b", "x", 2)}, map[string]int{"a": 1}, "b"},
+		{"fewest siblings", []Worker{worker("a", "x", 0), worker("b", "x", 0), worker("c", "x", 0)}, map[string]int{"a": 2, "b": 1}, "c"},
+		{"equal siblings: least busy", []Worker{worker("a", "x", 2), worker("b", "x", 0)}, map[string]int{"a": 1, "b": 1}, "b"},
+		{"none: as Pick", []Worker{worker("a", "x", 1), worker("b", "x", 0)}, nil, "b"},
+		{"capacity still holds", []Worker{worker("a", "x", 0), worker("b", "x", 3)}, map[string]int{"a": 1}, "a"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for i := 0; i < 20; i++ { // ties are broken at random
+				w, err := NewPicker(tc.workers).PickApart(Placement{}, tc.siblings)
+				if err != nil || w.ID != tc.want {
+					t.Fatalf("got %q (%v), want %q", w.ID, err, tc.want)
+				}
+			}
+		})
+	}
+}

@@ -238,12 +238,19 @@ func (p *pass) service(b *blueprint.Blueprint, e blueprint.Entry, s *service) {
 		p.problem(b, label, &s.Problem, err.Error())
 		return
 	}
+	// Instances spread over the workers: a worker that runs one already
+	// is the last choice, whatever the load its report shows.
+	siblings := map[string]int{}
+	for _, j := range mine {
+		siblings[j.PodID]++
+	}
 	for i := 0; i < missing; i++ {
-		w, err := p.picker.Pick(placementOf(e))
+		w, err := p.picker.PickApart(placementOf(e), siblings)
 		if err != nil {
 			p.problem(b, label, &s.Problem, err.Error())
 			return
 		}
+		siblings[w.ID]++
 		owner := api.JobOwner{Kind: api.OwnerService, Deployment: b.ID, DeploymentName: b.Name, Label: label}
 		var replaces, follows string
 		switch {
