@@ -1,13 +1,28 @@
 // Command load puts the local fabric under load, end to end as users do:
-// JOBS pipeline runs (client run-get-output, a process each) from CLIENTS
-// concurrent clients, then ADDS concurrent dataset adds of small files. It
-// checks that nothing was lost (every run printed its output, the fabric
-// records every job as Completed, every dataset is listed), prints each
-// phase's p50/p99 latency, and last the ratio of the jobs' p99 to the
-// latency of one job run alone. A run waits in the scheduler's queue when
-// no worker has capacity; one refused all the same is a failure.
+// pipeline runs (client run-get-output, a process each) and dataset adds
+// of small files. It checks that nothing was lost (every run printed its
+// output, the fabric records every job as Completed, every dataset is
+// listed) and prints, phase by phase:
 //
-//	load -client bin/client -jobs 1000 -clients 20 -adds 100
+//   - one job alone: the baseline latency, and the CPU one job costs the
+//     client process and the fabric together;
+//   - saturation: JOBS runs from CLIENTS closed-loop clients (each starts
+//     its next run when its last ends), more than the host's cores can
+//     serve: the throughput, and the p99 against the floor any server
+//     doing this work has (CLIENTS x CPU per job / cores);
+//   - a steady load: JOBS runs arriving at a fixed rate, RATE of the
+//     saturated throughput (0.5), each timed from when it was due to
+//     start, not when a free slot let it (no coordinated omission);
+//   - ADDS concurrent dataset adds.
+//
+// The last line is the ratio of the steady load's p99 to one job alone.
+// A latency target holds below capacity: at saturation, latency is the
+// clients' number over the throughput (Little's law), whatever the
+// server does, and the saturation line says how close the fabric comes
+// to that floor. A run waits in the scheduler's queue when no worker has
+// capacity; one refused all the same is a failure.
+//
+//	load -client bin/client -jobs 1000 -clients 20 -rate 0.5 -adds 100
 //
 // It talks only to the local fabric of FABRIC_HOME (127.0.0.1), and every
 // loop is bounded in count and in time.
@@ -21,7 +36,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -38,10 +55,12 @@ const wantOutput = "host,cpu\nweb-1,93.5\n"
 
 func main() {
 	client := flag.String("client", "bin/client", "the client binary")
-	jobs := flag.Int("jobs", 1000, "pipeline runs in all")
-	clients := flag.Int("clients", 20, "concurrent clients running them")
+	jobs := flag.Int("jobs", 1000, "pipeline runs in each of the saturation and the steady phase")
+	clients := flag.Int("clients", 20, "closed-loop clients of the saturation phase")
+	rate := flag.Float64("rate", 0.5, "the steady phase's arrival rate, a fraction of the saturated throughput")
 	adds := flag.Int("adds", 100, "concurrent dataset adds")
-	single := flag.Int("single", 20, "runs of one job alone, for the baseline")
+	single := flag.Int("single", 40, "runs of one job alone, for the baseline")
+	fabricd := flag.Int("fabricd", 0, "the fabric's process id, to count its CPU (0: the client's alone)")
 	limit := flag.Duration("timeout", 20*time.Minute, "bound on the whole run")
 	flag.Parse()
 	deadline := time.Now().Add(*limit)
@@ -55,10 +74,12 @@ func main() {
 	// queue until one frees: a refusal (over capacity, a full queue, the
 	// max wait passed) is a failure, never tried again here.
 	var refusals atomic.Int64
+	var clientCPU atomic.Int64
 	runJob := func() (time.Duration, error) {
 		start := time.Now()
-		out, err := command(*client, "run-get-output", "--file", pl, "--format", "csv", "--timeout", "120")
+		out, cpu, err := command(*client, "run-get-output", "--file", pl, "--format", "csv", "--timeout", "120")
 		d := time.Since(start)
+		clientCPU.Add(int64(cpu))
 		if err != nil && refused(err) {
 			refusals.Add(1)
 		}
@@ -70,23 +91,41 @@ func main() {
 
 	// The baseline: one job at a time.
 	var alone []time.Duration
+	fabricBefore := processCPU(*fabricd)
 	for i := 0; i < *single; i++ {
 		d, err := runJob()
 		check(err)
 		alone = append(alone, d)
 	}
 	baseline := percentile(alone, 50)
-	fmt.Printf("one job alone (run-get-output, %d runs): p50 %s\n", *single, ms(baseline))
+	perJob := (time.Duration(clientCPU.Load()) + processCPU(*fabricd) - fabricBefore) / time.Duration(*single)
+	fmt.Printf("one job alone (run-get-output, %d runs): p50 %s, CPU %s a job (client process and fabric)\n", *single, ms(baseline), ms(perJob))
 
-	// The jobs, from concurrent clients.
+	// Saturation: closed-loop clients, more than the cores can serve.
+	began := time.Now()
 	lat, fails := concurrently(*jobs, *clients, deadline, func(int) (time.Duration, error) { return runJob() })
-	fmt.Printf("%d jobs from %d concurrent clients: %d failed, %d refused for capacity; p50 %s, p99 %s\n",
-		*jobs, *clients, len(fails), refusals.Load(), ms(percentile(lat, 50)), ms(percentile(lat, 99)))
+	took := time.Since(began)
+	throughput := float64(len(lat)) / took.Seconds()
+	floor := time.Duration(float64(*clients) * float64(perJob) / float64(runtime.NumCPU()))
+	fmt.Printf("saturation, %d jobs from %d closed-loop clients: %d failed, %d refused for capacity; %.0f jobs/s; p50 %s, p99 %s\n",
+		*jobs, *clients, len(fails), refusals.Load(), throughput, ms(percentile(lat, 50)), ms(percentile(lat, 99)))
+	fmt.Printf("  floor at saturation (%d clients x CPU a job / %d cores): %s; p50 %.2fx, p99 %.2fx of it\n",
+		*clients, runtime.NumCPU(), ms(floor), float64(percentile(lat, 50))/float64(floor), float64(percentile(lat, 99))/float64(floor))
 	for _, f := range first(fails, 5) {
 		fmt.Printf("  failure: %v\n", f)
 	}
+
+	// A steady load below capacity, timed from when each run was due.
+	every := time.Duration(float64(time.Second) / (throughput * *rate))
+	steady, steadyFails := arriving(*jobs, every, 4**clients, deadline, func() (time.Duration, error) { _, err := runJob(); return 0, err })
+	fmt.Printf("steady load, %d jobs arriving every %s (%.0f/s, %.0f%% of saturation): %d failed, %d refused in all; p50 %s, p99 %s\n",
+		*jobs, ms(every), float64(time.Second)/float64(every), *rate*100, len(steadyFails), refusals.Load(), ms(percentile(steady, 50)), ms(percentile(steady, 99)))
+	for _, f := range first(steadyFails, 5) {
+		fmt.Printf("  failure: %v\n", f)
+	}
 	completed := completedJobs(*client)
-	fmt.Printf("jobs the fabric records as Completed: %d (want %d)\n", completed, *jobs+*single)
+	ran := *single + 2**jobs
+	fmt.Printf("jobs the fabric records as Completed: %d (want %d)\n", completed, ran)
 
 	// The dataset adds, all at once.
 	for i := 0; i < *adds; i++ {
@@ -94,7 +133,7 @@ func main() {
 	}
 	addLat, addFails := concurrently(*adds, *adds, deadline, func(i int) (time.Duration, error) {
 		start := time.Now()
-		_, err := command(*client, "dataset", "add", "--name", fmt.Sprintf("load-%03d", i), "--file", filepath.Join(dir, fmt.Sprintf("d%03d.csv", i)))
+		_, _, err := command(*client, "dataset", "add", "--name", fmt.Sprintf("load-%03d", i), "--file", filepath.Join(dir, fmt.Sprintf("d%03d.csv", i)))
 		return time.Since(start), err
 	})
 	listed := listedDatasets(*client)
@@ -102,12 +141,70 @@ func main() {
 	for _, f := range first(addFails, 5) {
 		fmt.Printf("  failure: %v\n", f)
 	}
-	lost := len(fails) + len(addFails) + max(0, *jobs+*single-completed) + max(0, *adds-listed)
-	fmt.Printf("lost: %d\n", lost)
-	fmt.Printf("ratio p99 of %d concurrent jobs / one job alone: %.2f\n", *jobs, float64(percentile(lat, 99))/float64(baseline))
-	if lost > 0 {
+	lost := len(fails) + len(steadyFails) + len(addFails) + max(0, ran-completed) + max(0, *adds-listed)
+	fmt.Printf("lost: %d, refused for capacity: %d\n", lost, refusals.Load())
+	fmt.Printf("ratio p99 of the steady load / one job alone: %.2f\n", float64(percentile(steady, 99))/float64(baseline))
+	if lost > 0 || refusals.Load() > 0 {
 		os.Exit(1)
 	}
+}
+
+// arriving starts n calls of fn, one due every interval, with at most
+// limit running at once, and returns the latencies, each from when its
+// call was due, of those that succeeded and the errors of the others.
+func arriving(n int, every time.Duration, limit int, deadline time.Time, fn func() (time.Duration, error)) ([]time.Duration, []error) {
+	var mu sync.Mutex
+	var lat []time.Duration
+	var fails []error
+	slots := make(chan struct{}, limit)
+	var wg sync.WaitGroup
+	t0 := time.Now()
+	for i := 0; i < n; i++ {
+		due := t0.Add(time.Duration(i) * every)
+		time.Sleep(time.Until(due))
+		if time.Now().After(deadline) {
+			fails = append(fails, fmt.Errorf("not started: the run's time limit was reached"))
+			continue
+		}
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			_, err := fn()
+			d := time.Since(due)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				fails = append(fails, err)
+				return
+			}
+			lat = append(lat, d)
+		}()
+	}
+	wg.Wait()
+	return lat, fails
+}
+
+// processCPU is the CPU time process pid has used (user and system), 0
+// for pid 0 or one it cannot read.
+func processCPU(pid int) time.Duration {
+	if pid == 0 {
+		return 0
+	}
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The fields after the command's closing parenthesis: utime and
+	// stime are the 12th and 13th, in clock ticks (100 a second).
+	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	s, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+s) * 10 * time.Millisecond
 }
 
 // concurrently runs n calls of fn on workers goroutines and returns the
@@ -160,18 +257,25 @@ func refused(err error) bool {
 	return false
 }
 
-func command(bin string, args ...string) (string, error) {
+// command runs bin with args and returns its output and the CPU time
+// (user and system) it used.
+func command(bin string, args ...string) (string, time.Duration, error) {
 	var out, errOut bytes.Buffer
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
-		return out.String(), fmt.Errorf("%s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(errOut.String()))
+	err := cmd.Run()
+	var cpu time.Duration
+	if cmd.ProcessState != nil {
+		cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}
-	return out.String(), nil
+	if err != nil {
+		return out.String(), cpu, fmt.Errorf("%s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(errOut.String()))
+	}
+	return out.String(), cpu, nil
 }
 
 func completedJobs(bin string) int {
-	out, err := command(bin, "jobs", "--all", "--json")
+	out, _, err := command(bin, "jobs", "--all", "--json")
 	check(err)
 	var js []struct{ Status string }
 	check(json.Unmarshal([]byte(out), &js))
@@ -185,7 +289,7 @@ func completedJobs(bin string) int {
 }
 
 func listedDatasets(bin string) int {
-	out, err := command(bin, "dataset", "list", "--json")
+	out, _, err := command(bin, "dataset", "list", "--json")
 	check(err)
 	var ds []struct{ Name string }
 	check(json.Unmarshal([]byte(out), &ds))
