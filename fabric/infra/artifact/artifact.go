@@ -147,6 +147,22 @@ type Repo struct {
 	Store *store.Store
 	// Now is the clock of saved_time (time.Now when nil).
 	Now func() time.Time
+	// Pending, when set, names the records a transaction writes before
+	// the one it checks (kind nil: a pipeline): a check that looks a
+	// record up finds them as if they were stored.
+	Pending func(k *Kind, name string) bool
+}
+
+// has reports whether the record name of kind k exists, or is pending.
+func (r *Repo) has(ctx context.Context, k *Kind, name string) (bool, error) {
+	if r.Pending != nil && r.Pending(k, name) {
+		return true, nil
+	}
+	_, err := r.Get(ctx, k, name)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 func (r *Repo) now() time.Time {

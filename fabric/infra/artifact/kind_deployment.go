@@ -103,6 +103,9 @@ func pipelineNames(ctx context.Context, r *Repo) (func(name string) bool, error)
 		return nil, err
 	}
 	return func(name string) bool {
+		if r.Pending != nil && r.Pending(nil, name) {
+			return true
+		}
 		prefix := store.Key(name) + "."
 		return slices.ContainsFunc(keys, func(k string) bool {
 			_, _, isVersion := pipeline.ParseVersion(strings.TrimPrefix(k, prefix))

@@ -3,7 +3,6 @@ package artifact
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/fabricops/fabric/fabric/lib/cfxql"
@@ -191,10 +190,10 @@ var DashGroup = &Kind{
 			_ = json.Unmarshal(raw, &list)
 		}
 		for i, item := range list {
-			if _, err := r.Get(ctx, Dashboard, item.Name); errors.Is(err, ErrNotFound) {
-				return fmt.Errorf("dashboardList[%d]: no dashboard named %q", i, item.Name)
-			} else if err != nil {
+			if ok, err := r.has(ctx, Dashboard, item.Name); err != nil {
 				return err
+			} else if !ok {
+				return fmt.Errorf("dashboardList[%d]: no dashboard named %q", i, item.Name)
 			}
 		}
 		return nil
@@ -330,10 +329,10 @@ var Synthetics = &Kind{
 }`,
 	Check: func(ctx context.Context, r *Repo, d *Doc) error {
 		stack, _ := d.String("stack")
-		if _, err := r.Get(ctx, Stack, stack); errors.Is(err, ErrNotFound) {
-			return fmt.Errorf("stack: no stack named %q", stack)
-		} else if err != nil {
+		if ok, err := r.has(ctx, Stack, stack); err != nil {
 			return err
+		} else if !ok {
+			return fmt.Errorf("stack: no stack named %q", stack)
 		}
 		return nil
 	},

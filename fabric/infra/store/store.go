@@ -565,3 +565,7 @@ func (c ctxReader) Read(p []byte) (int, error) {
 	}
 	return n, nil
 }
+
+// JetStream returns the tenant's JetStream context (for streams, which
+// are not records of the store).
+func (s *Store) JetStream() jetstream.JetStream { return s.js }
