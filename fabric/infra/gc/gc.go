@@ -21,7 +21,7 @@ import (
 const DefaultGrace = 15 * time.Minute
 
 // Collect sweeps the tenant's object store: blobs that no dataset,
-// bounded dataset, object or job names and uploads that never completed,
+// bounded dataset, object, job or pack names and uploads that never completed,
 // older than grace, are removed (only reported with dryRun).
 func Collect(ctx context.Context, s *store.Store, grace time.Duration, dryRun bool) (api.GCReport, error) {
 	r := api.GCReport{DryRun: dryRun, Blobs: []string{}}
@@ -118,6 +118,13 @@ func referenced(ctx context.Context, s *store.Store) (map[string]bool, error) {
 	}
 	for _, j := range jobs {
 		named[j.Output] = true
+	}
+	packs, err := store.ListOf[api.PackRecord](ctx, s, api.PacksBucket)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range packs {
+		named[p.Blob] = true
 	}
 	delete(named, "")
 	return named, nil

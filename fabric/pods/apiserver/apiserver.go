@@ -94,6 +94,12 @@ func Serve(p *pod.Pod) error {
 	if err := add(api.SubjectBundleDeploy, bd.serve); err != nil {
 		return err
 	}
+	ps := newPackService(p, st, bd.data)
+	for _, subject := range []string{api.SubjectPackActivate, api.SubjectPackDeactivate} {
+		if err := add(subject, ps.serve); err != nil {
+			return err
+		}
+	}
 	recs := jobs.Open(st)
 	active, err := recs.WatchActive(ctx)
 	if err != nil {
