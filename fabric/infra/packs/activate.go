@@ -166,10 +166,13 @@ func (a *Activator) Activate(ctx context.Context, req api.PackRequest) ([]api.Pa
 		if errors.Is(err, store.ErrExists) {
 			var cur api.PackActivation
 			if _, gerr := st.Get(ctx, api.PackActivationsBucket, actKey, &cur); gerr == nil {
-				if cur.State == api.PackActivating {
-					return nil, fmt.Errorf("%s: another activation of it is under way, or stopped half-way (%s)", what(req), undoCommand(cur))
+				switch {
+				case cur.State == api.PackActivating:
+					return nil, fmt.Errorf("%s: another activation of it is under way, or one stopped half-way (%s)", what(req), undoCommand(cur))
+				case cur.Version == req.Version:
+					return nil, fmt.Errorf("pack %s version %s is %s already (%s first)", req.Name, req.Version, scopeState(cur), undoCommand(cur))
 				}
-				return nil, fmt.Errorf("%s: version %s is %s already (%s first)", what(req), cur.Version, scopeState(cur), undoCommand(cur))
+				return nil, fmt.Errorf("%s: version %s is %s (%s first)", what(req), cur.Version, scopeState(cur), undoCommand(cur))
 			}
 			return nil, fmt.Errorf("%s: another activation of it is under way", what(req))
 		}
@@ -315,9 +318,9 @@ func (a *Activator) Deactivate(ctx context.Context, req api.PackRequest) ([]api.
 	if errors.Is(err, store.ErrNotFound) || err == nil && act.Version != req.Version {
 		switch req.Scope {
 		case pack.ScopeSingleTenant:
-			return nil, fmt.Errorf("%s: single-tenant use is not enabled", what(req))
+			return nil, fmt.Errorf("single-tenant use of pack %s version %s is not enabled", req.Name, req.Version)
 		case pack.ScopeCustomer:
-			return nil, fmt.Errorf("%s: customer %s is not enabled", what(req), req.CustomerTag)
+			return nil, fmt.Errorf("customer %s of pack %s version %s is not enabled", req.CustomerTag, req.Name, req.Version)
 		}
 		return nil, fmt.Errorf("%s is not activated", what(req))
 	}

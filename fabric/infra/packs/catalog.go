@@ -42,13 +42,21 @@ func (c *Catalog) now() time.Time {
 // key is the catalogue key of a pack version.
 func key(name, version string) string { return store.Key(name + "@" + version) }
 
-// notFound is the error of a missing pack version, naming it.
-func notFound(name, version string) error {
-	if version == "" {
-		return fmt.Errorf("%w: no pack named %q is uploaded", ErrNotFound, name)
+// missing is the error of a pack version, or a pack, the catalogue does
+// not have; it is ErrNotFound.
+type missing struct{ name, version string }
+
+func (m missing) Error() string {
+	if m.version == "" {
+		return fmt.Sprintf("no pack named %q is uploaded", m.name)
 	}
-	return fmt.Errorf("%w: pack %s version %s is not uploaded", ErrNotFound, name, version)
+	return fmt.Sprintf("pack %s version %s is not uploaded", m.name, m.version)
 }
+
+func (m missing) Is(target error) bool { return target == ErrNotFound }
+
+// notFound is the error of a missing pack version, naming it.
+func notFound(name, version string) error { return missing{name, version} }
 
 // Upload checks the pack at path (the whole pack, every file rendered
 // with its defaults would not do: it checks the manifest, the files and
@@ -97,7 +105,7 @@ func duplicate(name, version string) error {
 
 // newID returns a new pack id.
 func newID() string {
-	var b [8]byte
+	var b [4]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
 }

@@ -95,13 +95,30 @@ func (a *Activator) side(ctx context.Context, name, version string, scopes []str
 		return pack.Side{}, err
 	}
 	side := pack.Side{PackName: name, PackVersion: version}
+	// What the pack's activations were given, under what is given here.
+	acts, err := a.Catalog.Activations(ctx, name)
+	if err != nil {
+		return pack.Side{}, err
+	}
+	kept := map[string]map[string]any{}
+	for _, act := range acts {
+		if act.Scope != pack.ScopeCustomer || act.CustomerTag == tag {
+			kept[act.Scope] = act.Inputs
+		}
+	}
 	for _, scope := range scopes {
 		inputs := map[string]any{}
-		for k, v := range vars[pack.ScopeCommon] {
-			inputs[k] = v
+		for _, m := range []map[string]any{kept[pack.ScopeCommon], kept[scope], vars[pack.ScopeCommon], vars[scope]} {
+			for k, v := range m {
+				inputs[k] = v
+			}
 		}
-		for k, v := range vars[scope] {
-			inputs[k] = v
+		// A secret not given is not needed: its value is masked in the
+		// report, and a credential's checksum leaves it out.
+		for _, v := range p.Manifest.VarsOf(scope) {
+			if _, given := inputs[v.Name]; !given && v.Secret && v.Default == nil {
+				inputs[v.Name] = ""
+			}
 		}
 		values, err := a.Values(ctx, p.Manifest, scope, tag, inputs)
 		if err != nil {

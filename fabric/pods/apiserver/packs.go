@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/packs"
@@ -27,7 +28,7 @@ type packService struct {
 
 // packWritten, when set, is called after each artifact an activation
 // writes (the tests make an activation fail half-way with it).
-var packWritten func(api.PackCreated) error
+var packWritten atomic.Pointer[func(api.PackCreated) error]
 
 // newPackService returns the pack service of the pod p over its store.
 func newPackService(p *pod.Pod, st *store.Store, data *tenant.Data) *packService {
@@ -42,8 +43,8 @@ func newPackService(p *pod.Pod, st *store.Store, data *tenant.Data) *packService
 		Tenant:  p.Tenant,
 		Site:    info.SiteName,
 		Written: func(c api.PackCreated) error {
-			if packWritten != nil {
-				return packWritten(c)
+			if hook := packWritten.Load(); hook != nil {
+				return (*hook)(c)
 			}
 			return nil
 		},

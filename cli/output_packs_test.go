@@ -1,0 +1,245 @@
+package cli
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/fabrictest"
+	"golang.org/x/net/html"
+)
+
+// packDir writes the example pack examples/packs/netops as a .tar.gz at
+// dir/name, with edit applied to each file's text (by path).
+func packDir(t *testing.T, dir, name string, edit func(path, text string) string, extra ...tarFile) string {
+	t.Helper()
+	root := filepath.Join("..", "examples", "packs", "netops")
+	var files []tarFile
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		text := string(data)
+		if edit != nil {
+			text = edit(filepath.ToSlash(rel), text)
+		}
+		if text != "" {
+			files = append(files, tarFile{name: filepath.ToSlash(rel), body: text})
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return writeBundle(t, dir, name, append(files, extra...)...)
+}
+
+// tenantSnapshot is what a tenant has, as its list commands show it:
+// every kind a pack deploys (the system streams' counters left out).
+func tenantSnapshot(t *testing.T) string {
+	t.Helper()
+	var b strings.Builder
+	for _, line := range []string{"pipeline list --json", "dashboard list --json", "dashgroup list --json", "deployment status --json",
+		"schedule list --json", "alert-rules list --json", "secret list --json", "dataset list --json", "event-endpoint list --json", "pstream list --json"} {
+		out, errOut, code := run(t, "", strings.Fields(line)...)
+		if code != 0 {
+			t.Fatalf("client %s: exit %d %s", line, code, errOut)
+		}
+		if strings.HasPrefix(line, "pstream") {
+			var rows []map[string]any
+			if err := json.Unmarshal([]byte(out), &rows); err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, r := range rows {
+				names = append(names, r["name"].(string))
+			}
+			out = strings.Join(names, ",")
+		}
+		b.WriteString(line + "\n" + out + "\n")
+	}
+	return b.String()
+}
+
+// wellFormed checks that an HTML page's elements are closed in order
+// (void elements aside) and that it has a body with the report.
+func wellFormed(t *testing.T, page []byte) {
+	t.Helper()
+	void := map[string]bool{"meta": true, "br": true, "hr": true, "img": true, "link": true, "input": true, "col": true, "wbr": true}
+	z := html.NewTokenizer(bytes.NewReader(page))
+	var open []string
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			if z.Err() != io.EOF {
+				t.Fatalf("report.html: %v", z.Err())
+			}
+			if len(open) != 0 {
+				t.Fatalf("report.html: %v left open", open)
+			}
+			return
+		case html.StartTagToken:
+			name, _ := z.TagName()
+			if !void[string(name)] {
+				open = append(open, string(name))
+			}
+		case html.EndTagToken:
+			name, _ := z.TagName()
+			if len(open) == 0 || open[len(open)-1] != string(name) {
+				t.Fatalf("report.html: </%s> closes %v", name, open)
+			}
+			open = open[:len(open)-1]
+		}
+	}
+}
+
+// untar returns the files of a .tar.gz by name.
+func untar(t *testing.T, path string) map[string][]byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(zr)
+	out := map[string][]byte{}
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := io.ReadAll(tr)
+		out[h.Name] = data
+	}
+}
+
+// TestOutputPacks: the example pack uploaded, activated (a secret
+// reference among its inputs), enabled for two customers and for
+// single-tenant use, compared with a changed version (counts, rows, the
+// HTML report), then taken back scope by scope and removed: the tenant
+// is exactly as before. Bad input gets one line and its exit code.
+func TestOutputPacks(t *testing.T) {
+	fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer, api.Worker}})
+	s := newSession(t, "pack-upload", "pack-list", "pack-activate", "pack-enable-customer", "pack-enable-single-tenant",
+		"pack-compare", "pack-deactivate", "pack-disable-customer", "pack-disable-single-tenant", "pack-remove")
+	dir := s.vars["DIR"]
+	packDir(t, dir, "netops-1.0.0.tar.gz", nil)
+	packDir(t, dir, "netops-1.1.0.tar.gz", func(path, text string) string {
+		switch path {
+		case "manifest.yaml":
+			text = strings.Replace(text, "version: 1.0.0", "version: 1.1.0", 1)
+			text = strings.Replace(text, "  alert_ruleset:\n    - {name: netops-rules, file: alerts/rules.yaml}\n", "", 1)
+			return strings.Replace(text, "  schedule:\n", "  schedule:\n    - {name: netops-nightly, file: schedules/nightly.yaml}\n", 1)
+		case "dashboards/overview.yaml":
+			return strings.Replace(text, "Network overview", "Network at a glance", 1)
+		case "dashboards/customer.yaml":
+			return strings.Replace(text, "widget_type: table", "widget_type: timeseries", 1)
+		case "alerts/rules.yaml":
+			return ""
+		}
+		return text
+	}, tarFile{name: "schedules/nightly.yaml", body: "name: netops-nightly\npipeline: netops-hot-hosts\ncron_expression: \"0 2 * * *\"\nstatus: paused\n"})
+	writeBundle(t, dir, "nomanifest.tar.gz", tarFile{name: "dashboards/x.yaml", body: "name: x\n"})
+	write(t, dir, "plain.tar.gz", "not a pack\n")
+	s.setup("s3cret", "secret add --name snmp-comm")
+	before := tenantSnapshot(t)
+
+	s.steps(
+		step{cmd: "pack upload --file $DIR/netops-1.0.0.tar.gz"},
+		step{cmd: "pack upload --file $DIR/netops-1.0.0.tar.gz", code: 1},
+		step{cmd: "pack upload --file $DIR/nomanifest.tar.gz", code: 1},
+		step{cmd: "pack upload --file $DIR/plain.tar.gz", code: 1},
+		step{cmd: "pack upload --file $DIR/missing.tar.gz", code: 1},
+		step{cmd: "pack upload", code: 2},
+		step{cmd: "pack list"},
+		step{cmd: "pack activate --name netops --version 1.0.0", code: 1},
+		step{cmd: "pack activate --name netops --version 1.0.0 --inputs '{\"snmp_community\": '", code: 2},
+		step{cmd: "pack activate --name netops --version 1.0.0 --inputs '{\"snmp_comunity\": \"x\"}'", code: 1},
+		step{cmd: "pack activate --name netops --version 9.9.9", code: 1},
+		step{cmd: "pack activate --name netops --version 1.0.0 --inputs '{\"snmp_community\": {\"$secret\": \"snmp-comm\"}}'"},
+		step{cmd: "pack activate --name netops --version 1.0.0 --inputs '{\"snmp_community\": \"x\"}'", code: 1},
+		step{cmd: "pack enable-customer --name netops --version 1.0.0 --customer-tag acme --inputs '{\"customer_name\": \"Acme\"}'"},
+		step{cmd: "pack enable-customer --name netops --version 1.0.0 --customer-tag globex --inputs '{\"customer_name\": \"Globex\"}' --json"},
+		step{cmd: "pack enable-customer --name netops --version 1.0.0 --customer-tag initech", code: 1},
+		step{cmd: "pack enable-single-tenant --name netops --version 1.0.0"},
+		step{cmd: "pack list --json"},
+		step{cmd: "pack upload --file $DIR/netops-1.1.0.tar.gz"},
+		step{cmd: "pack compare --pack_name netops --pack_version 1.0.0"},
+		step{cmd: "pack compare --pack_name netops --pack_version 1.1.0 --with pack --other_pack_name netops --other_pack_version 1.0.0 --deploy_type customer --customer_tag acme --customer_vars '{\"customer_name\": \"Acme\"}' --other_pack_customer_vars '{\"customer_name\": \"Acme\"}' --output $DIR/out/report.tar.gz --html"},
+		step{cmd: "pack compare --pack_name netops --pack_version 1.1.0 --html", code: 2},
+		step{cmd: "pack compare --pack_name netops --pack_version 1.1.0 --deploy_type customer", code: 2},
+		step{cmd: "pack compare --pack_name netops --pack_version 1.1.0 --with pack", code: 2},
+		step{cmd: "pack remove --name netops --version 1.0.0", code: 1},
+		step{cmd: "pack deactivate --name netops --version 1.0.0", code: 1},
+		step{cmd: "pack disable-customer --name netops --version 1.0.0 --customer-tag acme"},
+		step{cmd: "pack disable-customer --name netops --version 1.0.0 --customer-tag acme", code: 1},
+		step{cmd: "pack disable-customer --name netops --version 1.0.0 --customer-tag globex"},
+		step{cmd: "pack disable-single-tenant --name netops --version 1.0.0"},
+		step{cmd: "pack deactivate --name netops --version 1.0.0"},
+		step{cmd: "pack deactivate --name netops --version 1.0.0", code: 1},
+		step{cmd: "pack remove --name netops --version 1.1.0"},
+		step{cmd: "pack remove --name netops"},
+		step{cmd: "pack remove --name netops", code: 1},
+		step{cmd: "pack list"},
+	)
+	if after := tenantSnapshot(t); after != before {
+		t.Errorf("the tenant after the pack was taken back:\n%s\nbefore:\n%s", after, before)
+	}
+
+	// The report: counts by kind of change, and a well-formed page.
+	files := untar(t, filepath.Join(dir, "out", "report.tar.gz"))
+	var names []string
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if !slices.Equal(names, []string{"report.html", "report.json"}) {
+		t.Fatalf("the report holds %v", names)
+	}
+	var report struct {
+		Summary struct {
+			Counts map[string]struct {
+				Count  int            `json:"count"`
+				ByType map[string]int `json:"by_type"`
+			} `json:"counts"`
+			TotalCount int `json:"total_count"`
+		} `json:"summary"`
+		Rows []map[string]string `json:"compare_rows"`
+	}
+	if err := json.Unmarshal(files["report.json"], &report); err != nil {
+		t.Fatal(err)
+	}
+	c := report.Summary.Counts
+	if c["only_in_left"].Count != 1 || c["only_in_right"].Count != 1 || c["changed"].Count != 2 || c["unchanged"].Count != 7 ||
+		c["only_in_left"].ByType["schedule"] != 1 || c["only_in_right"].ByType["alert_ruleset"] != 1 || c["changed"].ByType["dashboard"] != 2 ||
+		report.Summary.TotalCount != 11 || len(report.Rows) != 11 {
+		t.Errorf("report counts %+v, total %d, %d rows", c, report.Summary.TotalCount, len(report.Rows))
+	}
+	wellFormed(t, files["report.html"])
+	if !bytes.Contains(files["report.html"], []byte("Network at a glance")) {
+		t.Errorf("report.html does not show the changed dashboard's text")
+	}
+	s.check()
+}
