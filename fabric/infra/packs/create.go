@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/fabricops/fabric/fabric/infra/artifact"
 	"github.com/fabricops/fabric/fabric/infra/backup"
@@ -53,7 +54,7 @@ func (c ArtifactConfig) wants(typ string) (bool, map[string]bool) {
 func (c ArtifactConfig) Check() error {
 	for typ := range c.Artifact {
 		if !slices.Contains(pack.Types, typ) {
-			return fmt.Errorf("--artifact_config: no artifact type %q (want one of %v)", typ, pack.Types)
+			return fmt.Errorf("--artifact_config: no artifact type %q (want one of %s)", typ, strings.Join(pack.Types, ", "))
 		}
 	}
 	return nil
