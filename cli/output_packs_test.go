@@ -175,6 +175,8 @@ func TestOutputPacks(t *testing.T) {
 		step{cmd: "pack upload --file $DIR/missing.tar.gz", code: 1},
 		step{cmd: "pack upload", code: 2},
 		step{cmd: "pack list"},
+		step{cmd: "pack list --name", code: 2},
+		step{cmd: "pack enable-single-tenant --name netops --version 1.0.0", code: 1},
 		step{cmd: "pack activate --name netops --version 1.0.0", code: 1},
 		step{cmd: "pack activate --name netops --version 1.0.0 --inputs '{\"snmp_community\": '", code: 2},
 		step{cmd: "pack activate --name netops --version 1.0.0 --inputs '{\"snmp_comunity\": \"x\"}'", code: 1},
@@ -188,6 +190,7 @@ func TestOutputPacks(t *testing.T) {
 		step{cmd: "pack list --json"},
 		step{cmd: "pack upload --file $DIR/netops-1.1.0.tar.gz"},
 		step{cmd: "pack compare --pack_name netops --pack_version 1.0.0"},
+		step{cmd: "pack compare --pack_name netops --pack_version 1.0.0 --json"},
 		step{cmd: "pack compare --pack_name netops --pack_version 1.1.0 --with pack --other_pack_name netops --other_pack_version 1.0.0 --deploy_type customer --customer_tag acme --customer_vars '{\"customer_name\": \"Acme\"}' --other_pack_customer_vars '{\"customer_name\": \"Acme\"}' --output $DIR/out/report.tar.gz --html"},
 		step{cmd: "pack compare --pack_name netops --pack_version 1.1.0 --html", code: 2},
 		step{cmd: "pack compare --pack_name netops --pack_version 1.1.0 --deploy_type customer", code: 2},
@@ -198,6 +201,7 @@ func TestOutputPacks(t *testing.T) {
 		step{cmd: "pack disable-customer --name netops --version 1.0.0 --customer-tag acme", code: 1},
 		step{cmd: "pack disable-customer --name netops --version 1.0.0 --customer-tag globex"},
 		step{cmd: "pack disable-single-tenant --name netops --version 1.0.0"},
+		step{cmd: "pack disable-single-tenant --name netops --version 1.0.0", code: 1},
 		step{cmd: "pack deactivate --name netops --version 1.0.0"},
 		step{cmd: "pack deactivate --name netops --version 1.0.0", code: 1},
 		step{cmd: "pack remove --name netops --version 1.1.0"},
@@ -255,6 +259,10 @@ func TestOutputPackCreate(t *testing.T) {
 	f := fabrictest.Start(t, fabrictest.Options{Tenants: []string{"a", "b"}, Pods: []string{api.APIServer, api.Worker}})
 	s := newSession(t, "pack-create")
 	dir := s.vars["DIR"]
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Chdir(dir)
 	write(t, dir, "hosts.pipeline", "@dm:empty\n  --> @dm:addrow host = 'web-1'\n")
 	write(t, dir, "ops.yaml", "name: ops\nlabel: Operations\ndashboard_sections:\n  - title: Hosts\n    widgets:\n      - {widget_type: table, stream: events}\n")
@@ -315,5 +323,6 @@ func TestOutputPackCreate(t *testing.T) {
 	if !strings.HasSuffix(out, " Identical, 0 Only In First, 0 Only In Second, 0 Differ\n") || strings.HasPrefix(out, "0 Identical") {
 		t.Errorf("demo diff of the two tenants' backups:\n%s", out)
 	}
+	t.Chdir(wd) // the golden files are the package's
 	s.check()
 }

@@ -116,6 +116,9 @@ type PackActivation struct {
 	Created []PackCreated `json:"created"`
 	// Rows are its result rows.
 	Rows []PackRow `json:"rows"`
+	// Site is the context variable site it was rendered with (the
+	// api-server's site).
+	Site string `json:"site,omitempty"`
 	// Inputs are the inputs it was given that may be kept: the values of
 	// variables that are not secret, and references to secrets (an
 	// enablement of the pack's other scopes starts from those of its

@@ -161,7 +161,7 @@ func (a *Activator) Activate(ctx context.Context, req api.PackRequest) ([]api.Pa
 	actKey := activationKey(req.Name, req.Scope, req.CustomerTag)
 	act := api.PackActivation{Name: req.Name, Version: req.Version, Scope: req.Scope, CustomerTag: req.CustomerTag,
 		State: api.PackActivating, Created: []api.PackCreated{}, Rows: []api.PackRow{}, Time: api.Timestamp(a.Catalog.now()),
-		Inputs: keepable(p.Manifest, req.Inputs)}
+		Inputs: keepable(p.Manifest, req.Inputs), Site: a.Site}
 	if err := st.Create(ctx, api.PackActivationsBucket, actKey, act); err != nil {
 		if errors.Is(err, store.ErrExists) {
 			var cur api.PackActivation

@@ -101,9 +101,13 @@ func (a *Activator) side(ctx context.Context, name, version string, scopes []str
 		return pack.Side{}, err
 	}
 	kept := map[string]map[string]any{}
+	ctxa := *a // the site the activation was rendered with, if any
 	for _, act := range acts {
 		if act.Scope != pack.ScopeCustomer || act.CustomerTag == tag {
 			kept[act.Scope] = act.Inputs
+		}
+		if act.Scope == pack.ScopeCommon && ctxa.Site == "" {
+			ctxa.Site = act.Site
 		}
 	}
 	for _, scope := range scopes {
@@ -120,7 +124,7 @@ func (a *Activator) side(ctx context.Context, name, version string, scopes []str
 				inputs[v.Name] = ""
 			}
 		}
-		values, err := a.Values(ctx, p.Manifest, scope, tag, inputs)
+		values, err := ctxa.Values(ctx, p.Manifest, scope, tag, inputs)
 		if err != nil {
 			return pack.Side{}, fmt.Errorf("pack %s version %s: %v", name, version, err)
 		}
