@@ -52,7 +52,7 @@ test: deps
 # The demo runs on the embedded default: the local fabric starts (and keeps
 # running; 'bin/client fabric down' stops it), then each workflow runs under
 # a heading.
-DEMOS := fabric_tour demo sales jobs dashboards graph streams deployments
+DEMOS := fabric_tour demo sales jobs dashboards graph streams deployments packs
 demo: build
 	@echo "== Starting the local fabric"
 	$(BIN)/client fabric up

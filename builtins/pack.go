@@ -69,10 +69,10 @@ or with another pack, and returns the report: {"summary": ..., "compare_rows": [
 (SPEC 2.11; checksums of the rendered artifacts). output writes the
 report as a .tar.gz (report.json, and with html=True a side-by-side
 report.html, viewable offline).`, e.packCompare),
-		"create": doc.Builtin("pack.create", `create(name, version, upload=False, artifact_config=None)
+		"create": doc.Builtin("pack.create", `create(name, version, upload=False, artifact_config=None, dir=".")
 
-Packs the tenant's current artifacts as NAME-VERSION.tar.gz in the
-working directory and returns its path; upload=True stores it in the
+Packs the tenant's current artifacts as NAME-VERSION.tar.gz in dir (the
+working directory) and returns its path; upload=True stores it in the
 catalogue too. artifact_config (a dict): default_artifact_type_backup
 (every type not listed, whole) and artifact: {type: {"backup_all": bool,
 "artifacts": [names]}}. None: every artifact of every type but datasets.
@@ -235,8 +235,12 @@ func (e *Env) packCreate(thread *starlark.Thread, b *starlark.Builtin, args star
 	var name, version string
 	var upload bool
 	var config starlark.Value = starlark.None
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "version", &version, "upload?", &upload, "artifact_config?", &config); err != nil {
+	dirArg := optString(".")
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "version", &version, "upload?", &upload, "artifact_config?", &config, "dir?", &dirArg); err != nil {
 		return nil, err
+	}
+	if dirArg == "" {
+		dirArg = "."
 	}
 	cfg := client.DefaultPackArtifactConfig
 	if config != starlark.None {
@@ -252,7 +256,7 @@ func (e *Env) packCreate(thread *starlark.Thread, b *starlark.Builtin, args star
 			return nil, fail(b.Name(), fmt.Errorf("artifact_config: %v", err))
 		}
 	}
-	dir := host.From(thread).Path(".")
+	dir := host.From(thread).Path(string(dirArg))
 	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		return c.CreatePack(ctx, name, version, cfg, dir, upload)
 	})
