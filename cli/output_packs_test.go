@@ -164,6 +164,8 @@ func TestOutputPacks(t *testing.T) {
 	}, tarFile{name: "schedules/nightly.yaml", body: "name: netops-nightly\npipeline: netops-hot-hosts\ncron_expression: \"0 2 * * *\"\nstatus: paused\n"})
 	writeBundle(t, dir, "nomanifest.tar.gz", tarFile{name: "dashboards/x.yaml", body: "name: x\n"})
 	write(t, dir, "plain.tar.gz", "not a pack\n")
+	writeBundle(t, dir, "big.tar.gz", tarFile{name: "manifest.yaml", body: "name: big\nversion: 1.0.0\nartifacts:\n  dashboard:\n    - {name: big, file: big.yaml}\n"},
+		tarFile{name: "big.yaml", size: 16<<20 + 1})
 	s.setup("s3cret", "secret add --name snmp-comm")
 	before := tenantSnapshot(t)
 
@@ -172,6 +174,7 @@ func TestOutputPacks(t *testing.T) {
 		step{cmd: "pack upload --file $DIR/netops-1.0.0.tar.gz", code: 1},
 		step{cmd: "pack upload --file $DIR/nomanifest.tar.gz", code: 1},
 		step{cmd: "pack upload --file $DIR/plain.tar.gz", code: 1},
+		step{cmd: "pack upload --file $DIR/big.tar.gz", code: 1},
 		step{cmd: "pack upload --file $DIR/missing.tar.gz", code: 1},
 		step{cmd: "pack upload", code: 2},
 		step{cmd: "pack list"},
