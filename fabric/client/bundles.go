@@ -86,22 +86,13 @@ func (c *Client) bundleRequest(ctx context.Context, b *Bundle, req api.BundleDep
 	if max := c.nc.MaxPayload(); int64(len(data)) > max {
 		return nil, fmt.Errorf("the list of the bundle's %d files makes a request of %d bytes, more than the fabric's message limit of %d bytes (NATS max_payload): %s it as smaller bundles", len(req.Files), len(data), max, what)
 	}
-	wctx, cancel := context.WithTimeout(ctx, api.BundleWait)
-	defer cancel()
-	msg, err := c.nc.RequestWithContext(wctx, api.SubjectBundleDeploy, data)
+	msg, err := c.transaction(ctx, api.SubjectBundleDeploy, data, api.BundleWait, transactionWords{
+		verb: what, noun: "bundle", after: "compare the bundle to see what it did"})
 	// Unless NATS says no api-server had it, the request may have been
 	// taken: its staged files are then the api-server's to delete.
 	taken = !errors.Is(err, nats.ErrNoResponders)
-	switch {
-	case err == nil:
-	case errors.Is(err, nats.ErrNoResponders):
-		return nil, fmt.Errorf("no api-server is running: it %ss bundles (start one: client fabric up)", what)
-	case ctx.Err() != nil:
-		return nil, fmt.Errorf("stopped waiting for the api-server to %s the bundle: %v (a deployment goes on there: compare the bundle to see what it did)", what, context.Cause(ctx))
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout):
-		return nil, fmt.Errorf("timed out after %s waiting for the api-server to %s the bundle (a deployment may go on there: compare the bundle to see what it did)", api.BundleWait, what)
-	default:
-		return nil, fmt.Errorf("asking the api-server to %s the bundle: %v", what, err)
+	if err != nil {
+		return nil, err
 	}
 	var rows []BundleRow
 	if err := decode(msg.Data, &rows); err != nil {
@@ -187,3 +178,36 @@ func unstage(st *store.Store, files []BundleFile) {
 		_ = st.DeleteBlob(context.Background(), f.Blob)
 	}
 }
+
+// transactionWords name a transaction in the errors of a request for it:
+// what the api-server does (verb) to what (noun), and how to see its
+// outcome when the client stops waiting (after).
+type transactionWords struct{ verb, noun, after string }
+
+// transaction sends a request for a transaction to the api-server and
+// waits at most wait (or until ctx ends) for its answer. The errors say
+// which transaction, and when it may go on without the client, how to
+// see what it did; one that no api-server took is nats.ErrNoResponders.
+func (c *Client) transaction(ctx context.Context, subject string, data []byte, wait time.Duration, w transactionWords) (*nats.Msg, error) {
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	msg, err := c.nc.RequestWithContext(wctx, subject, data)
+	switch {
+	case err == nil:
+		return msg, nil
+	case errors.Is(err, nats.ErrNoResponders):
+		return nil, noAPIServer{fmt.Sprintf("no api-server is running: it %ss %ss (start one: client fabric up)", w.verb, w.noun)}
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("stopped waiting for the api-server to %s the %s: %v (it goes on there: %s)", w.verb, w.noun, context.Cause(ctx), w.after)
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout):
+		return nil, fmt.Errorf("timed out after %s waiting for the api-server to %s the %s (it may go on there: %s)", wait, w.verb, w.noun, w.after)
+	}
+	return nil, fmt.Errorf("asking the api-server to %s the %s: %v", w.verb, w.noun, err)
+}
+
+// noAPIServer is the error of a request no api-server took; it is
+// nats.ErrNoResponders.
+type noAPIServer struct{ msg string }
+
+func (e noAPIServer) Error() string { return e.msg }
+func (e noAPIServer) Unwrap() error { return nats.ErrNoResponders }

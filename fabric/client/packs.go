@@ -15,7 +15,6 @@ import (
 	"github.com/fabricops/fabric/fabric/infra/secret"
 	"github.com/fabricops/fabric/fabric/lib/pack"
 	"github.com/fabricops/fabric/fabric/lib/safefile"
-	"github.com/nats-io/nats.go"
 )
 
 type (
@@ -100,19 +99,9 @@ func (c *Client) packRequest(ctx context.Context, subject string, req PackReques
 	if err != nil {
 		return nil, err
 	}
-	wctx, cancel := context.WithTimeout(ctx, packWait)
-	defer cancel()
-	msg, err := c.nc.RequestWithContext(wctx, subject, data)
-	switch {
-	case err == nil:
-	case errors.Is(err, nats.ErrNoResponders):
-		return nil, fmt.Errorf("no api-server is running: it %ss packs (start one: client fabric up)", what)
-	case ctx.Err() != nil:
-		return nil, fmt.Errorf("stopped waiting for the api-server to %s the pack: %v (it goes on there: pack list shows the outcome)", what, context.Cause(ctx))
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout):
-		return nil, fmt.Errorf("timed out after %s waiting for the api-server to %s the pack (pack list shows the outcome)", packWait, what)
-	default:
-		return nil, fmt.Errorf("asking the api-server to %s the pack: %v", what, err)
+	msg, err := c.transaction(ctx, subject, data, packWait, transactionWords{verb: what, noun: "pack", after: "pack list shows the outcome"})
+	if err != nil {
+		return nil, err
 	}
 	var res api.PackResult
 	if err := decode(msg.Data, &res); err != nil {
