@@ -295,6 +295,13 @@ func (r *Repo) AddDoc(ctx context.Context, k *Kind, d *Doc, source string, overw
 	if err := r.Validate(ctx, k, d); err != nil {
 		return Record{}, err
 	}
+	return r.AddChecked(ctx, k, d, source, overwrite)
+}
+
+// AddChecked is AddDoc of a document that Validate accepted already (a
+// transaction checks all its documents before it writes the first): it
+// is stored without being checked again.
+func (r *Repo) AddChecked(ctx context.Context, k *Kind, d *Doc, source string, overwrite bool) (Record, error) {
 	name, _ := d.String(k.Key)
 	r.stamp(k, d)
 	rec := Record{Doc: d, Source: source}

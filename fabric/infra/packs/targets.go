@@ -199,7 +199,8 @@ func (t *records) Write(ctx context.Context, p Prepared) (api.PackCreated, error
 		rec.doc.SetValue("enabled", false)
 	}
 	c := api.PackCreated{Type: t.typ, Name: p.Rendered.Name, Checksum: p.Checksum}
-	_, err := t.repo.AddDoc(ctx, t.kind, rec.doc, rec.source, false)
+	// Prepare validated it, against the pack's own artifacts too.
+	_, err := t.repo.AddChecked(ctx, t.kind, rec.doc, rec.source, false)
 	return c, err
 }
 
