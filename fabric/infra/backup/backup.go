@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/fabricops/fabric/fabric/lib/pack"
 	"io"
 	"io/fs"
 	"os"
@@ -257,24 +258,10 @@ func writeFile(path string, data []byte) error {
 	})
 }
 
-// FileName turns an artifact's name into a file name: letters, digits,
-// '-', '_' and inner '.' stay, any other byte is written as =XX.
-func FileName(name string) string {
-	var b strings.Builder
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_', c == '.' && i > 0:
-			b.WriteByte(c)
-		default:
-			fmt.Fprintf(&b, "=%02X", c)
-		}
-	}
-	if b.Len() == 0 {
-		return "="
-	}
-	return b.String()
-}
+// FileName turns an artifact's name into a file name (pack.FileName):
+// letters, digits, '-', '_' and inner '.' stay, any other byte is written
+// as =XX.
+func FileName(name string) string { return pack.FileName(name) }
 
 // trimPath drops the operation and path an *fs.PathError repeats.
 func trimPath(err error) error {

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/fabricops/fabric/fabric/infra/artifact"
-	"github.com/fabricops/fabric/fabric/infra/backup"
 	"github.com/fabricops/fabric/fabric/infra/secret"
 	"github.com/fabricops/fabric/fabric/infra/streams"
 	"github.com/fabricops/fabric/fabric/lib/pack"
@@ -73,7 +72,7 @@ func (e Env) Create(ctx context.Context, name, version string, cfg ArtifactConfi
 	m := pack.Manifest{Name: name, Version: version, Description: "Created from the tenant's artifacts by pack create"}
 	files := map[string][]byte{}
 	add := func(typ, artName, ext string, data []byte) {
-		file := typ + "s/" + backup.FileName(artName) + ext
+		file := typ + "s/" + pack.FileName(artName) + ext
 		m.Artifacts = append(m.Artifacts, pack.Artifact{Type: typ, Name: artName, File: file, Scope: pack.ScopeCommon, CreationPolicy: pack.PolicySkip})
 		files[file] = data
 	}
