@@ -71,6 +71,7 @@ bench: build
 	bash bench/filter.sh
 	bash bench/pipeline.sh
 	bash bench/artifacts.sh
+	bash bench/packs.sh
 
 lint:
 	$(GO) vet ./...
