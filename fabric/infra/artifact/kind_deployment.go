@@ -68,12 +68,11 @@ var Deployment = &Kind{
 		}
 		// Each entry names a pipeline of the tenant (its version may come
 		// later: the audit reports a missing one).
-		exists, err := pipelineNames(ctx, r)
-		if err != nil {
-			return err
-		}
+		exists := pipelineNames(ctx, r)
 		for i, e := range b.Entries() {
-			if !exists(e.Name) {
+			if ok, err := exists(e.Name); err != nil {
+				return err
+			} else if !ok {
 				return fmt.Errorf("%s_pipelines[%d]: no pipeline named %q", e.Kind, entryIndex(b, i), e.Name)
 			}
 		}
@@ -95,21 +94,27 @@ func entryIndex(b *blueprint.Blueprint, i int) int {
 	return n
 }
 
-// pipelineNames reads the keys of the tenant's pipelines once and
-// returns what tells whether a pipeline of a name exists (in any version).
-func pipelineNames(ctx context.Context, r *Repo) (func(name string) bool, error) {
-	keys, err := r.Store.Keys(ctx, api.PipelinesBucket)
-	if err != nil {
-		return nil, err
-	}
-	return func(name string) bool {
+// pipelineNames returns what tells whether a pipeline of a name exists
+// (in any version), or is pending: each name is looked up once, by the
+// keys of its versions alone (not every pipeline's keys).
+func pipelineNames(ctx context.Context, r *Repo) func(name string) (bool, error) {
+	known := map[string]bool{}
+	return func(name string) (bool, error) {
 		if r.Pending != nil && r.Pending(nil, name) {
-			return true
+			return true, nil
+		}
+		if ok, seen := known[name]; seen {
+			return ok, nil
+		}
+		keys, err := r.Store.KeysMatching(ctx, api.PipelinesBucket, store.Key(name)+".*")
+		if err != nil {
+			return false, err
 		}
 		prefix := store.Key(name) + "."
-		return slices.ContainsFunc(keys, func(k string) bool {
+		known[name] = slices.ContainsFunc(keys, func(k string) bool {
 			_, _, isVersion := pipeline.ParseVersion(strings.TrimPrefix(k, prefix))
-			return strings.HasPrefix(k, prefix) && isVersion
+			return isVersion
 		})
-	}, nil
+		return known[name], nil
+	}
 }

@@ -47,11 +47,10 @@ var Schedule = &Kind{
 				return fmt.Errorf("%s: %v", f.field, err)
 			}
 		}
-		exists, err := pipelineNames(ctx, r)
-		if err != nil {
+		exists := pipelineNames(ctx, r)
+		if ok, err := exists(s.Pipeline); err != nil {
 			return err
-		}
-		if !exists(s.Pipeline) {
+		} else if !ok {
 			return fmt.Errorf("pipeline: no pipeline named %q", s.Pipeline)
 		}
 		return nil

@@ -343,13 +343,25 @@ const settle = 250 * time.Millisecond
 // Keys returns the keys of every record of bucket, sorted, without reading
 // the records.
 func (s *Store) Keys(ctx context.Context, bucket string) ([]string, error) {
+	return s.KeysMatching(ctx, bucket, "")
+}
+
+// KeysMatching returns the keys of bucket's records that match filter (a
+// subject filter: "name.*" is every key of two tokens starting with the
+// token "name"; "" is every key), sorted, without reading the records.
+func (s *Store) KeysMatching(ctx context.Context, bucket, filter string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
 	kv, err := s.kv(ctx, bucket)
 	if err != nil {
 		return nil, err
 	}
-	lister, err := kv.ListKeys(ctx)
+	var lister jetstream.KeyLister
+	if filter == "" {
+		lister, err = kv.ListKeys(ctx)
+	} else {
+		lister, err = kv.ListKeysFiltered(ctx, filter)
+	}
 	if err != nil {
 		return nil, timeout(err, "listing "+bucket)
 	}

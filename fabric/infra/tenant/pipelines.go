@@ -94,17 +94,33 @@ func (t *Data) allPipelines(ctx context.Context) ([]api.Pipeline, error) {
 	return out, nil
 }
 
+// pipelineVersions returns every version of one pipeline, oldest first:
+// the keys of that name's versions are listed (not every pipeline's
+// records read), then each version is read.
 func (t *Data) pipelineVersions(ctx context.Context, name string) ([]api.Pipeline, error) {
-	all, err := t.allPipelines(ctx)
+	s, err := t.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := s.KeysMatching(ctx, api.PipelinesBucket, store.Key(name)+".*")
 	if err != nil {
 		return nil, err
 	}
 	out := []api.Pipeline{}
-	for _, p := range all {
+	for _, k := range keys {
+		var p api.Pipeline
+		_, err := s.Get(ctx, api.PipelinesBucket, k, &p)
+		if errors.Is(err, store.ErrNotFound) {
+			continue // deleted meanwhile
+		}
+		if err != nil {
+			return nil, err
+		}
 		if p.Name == name {
 			out = append(out, p)
 		}
 	}
+	slices.SortStableFunc(out, func(a, b api.Pipeline) int { return pipeline.CompareVersions(a.Version, b.Version) })
 	return out, nil
 }
 
