@@ -24,4 +24,3 @@ func FileName(name string) string {
 	}
 	return b.String()
 }
-
