@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 
@@ -387,9 +386,6 @@ func (a *Activator) Deactivate(ctx context.Context, req api.PackRequest) ([]api.
 	return rows, nil
 }
 
-// placeholder is a {{ name }} placeholder.
-var placeholder = regexp.MustCompile(`\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}`)
-
 // render renders the scope of a pack and fills the placeholders of the
 // artifacts' names too ("netops-{{ customer_tag }}": a customer's
 // artifacts live beside another's).
@@ -399,9 +395,7 @@ func render(p *pack.Pack, scope string, values map[string]string) ([]pack.Render
 		return nil, err
 	}
 	for i := range rendered {
-		rendered[i].Name = placeholder.ReplaceAllStringFunc(rendered[i].Name, func(m string) string {
-			return values[placeholder.FindStringSubmatch(m)[1]]
-		})
+		rendered[i].Name = pack.Fill(rendered[i].Name, values)
 	}
 	return rendered, nil
 }

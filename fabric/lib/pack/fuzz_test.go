@@ -96,7 +96,7 @@ func FuzzPlaceholders(f *testing.F) {
 		seen := map[string]bool{}
 		values := map[string]string{}
 		for _, n := range names {
-			if seen[n] || !varRE.MatchString(n) || !bytes.Contains(data, []byte(n)) {
+			if seen[n] || !varRE().MatchString(n) || !bytes.Contains(data, []byte(n)) {
 				t.Fatalf("placeholder %q of %q", n, data)
 			}
 			seen[n] = true

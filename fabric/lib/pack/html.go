@@ -3,20 +3,13 @@ package pack
 import (
 	"bytes"
 	"fmt"
-	"html/template"
+	"html"
 	"sort"
 	"strings"
 )
 
-// pageTemplate is the compare report's HTML page: self-contained (inline
-// CSS, no scripts, no external resources), every value escaped by
-// html/template.
-var pageTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>Pack compare: {{.Title}}</title>
-<style>
+// pageStyle is the compare report's inline CSS.
+const pageStyle = `<style>
 body { font-family: sans-serif; margin: 1.5em; color: #222; }
 h1 { font-size: 1.4em; }
 h2 { font-size: 1.2em; margin-top: 1.5em; }
@@ -35,45 +28,144 @@ td.no { color: #888; text-align: right; font-family: monospace; }
 table.diff { width: 100%; table-layout: fixed; }
 table.diff td.code { width: 46%; }
 table.diff td.no { width: 4%; }
-</style>
-</head>
-<body>
-<h1>Pack compare: {{.Title}}</h1>
-<h2>Summary</h2>
-<table>
-<tr><th>Time</th><td>{{.S.Timestamp}}</td></tr>
-<tr><th>Left</th><td>{{.S.LeftPackName}} {{.S.LeftPackVersion}}</td></tr>
-<tr><th>Right</th><td>{{.S.RightPackName}} {{.S.RightPackVersion}}</td></tr>
-<tr><th>Compared with</th><td>{{.S.CompareWith}}</td></tr>
-<tr><th>Deployment type</th><td>{{.S.DeploymentType}}</td></tr>
-<tr><th>Artifacts</th><td class="num">{{.S.TotalCount}}</td></tr>
-</table>
-{{range .Vars}}<h2>{{.Title}}</h2>
-{{if .Pairs}}<table>
-<tr><th>Name</th><th>Value</th></tr>
-{{range .Pairs}}<tr><td>{{.Name}}</td><td class="code">{{.Value}}</td></tr>
-{{end}}</table>
-{{else}}<p>None.</p>
-{{end}}{{end}}<h2>Counts</h2>
-<table>
-<tr><th>Change</th><th>Count</th><th>By type</th></tr>
-{{range .Counts}}<tr class="{{.Class}}"><td>{{.Title}}</td><td class="num">{{.Count}}</td><td>{{.ByType}}</td></tr>
-{{end}}</table>
-<h2>Artifacts</h2>
-{{if .Rows}}<table>
-<tr><th>Type</th><th>Name</th><th>File</th><th>Change</th><th>Left version</th><th>Right version</th><th>Left checksum</th><th>Right checksum</th></tr>
-{{range .Rows}}<tr class="{{.ChangeType}}"><td>{{.ArtifactType}}</td><td>{{.ArtifactName}}</td><td class="code">{{.DefinitionFileName}}</td><td>{{.Change}}</td><td>{{.ArtifactVersionLeft}}</td><td>{{.ArtifactVersionRight}}</td><td class="code" title="{{.ChecksumLeft}}">{{.ShortLeft}}</td><td class="code" title="{{.ChecksumRight}}">{{.ShortRight}}</td></tr>
-{{end}}</table>
-{{else}}<p>No artifacts.</p>
-{{end}}{{if .Diffs}}<h2>Changes</h2>
-{{range .Diffs}}<h3>{{.Type}} {{.Name}} <code>{{.File}}</code></h3>
-<table class="diff">
-<tr><th></th><th>{{$.LeftTitle}}</th><th></th><th>{{$.RightTitle}}</th></tr>
-{{range .Lines}}<tr class="{{.Kind}}"><td class="no">{{if .LeftNo}}{{.LeftNo}}{{end}}</td><td class="code l">{{.Left}}</td><td class="no">{{if .RightNo}}{{.RightNo}}{{end}}</td><td class="code r">{{.Right}}</td></tr>
-{{end}}</table>
-{{end}}{{end}}</body>
-</html>
-`))
+</style>`
+
+// page writes the compare report's HTML page: self-contained (inline
+// CSS, no scripts, no external resources), every value escaped. It is
+// written by hand, not with html/template, whose reflection would keep
+// every method of the shell's binary linked (3 MB more to load at each
+// start).
+type page struct{ b bytes.Buffer }
+
+// raw writes markup as it is.
+func (p *page) raw(parts ...string) {
+	for _, s := range parts {
+		p.b.WriteString(s)
+	}
+}
+
+// text writes a value escaped.
+func (p *page) text(s string) { p.b.WriteString(html.EscapeString(s)) }
+
+// cell writes a table cell of class (none when "") holding a value.
+func (p *page) cell(class, value string) {
+	if class == "" {
+		p.raw("<td>")
+	} else {
+		p.raw(`<td class="`, html.EscapeString(class), `">`)
+	}
+	p.text(value)
+	p.raw("</td>")
+}
+
+// render writes the page of data.
+func (p *page) render(d pageData) {
+	p.raw("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Pack compare: ")
+	p.text(d.Title)
+	p.raw("</title>\n", pageStyle, "\n</head>\n<body>\n<h1>Pack compare: ")
+	p.text(d.Title)
+	p.raw("</h1>\n<h2>Summary</h2>\n<table>\n")
+	s := d.S
+	for _, kv := range [][2]string{{"Time", s.Timestamp}, {"Left", strings.TrimSpace(s.LeftPackName + " " + s.LeftPackVersion)},
+		{"Right", strings.TrimSpace(s.RightPackName + " " + s.RightPackVersion)}, {"Compared with", s.CompareWith},
+		{"Deployment type", s.DeploymentType}} {
+		p.raw("<tr><th>", kv[0], "</th>")
+		p.cell("", kv[1])
+		p.raw("</tr>\n")
+	}
+	p.raw("<tr><th>Artifacts</th>")
+	p.cell("num", fmt.Sprint(s.TotalCount))
+	p.raw("</tr>\n</table>\n")
+	for _, v := range d.Vars {
+		p.raw("<h2>")
+		p.text(v.Title)
+		p.raw("</h2>\n")
+		if len(v.Pairs) == 0 {
+			p.raw("<p>None.</p>\n")
+			continue
+		}
+		p.raw("<table>\n<tr><th>Name</th><th>Value</th></tr>\n")
+		for _, pair := range v.Pairs {
+			p.raw("<tr>")
+			p.cell("", pair.Name)
+			p.cell("code", pair.Value)
+			p.raw("</tr>\n")
+		}
+		p.raw("</table>\n")
+	}
+	p.raw("<h2>Counts</h2>\n<table>\n<tr><th>Change</th><th>Count</th><th>By type</th></tr>\n")
+	for _, c := range d.Counts {
+		p.raw(`<tr class="`, html.EscapeString(c.Class), `">`)
+		p.cell("", c.Title)
+		p.cell("num", fmt.Sprint(c.Count))
+		p.cell("", c.ByType)
+		p.raw("</tr>\n")
+	}
+	p.raw("</table>\n<h2>Artifacts</h2>\n")
+	if len(d.Rows) == 0 {
+		p.raw("<p>No artifacts.</p>\n")
+	} else {
+		p.raw("<table>\n<tr><th>Type</th><th>Name</th><th>File</th><th>Change</th><th>Left version</th><th>Right version</th><th>Left checksum</th><th>Right checksum</th></tr>\n")
+		for _, r := range d.Rows {
+			p.raw(`<tr class="`, html.EscapeString(r.ChangeType), `">`)
+			p.cell("", r.ArtifactType)
+			p.cell("", r.ArtifactName)
+			p.cell("code", r.DefinitionFileName)
+			p.cell("", r.Change)
+			p.cell("", r.ArtifactVersionLeft)
+			p.cell("", r.ArtifactVersionRight)
+			for _, sum := range [][2]string{{r.ChecksumLeft, r.ShortLeft}, {r.ChecksumRight, r.ShortRight}} {
+				p.raw(`<td class="code" title="`, html.EscapeString(sum[0]), `">`)
+				p.text(sum[1])
+				p.raw("</td>")
+			}
+			p.raw("</tr>\n")
+		}
+		p.raw("</table>\n")
+	}
+	if len(d.Diffs) > 0 {
+		p.raw("<h2>Changes</h2>\n")
+	}
+	for _, df := range d.Diffs {
+		p.raw("<h3>")
+		p.text(df.Type + " " + df.Name)
+		p.raw(" <code>")
+		p.text(df.File)
+		p.raw("</code></h3>\n<table class=\"diff\">\n<tr><th></th><th>")
+		p.text(d.LeftTitle)
+		p.raw("</th><th></th><th>")
+		p.text(d.RightTitle)
+		p.raw("</th></tr>\n")
+		for _, l := range df.Lines {
+			p.raw(`<tr class="`, html.EscapeString(l.Kind), `">`)
+			p.cell("no", lineNo(l.LeftNo))
+			p.cell("code l", l.Left)
+			p.cell("no", lineNo(l.RightNo))
+			p.cell("code r", l.Right)
+			p.raw("</tr>\n")
+		}
+		p.raw("</table>\n")
+	}
+	p.raw("</body>\n</html>\n")
+}
+
+// lineNo is a line number in a diff, "" for none.
+func lineNo(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprint(n)
+}
+
+// pageData is what the page shows.
+type pageData struct {
+	Title, LeftTitle, RightTitle string
+	S                            Summary
+	Vars                         []pageVars
+	Counts                       []pageCount
+	Rows                         []pageRow
+	Diffs                        []pageDiff
+}
 
 // pageVars is a table of variables on the page.
 type pageVars struct {
@@ -109,14 +201,7 @@ func (r Report) HTML() ([]byte, error) {
 	side := func(name, version string) string {
 		return strings.TrimSpace(name + " " + version)
 	}
-	data := struct {
-		Title, LeftTitle, RightTitle string
-		S                            Summary
-		Vars                         []pageVars
-		Counts                       []pageCount
-		Rows                         []pageRow
-		Diffs                        []pageDiff
-	}{
+	data := pageData{
 		LeftTitle:  side(s.LeftPackName, s.LeftPackVersion),
 		RightTitle: side(s.RightPackName, s.RightPackVersion),
 		S:          s,
@@ -158,11 +243,9 @@ func (r Report) HTML() ([]byte, error) {
 		}
 		data.Diffs = append(data.Diffs, pageDiff{Type: row.ArtifactType, Name: row.ArtifactName, File: row.DefinitionFileName, Lines: lineDiff(t[0], t[1])})
 	}
-	var b bytes.Buffer
-	if err := pageTemplate.Execute(&b, data); err != nil {
-		return nil, fmt.Errorf("report.html: %w", err)
-	}
-	return b.Bytes(), nil
+	var pg page
+	pg.render(data)
+	return pg.b.Bytes(), nil
 }
 
 // sortedKeys returns the keys of a map, sorted.

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/fabricops/fabric/fabric/lib/yamldoc"
 	"gopkg.in/yaml.v3"
@@ -18,9 +19,9 @@ const ManifestFile = "manifest.yaml"
 
 var (
 	// nameRE is a pack's name.
-	nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$`)
+	nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$`) })
 	// varRE is a deploy variable's name.
-	varRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	varRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 )
 
 // manifestLimits bound the YAML of a manifest.yaml.
@@ -268,7 +269,7 @@ func (m Manifest) Check() error {
 	switch {
 	case m.Name == "":
 		return errorf("no name")
-	case !nameRE.MatchString(m.Name):
+	case !nameRE().MatchString(m.Name):
 		return errorf("name %q is not a pack name (a letter or digit, then up to 99 letters, digits, '_', '.' or '-')", m.Name)
 	case m.Version == "":
 		return errorf("no version")
@@ -282,7 +283,7 @@ func (m Manifest) Check() error {
 			switch {
 			case v.Name == "":
 				return errorf("a deploy variable has no name")
-			case !varRE.MatchString(v.Name):
+			case !varRE().MatchString(v.Name):
 				return errorf("deploy variable %q: the name is not a letter or '_' then letters, digits or '_'", v.Name)
 			case slices.Contains(ContextVars, v.Name):
 				return errorf("deploy variable %q: the fabric sets %s itself (context variables: %s)", v.Name, v.Name, strings.Join(ContextVars, ", "))

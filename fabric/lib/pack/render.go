@@ -32,8 +32,8 @@ func (p *Pack) Render(scope string, values map[string]string) ([]Rendered, error
 		}
 		if a.Type != TypeDataset {
 			var missing string
-			data = placeholderRE.ReplaceAllFunc(data, func(ph []byte) []byte {
-				name := string(placeholderRE.FindSubmatch(ph)[1])
+			data = placeholderRE().ReplaceAllFunc(data, func(ph []byte) []byte {
+				name := string(placeholderRE().FindSubmatch(ph)[1])
 				v, ok := values[name]
 				if !ok {
 					if missing == "" {

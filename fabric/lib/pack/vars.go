@@ -6,11 +6,14 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // placeholderRE is a {{ name }} placeholder, spaces or tabs inside the
 // braces optional.
-var placeholderRE = regexp.MustCompile(`\{\{[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*\}\}`)
+var placeholderRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\{\{[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*\}\}`)
+})
 
 // Placeholders returns the distinct names of the {{ name }} placeholders
 // in data (spaces inside the braces optional), in order of first
@@ -19,7 +22,7 @@ var placeholderRE = regexp.MustCompile(`\{\{[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*
 func Placeholders(data []byte) []string {
 	var names []string
 	seen := map[string]bool{}
-	for _, m := range placeholderRE.FindAllSubmatch(data, -1) {
+	for _, m := range placeholderRE().FindAllSubmatch(data, -1) {
 		name := string(m[1])
 		if !seen[name] {
 			seen[name] = true
@@ -130,4 +133,15 @@ func (p *Pack) Check() error {
 		}
 	}
 	return nil
+}
+
+// Fill replaces the placeholders of text that values has a value for
+// (an artifact's name, "netops-{{ customer_tag }}"); others stay.
+func Fill(text string, values map[string]string) string {
+	return placeholderRE().ReplaceAllStringFunc(text, func(ph string) string {
+		if v, ok := values[placeholderRE().FindStringSubmatch(ph)[1]]; ok {
+			return v
+		}
+		return ph
+	})
 }
