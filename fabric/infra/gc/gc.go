@@ -9,6 +9,7 @@ package gc
 import (
 	"context"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
@@ -21,7 +22,8 @@ import (
 const DefaultGrace = 15 * time.Minute
 
 // Collect sweeps the tenant's object store: blobs that no dataset,
-// bounded dataset, object, job or pack names and uploads that never completed,
+// bounded dataset, object, job or pack names (library files, under
+// api.LibrariesFolder, are kept) and uploads that never completed,
 // older than grace, are removed (only reported with dryRun).
 func Collect(ctx context.Context, s *store.Store, grace time.Duration, dryRun bool) (api.GCReport, error) {
 	r := api.GCReport{DryRun: dryRun, Blobs: []string{}}
@@ -48,6 +50,8 @@ func Collect(ctx context.Context, s *store.Store, grace time.Duration, dryRun bo
 	for _, b := range blobs {
 		switch {
 		case named[b.Path]:
+		case strings.HasPrefix(b.Path, api.LibrariesFolder):
+			// A library file is its own record (library upload).
 		case b.ModTime.After(cutoff):
 			r.Young++
 		default:

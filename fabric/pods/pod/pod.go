@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/infra/libraries"
 	"github.com/fabricops/fabric/fabric/infra/store"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -56,6 +57,10 @@ type Spec struct {
 	Dependencies []string
 	// Restarts counts restarts in place, reported by status.
 	Restarts int
+	// PackageDir is the pod's package directory (libraries staged by
+	// library install, installed when the pod starts); empty: the pod
+	// installs no libraries.
+	PackageDir string
 	// Logger receives the pod's own log lines (nil: none).
 	Logger *log.Logger
 }
@@ -101,6 +106,9 @@ type Pod struct {
 	onStop     []func()
 	checks     []healthCheck
 
+	// installed are the libraries installed when the pod started.
+	installed map[string]libraries.Name
+
 	// onRestart is called (in its own goroutine) when a restart is asked.
 	onRestart func()
 
@@ -135,6 +143,8 @@ func Start(ctx context.Context, nc *nats.Conn, spec Spec, onRestart func()) (*Po
 	// as service-initialization-status rather than stopping the pod.
 	p.objects, p.initErr = store.EnsureObjectStore(ctx, js, api.ObjectsBucket)
 
+	p.loadLibraries()
+
 	svc, err := micro.AddService(nc, micro.Config{
 		Name:        spec.Type,
 		Version:     api.ServiceVersion,
@@ -154,6 +164,7 @@ func Start(ctx context.Context, nc *nats.Conn, spec Spec, onRestart func()) (*Po
 		{api.EndpointStatus, p.handleStatus},
 		{api.EndpointRestart, p.handleRestart},
 		{api.EndpointLimits, p.handleLimits},
+		{api.EndpointLibraries, p.handleLibraries},
 	}
 	for _, e := range endpoints {
 		if err := svc.AddEndpoint(e.name, e.handler, micro.WithEndpointSubject(api.PodSubject(spec.ID, e.name)), micro.WithEndpointQueueGroupDisabled()); err != nil {

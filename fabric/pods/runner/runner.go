@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -47,6 +48,10 @@ type Options struct {
 	CapacityFilter string
 	// Logger receives one line per pod event (nil: none).
 	Logger *log.Logger
+	// PackagesDir holds the pods' package directories (libraries staged
+	// by library install), PackagesDir/<pod id>; empty:
+	// Worker.DataDir/packages, and none when that is empty too.
+	PackagesDir string
 	// Worker configures the workers: job limits, and the tenant's data
 	// directory that @files:loadfile reads.
 	Worker worker.Options
@@ -102,6 +107,9 @@ func Start(opts Options) (*Runner, error) {
 		}
 		if t.Category == api.CategoryApp {
 			spec.Site = opts.Site
+		}
+		if dir := packagesDir(opts); dir != "" {
+			spec.PackageDir = filepath.Join(dir, spec.ID)
 		}
 		s := &slot{typ: t, spec: spec}
 		// Started under the lock: the pod's restart callback may run
@@ -234,6 +242,17 @@ func (r *Runner) logf(format string, args ...any) {
 	if r.opts.Logger != nil {
 		r.opts.Logger.Printf("[%s] "+format, append([]any{r.opts.Config.Tenant}, args...)...)
 	}
+}
+
+// packagesDir is the directory of the pods' package directories.
+func packagesDir(o Options) string {
+	switch {
+	case o.PackagesDir != "":
+		return o.PackagesDir
+	case o.Worker.DataDir != "":
+		return filepath.Join(o.Worker.DataDir, "packages")
+	}
+	return ""
 }
 
 func hostPort(url string) string {

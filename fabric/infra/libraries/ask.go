@@ -1,0 +1,136 @@
+package libraries
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/infra/registry"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Targets returns the pod ids a library list or install asks: with
+// t.PodIDs, those ids (a pod that is not live is asked too, and counts as
+// one that did not answer) less the live pods of another type; otherwise
+// the live pods of t.PodType whose site the regular expression t.Site
+// matches whole.
+func Targets(regs []api.Registration, t api.LibraryTarget) ([]string, error) {
+	var ids []string
+	seen := map[string]bool{}
+	if len(t.PodIDs) > 0 {
+		typ := map[string]string{}
+		for _, r := range regs {
+			typ[r.PodID] = r.PodType
+		}
+		for _, id := range t.PodIDs {
+			if seen[id] || (typ[id] != "" && typ[id] != t.PodType) {
+				continue
+			}
+			seen[id] = true
+			ids = append(ids, id)
+		}
+		return ids, nil
+	}
+	re, err := regexp.Compile(t.Site)
+	if err != nil {
+		return nil, fmt.Errorf("--site %q is not a valid regular expression: %v", t.Site, err)
+	}
+	re.Longest()
+	for _, r := range regs {
+		loc := re.FindStringIndex(r.Site)
+		if r.PodType == t.PodType && loc != nil && loc[0] == 0 && loc[1] == len(r.Site) && !seen[r.PodID] {
+			seen[r.PodID] = true
+			ids = append(ids, r.PodID)
+		}
+	}
+	sort.Strings(ids)
+	return ids, nil
+}
+
+// Ask sends req to the pods t selects, at once, and gathers their answers
+// within wait: a pod that is gone fails at once, one that does not answer
+// in time is reported missing, and one that the request's QL query does
+// not match is not counted.
+func Ask(ctx context.Context, nc *nats.Conn, t api.LibraryTarget, req api.LibrariesRequest, wait time.Duration) (api.LibraryReport, error) {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return api.LibraryReport{}, err
+	}
+	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	regs, err := registry.List(lctx, js)
+	cancel()
+	if err != nil {
+		return api.LibraryReport{}, err
+	}
+	ids, err := Targets(regs, t)
+	if err != nil {
+		return api.LibraryReport{}, err
+	}
+	if len(ids) == 0 {
+		return api.LibraryReport{}, fmt.Errorf("no live %s pod at a site matching %q", t.PodType, t.Site)
+	}
+	req.QLQuery = t.QLQuery
+	data, err := json.Marshal(req)
+	if err != nil {
+		return api.LibraryReport{}, err
+	}
+	type answer struct {
+		pod  api.PodLibraries
+		ok   bool
+		skip bool
+	}
+	answers := make([]answer, len(ids))
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			msg, err := nc.RequestWithContext(wctx, api.PodSubject(id, api.EndpointLibraries), data)
+			if err != nil {
+				return
+			}
+			var e api.Error
+			if json.Unmarshal(msg.Data, &e) == nil && e.Error != "" {
+				answers[i] = answer{ok: true, pod: api.PodLibraries{PodID: id,
+					Install: []api.LibraryInstallRow{{PodID: id, Status: "FAILED", Message: e.Error}}}}
+				return
+			}
+			var p api.PodLibraries
+			if json.Unmarshal(msg.Data, &p) != nil {
+				return
+			}
+			answers[i] = answer{pod: p, ok: true, skip: p.Skipped}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return api.LibraryReport{}, err
+	}
+	rep := api.LibraryReport{Pods: []api.PodLibraries{}}
+	for i, a := range answers {
+		switch {
+		case a.skip:
+		case a.ok:
+			rep.Pods = append(rep.Pods, a.pod)
+			rep.Responded++
+			rep.Targeted++
+		default:
+			rep.Missing = append(rep.Missing, ids[i])
+			rep.Targeted++
+		}
+	}
+	sort.Slice(rep.Pods, func(i, j int) bool { return rep.Pods[i].PodID < rep.Pods[j].PodID })
+	if rep.Targeted == 0 {
+		return rep, errors.New("no pod matches --ql-query")
+	}
+	return rep, nil
+}
