@@ -1,0 +1,297 @@
+package botpkg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"go.starlark.net/starlark"
+	"go.starlark.net/syntax"
+)
+
+// Dialect is the Starlark of bot packages, the shell's permissive one:
+// while loops, top-level control flow, sets, recursion and global
+// reassignment are allowed.
+var Dialect = &syntax.FileOptions{Set: true, While: true, TopLevelControl: true, GlobalReassign: true, Recursion: true}
+
+// DialectVersion names the dialect for list-runtimes.
+const DialectVersion = "starlark-go 2026-09 (permissive)"
+
+// Limits bound a package and the calls of its bots; a zero field takes
+// its default (see DefaultLimits).
+type Limits struct {
+	// Files bounds the files of a package, FileSize each file's bytes.
+	Files    int
+	FileSize int64
+	// Steps bounds the Starlark steps of one call (and of loading the
+	// modules).
+	Steps uint64
+	// Value bounds the bytes of one value an operation makes.
+	Value int
+	// Memory bounds the memory a call may hold (0: no watch).
+	Memory int64
+	// Rows bounds the rows a call returns.
+	Rows int
+}
+
+// DefaultLimits are the limits of a zero field.
+var DefaultLimits = Limits{Files: 200, FileSize: 1 << 20, Steps: 100_000_000, Value: 64 << 20, Rows: 10_000_000}
+
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits
+	if l.Files <= 0 {
+		l.Files = d.Files
+	}
+	if l.FileSize <= 0 {
+		l.FileSize = d.FileSize
+	}
+	if l.Steps == 0 {
+		l.Steps = d.Steps
+	}
+	if l.Value <= 0 {
+		l.Value = d.Value
+	}
+	if l.Rows <= 0 {
+		l.Rows = d.Rows
+	}
+	return l
+}
+
+// Package is a loaded bot package: its manifest and the bots of its
+// implementation value, compiled and frozen, callable from any number of
+// threads at once.
+type Package struct {
+	Manifest *Manifest
+	// Template is the manifest's config_template read.
+	Template *Template
+	// Files are the names of the package's files, sorted.
+	Files []string
+	bots  map[string]starlark.Callable
+	limit Limits
+}
+
+// IsTest reports whether a file of a package is a test module
+// (test_*.star), which Load compiles but does not run.
+func IsTest(name string) bool {
+	base := path.Base(name)
+	return strings.HasPrefix(base, "test_") && strings.HasSuffix(base, ".star")
+}
+
+// Load reads a package from fsys (its root holds bots.yml): it checks the
+// manifest, compiles every module (errors file:line:col), runs the
+// implementation's module (with its loads) under the step budget, and
+// checks that every bot of bots.yml is a function of the implementation
+// value taking (frame, params, config).
+func Load(ctx context.Context, fsys fs.FS, l Limits) (*Package, error) {
+	l = l.withDefaults()
+	files, err := readFiles(fsys, l)
+	if err != nil {
+		return nil, err
+	}
+	data, ok := files[ManifestFile]
+	if !ok {
+		return nil, fmt.Errorf("the package has no %s", ManifestFile)
+	}
+	m, err := ParseManifest(data)
+	if err != nil {
+		return nil, err
+	}
+	t, _ := ParseTemplate(m.Extension.ConfigTemplate)
+	ld := &loader{files: files, limit: l, progs: map[string]*starlark.Program{}, done: map[string]*entry{}}
+	var names []string
+	for name := range files {
+		names = append(names, name)
+		if strings.HasSuffix(name, ".star") {
+			if err := ld.compile(name, IsTest(name)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	sort.Strings(names)
+	p := &Package{Manifest: m, Template: t, Files: names, bots: map[string]starlark.Callable{}, limit: l}
+	module, value := m.Code()
+	file := module + ".star"
+	if _, ok := files[file]; !ok {
+		return nil, fmt.Errorf("%s: extension.implementation.code %q names the module %s, which the package does not have", ManifestFile, m.Extension.Implementation.Code, file)
+	}
+	thread := newThread(ctx, "load "+file, l.Steps)
+	thread.Load = ld.load
+	stop := watchContext(ctx, thread)
+	globals, err := ld.exec(thread, file)
+	stop()
+	if err != nil {
+		return nil, callError(ctx, thread, l, err)
+	}
+	impl, ok := globals[value]
+	if !ok {
+		return nil, fmt.Errorf("%s: extension.implementation.code %q: %s defines no %s", ManifestFile, m.Extension.Implementation.Code, file, value)
+	}
+	for _, b := range m.Bots {
+		fn, err := botFunc(impl, FieldName(b.Name))
+		if err != nil {
+			return nil, fmt.Errorf("%s: bot %s: %v", ManifestFile, b.Name, err)
+		}
+		p.bots[b.Name] = fn
+	}
+	return p, nil
+}
+
+// readFiles reads the regular files of fsys, bounded.
+func readFiles(fsys fs.FS, l Limits) (map[string][]byte, error) {
+	files := map[string][]byte{}
+	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || !d.Type().IsRegular() {
+			return nil
+		}
+		if len(files) >= l.Files {
+			return fmt.Errorf("the package has more than %d files", l.Files)
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if info.Size() > l.FileSize {
+			return fmt.Errorf("%s is over the file size limit of %d bytes", name, l.FileSize)
+		}
+		data, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return err
+		}
+		if int64(len(data)) > l.FileSize {
+			return fmt.Errorf("%s is over the file size limit of %d bytes", name, l.FileSize)
+		}
+		files[name] = data
+		return nil
+	})
+	return files, err
+}
+
+// botFunc finds a bot's function in the implementation value (a struct
+// or a dict) and checks it takes three parameters.
+func botFunc(impl starlark.Value, field string) (starlark.Callable, error) {
+	var v starlark.Value
+	switch x := impl.(type) {
+	case *starlark.Dict:
+		got, found, _ := x.Get(starlark.String(field))
+		if found {
+			v = got
+		}
+	case starlark.HasAttrs:
+		got, err := x.Attr(field)
+		if err == nil {
+			v = got
+		}
+	default:
+		return nil, fmt.Errorf("the implementation value is a %s, not a struct or dict", impl.Type())
+	}
+	if v == nil {
+		return nil, fmt.Errorf("not defined: the implementation value has no %s", field)
+	}
+	fn, ok := v.(*starlark.Function)
+	if !ok {
+		return nil, fmt.Errorf("%s is a %s, not a function", field, v.Type())
+	}
+	if fn.NumParams() != 3 && !fn.HasVarargs() {
+		pos := fn.Position()
+		return nil, fmt.Errorf("%s: %s takes %d parameters, not (frame, params, config)", pos, field, fn.NumParams())
+	}
+	return fn, nil
+}
+
+// loader compiles the modules of a package and runs them for load().
+type loader struct {
+	files map[string][]byte
+	limit Limits
+	progs map[string]*starlark.Program
+	done  map[string]*entry
+	// fixtures, when set, are what test modules' fixture() reads.
+	fixtures fs.FS
+}
+
+type entry struct {
+	globals starlark.StringDict
+	err     error
+}
+
+// predeclared are the names every module sees.
+func predeclared(l Limits, test bool) starlark.StringDict {
+	d := starlark.StringDict{"http": httpModule, "struct": structBuiltin, "json": jsonModule, "math": mathModule, "fail": starlark.Universe["fail"],
+		"file": fileModule, "os": osModule, "open": refused("open")}
+	for k, v := range guards(l.Value) {
+		d[k] = v
+	}
+	if test {
+		d["assert"] = assertModule
+		d["fixture"] = starlark.None
+	}
+	return d
+}
+
+// compile parses, guards and compiles a module.
+func (ld *loader) compile(name string, test bool) error {
+	f, err := Dialect.Parse(name, ld.files[name], 0)
+	if err != nil {
+		return oneError(err)
+	}
+	if err := guardFile(f); err != nil {
+		return err
+	}
+	prog, err := starlark.FileProgram(f, predeclared(ld.limit, test).Has)
+	if err != nil {
+		return oneError(err)
+	}
+	ld.progs[name] = prog
+	return nil
+}
+
+// oneError is the first error of a list, as "file:line:col: message".
+func oneError(err error) error {
+	type list interface{ Unwrap() []error }
+	if l, ok := err.(list); ok && len(l.Unwrap()) > 0 {
+		return l.Unwrap()[0]
+	}
+	s := err.Error()
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return errors.New(s[:i])
+	}
+	return err
+}
+
+// load is the thread's load: only the package's own modules, by a path
+// relative to the package's root.
+func (ld *loader) load(thread *starlark.Thread, module string) (starlark.StringDict, error) {
+	name := path.Clean(strings.TrimPrefix(module, "./"))
+	if strings.HasPrefix(module, "/") || strings.HasPrefix(name, "..") || !strings.HasSuffix(name, ".star") {
+		return nil, fmt.Errorf("load(%q): a bot package loads only its own .star modules", module)
+	}
+	if _, ok := ld.progs[name]; !ok || IsTest(name) {
+		return nil, fmt.Errorf("load(%q): the package has no module %s", module, name)
+	}
+	return ld.exec(thread, name)
+}
+
+// exec runs a module once, reporting a load cycle.
+func (ld *loader) exec(thread *starlark.Thread, name string) (starlark.StringDict, error) {
+	if e, ok := ld.done[name]; ok {
+		if e == nil {
+			return nil, fmt.Errorf("load cycle through %s", name)
+		}
+		return e.globals, e.err
+	}
+	ld.done[name] = nil
+	env := predeclared(ld.limit, IsTest(name))
+	if IsTest(name) && ld.fixtures != nil {
+		env["fixture"] = fixtureBuiltin(ld.fixtures)
+	}
+	g, err := ld.progs[name].Init(thread, env)
+	g.Freeze()
+	ld.done[name] = &entry{g, err}
+	return g, err
+}

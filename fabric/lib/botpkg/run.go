@@ -1,0 +1,354 @@
+package botpkg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"runtime/metrics"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fabricops/fabric/fabric/lib/starvalue"
+	"go.starlark.net/lib/json"
+	"go.starlark.net/lib/math"
+	"go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+)
+
+var (
+	structBuiltin = starlark.NewBuiltin("struct", starlarkstruct.Make)
+	jsonModule    = json.Module
+	mathModule    = math.Module
+)
+
+// Table is rows in and out of a bot: named columns and rows of cells
+// (scalars: nil, bool, int64, float64, string, time.Time; nested lists
+// and dicts come out as []any and starvalue.Map).
+type Table struct {
+	Columns []string
+	Rows    [][]any
+}
+
+// Call is one call of a bot.
+type Call struct {
+	// Bot is the bot's name in bots.yml.
+	Bot string
+	// In is the frame in hand (nil: empty, as at the start of a block).
+	In *Table
+	// Params are the step's parameters, checked against the bot's
+	// model_parameters (CheckParams).
+	Params map[string]string
+	// Config is the configuration of the source the call runs against,
+	// its secret values included; nil when it runs with no source.
+	Config map[string]any
+	// Steps and Memory override the package's limits when not zero.
+	Steps  uint64
+	Memory int64
+	// Print receives what the bot prints, secrets redacted (nil: dropped).
+	Print func(msg string)
+}
+
+// Tag is how a pipeline calls a bot of the package: @namespace:bot.
+func (p *Package) Tag(bot string) string { return "@" + p.Manifest.Extension.Namespace + ":" + bot }
+
+// Run calls a bot in a fresh thread: the step budget, the context's
+// cancellation, the value bound and the memory watch apply, and the http
+// module reaches only the host and port of c.Config. Errors are one line
+// naming the package, the bot and the file:line:col, with the values of
+// the template's $secure keys redacted.
+func (p *Package) Run(ctx context.Context, c Call) (out *Table, err error) {
+	fn, ok := p.bots[c.Bot]
+	if !ok {
+		return nil, fmt.Errorf("%s: the package %s has no bot %s", p.Tag(c.Bot), p.Manifest.Extension.DefaultName, c.Bot)
+	}
+	bot, _ := p.Manifest.Bot(c.Bot)
+	secrets := p.secrets(c.Config)
+	defer func() {
+		if err != nil {
+			err = errors.New(Redact(fmt.Sprintf("%s (package %s %s): %v", p.Tag(c.Bot), p.Manifest.Extension.DefaultName, p.Manifest.Extension.Version, err), secrets))
+		}
+	}()
+	if err := p.checkConfig(c.Config); err != nil {
+		return nil, err
+	}
+	params, err := CheckParams(bot, c.Params)
+	if err != nil {
+		return nil, err
+	}
+	frame, err := toRows(c.In)
+	if err != nil {
+		return nil, err
+	}
+	config, err := starvalue.ToStarlark(configMap(c.Config))
+	if err != nil {
+		return nil, fmt.Errorf("config: %v", err)
+	}
+	l := p.limit
+	if c.Steps > 0 {
+		l.Steps = c.Steps
+	}
+	if c.Memory > 0 {
+		l.Memory = c.Memory
+	}
+	thread := newThread(ctx, p.Tag(c.Bot), l.Steps)
+	thread.SetLocal(httpKey, newHTTPPolicy(c.Config, secrets))
+	thread.Print = func(_ *starlark.Thread, msg string) {
+		if c.Print != nil {
+			c.Print(Redact(msg, secrets))
+		}
+	}
+	stop := watchContext(ctx, thread)
+	stopMem := watchMemory(thread, l.Memory)
+	v, err := starlark.Call(thread, fn, starlark.Tuple{frame, params, config}, nil)
+	stopMem()
+	stop()
+	if err != nil {
+		return nil, callError(ctx, thread, l, err)
+	}
+	out, err = fromRows(v, l.Rows)
+	if err != nil {
+		return nil, err
+	}
+	if len(secrets) > 0 {
+		redactTable(out, secrets)
+	}
+	return out, nil
+}
+
+// secrets are the values of config's $secure keys.
+func (p *Package) secrets(config map[string]any) []string {
+	var out []string
+	for _, k := range p.Template.Secure {
+		if s := fmt.Sprint(config[k]); config[k] != nil && s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// checkConfig requires the template's $mandatory keys, unless the call
+// has no source and the template has none.
+func (p *Package) checkConfig(config map[string]any) error {
+	for _, k := range p.Template.Mandatory {
+		if v, ok := config[k]; !ok || v == nil || fmt.Sprint(v) == "" {
+			if config == nil {
+				return fmt.Errorf("the package's configuration requires %s: name a source", k)
+			}
+			return fmt.Errorf("the source's configuration has no %s, which the package requires", k)
+		}
+	}
+	return nil
+}
+
+func configMap(c map[string]any) map[string]any {
+	if c == nil {
+		return map[string]any{}
+	}
+	return c
+}
+
+// Redact replaces each secret in s by "***".
+func Redact(s string, secrets []string) string {
+	for _, x := range secrets {
+		if x != "" {
+			s = strings.ReplaceAll(s, x, "***")
+		}
+	}
+	return s
+}
+
+func redactTable(t *Table, secrets []string) {
+	for _, row := range t.Rows {
+		for j, v := range row {
+			if s, ok := v.(string); ok {
+				row[j] = Redact(s, secrets)
+			}
+		}
+	}
+}
+
+func newThread(ctx context.Context, name string, steps uint64) *starlark.Thread {
+	t := &starlark.Thread{Name: name, Load: func(*starlark.Thread, string) (starlark.StringDict, error) {
+		return nil, errors.New("a bot loads its modules when its package loads, not while it runs")
+	}}
+	t.SetMaxExecutionSteps(steps)
+	t.SetLocal(ctxKey, ctx)
+	return t
+}
+
+// watchContext cancels thread when ctx ends; the returned func stops
+// the watch.
+func watchContext(ctx context.Context, thread *starlark.Thread) func() {
+	stop := context.AfterFunc(ctx, func() { thread.Cancel(ctxReason(ctx)) })
+	return func() { stop() }
+}
+
+func ctxReason(ctx context.Context) string {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return "the time limit was reached"
+	}
+	if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) {
+		return c.Error()
+	}
+	return "the call was cancelled"
+}
+
+// memoryPoll is how often the memory watch looks at the heap.
+const memoryPoll = 5 * time.Millisecond
+
+// watchMemory cancels thread when the process's heap grows by more than
+// limit during the call. The heap is the process's, not the call's: it
+// is read every memoryPoll, and when it is over, a collection is forced
+// and the live heap read again, so garbage is not counted; what other
+// calls of the process grow by at the same moment is counted too, so the
+// watch is a bound on the process's growth during the call, not an
+// account of the call's own values.
+func watchMemory(thread *starlark.Thread, limit int64) func() {
+	if limit <= 0 {
+		return func() {}
+	}
+	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
+	read := func() (objects, live int64) {
+		metrics.Read(samples)
+		return int64(samples[0].Value.Uint64()), int64(samples[1].Value.Uint64())
+	}
+	base, _ := read()
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(memoryPoll)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			if objects, _ := read(); objects-base <= limit {
+				continue
+			}
+			runtime.GC()
+			if _, live := read(); live-base > limit {
+				thread.Cancel(fmt.Sprintf("the memory limit of %s was reached", bytesText(limit)))
+				return
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
+
+func bytesText(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// callError is err of a call as one line: a limit named, or the message
+// at the innermost position in the package's files.
+func callError(ctx context.Context, thread *starlark.Thread, l Limits, err error) error {
+	var ee *starlark.EvalError
+	if !errors.As(err, &ee) {
+		return err
+	}
+	msg := ee.Msg
+	if strings.HasPrefix(msg, "Starlark computation cancelled: ") {
+		reason := strings.TrimPrefix(msg, "Starlark computation cancelled: ")
+		if reason == "too many steps" {
+			reason = fmt.Sprintf("the step limit of %d steps was reached", l.Steps)
+		}
+		msg = reason
+	}
+	for i := len(ee.CallStack) - 1; i >= 0; i-- {
+		fr := ee.CallStack[i]
+		if fr.Pos.IsValid() && fr.Pos.Filename() != "<builtin>" {
+			return fmt.Errorf("%s: %s", fr.Pos, msg)
+		}
+	}
+	return errors.New(msg)
+}
+
+// toRows is t as a list of dicts.
+func toRows(t *Table) (*starlark.List, error) {
+	if t == nil {
+		return starlark.NewList(nil), nil
+	}
+	keys := make([]starlark.String, len(t.Columns))
+	for i, c := range t.Columns {
+		keys[i] = starlark.String(c)
+	}
+	rows := make([]starlark.Value, len(t.Rows))
+	for i, row := range t.Rows {
+		d := starlark.NewDict(len(keys))
+		for j, k := range keys {
+			var v any
+			if j < len(row) {
+				v = row[j]
+			}
+			sv := starvalue.Scalar(v)
+			if err := d.SetKey(k, sv); err != nil {
+				return nil, err
+			}
+		}
+		rows[i] = d
+	}
+	return starlark.NewList(rows), nil
+}
+
+// fromRows reads what a bot returned: None or a list of dicts.
+func fromRows(v starlark.Value, maxRows int) (*Table, error) {
+	out := &Table{}
+	if v == starlark.None {
+		return out, nil
+	}
+	seq, ok := v.(starlark.Indexable)
+	if !ok || v.Type() == "string" || v.Type() == "dict" {
+		return nil, fmt.Errorf("the bot returned a %s, not a list of dicts", v.Type())
+	}
+	if seq.Len() > maxRows {
+		return nil, fmt.Errorf("the bot returned %d rows, over the limit of %d", seq.Len(), maxRows)
+	}
+	index := map[string]int{}
+	for i := 0; i < seq.Len(); i++ {
+		d, ok := seq.Index(i).(*starlark.Dict)
+		if !ok {
+			return nil, fmt.Errorf("row %d is a %s, not a dict", i+1, seq.Index(i).Type())
+		}
+		row := make([]any, len(out.Columns), max(len(out.Columns), d.Len()))
+		for _, item := range d.Items() {
+			k, ok := starlark.AsString(item[0])
+			if !ok {
+				return nil, fmt.Errorf("row %d has a key of type %s; columns are named by strings", i+1, item[0].Type())
+			}
+			val, err := starvalue.FromStarlark(item[1])
+			if err != nil {
+				return nil, fmt.Errorf("row %d, column %s: %v", i+1, k, err)
+			}
+			j, seen := index[k]
+			if !seen {
+				j = len(out.Columns)
+				index[k] = j
+				out.Columns = append(out.Columns, k)
+				row = append(row, nil)
+			}
+			row[j] = val
+		}
+		out.Rows = append(out.Rows, row)
+	}
+	for i, row := range out.Rows {
+		for len(row) < len(out.Columns) {
+			row = append(row, nil)
+		}
+		out.Rows[i] = row
+	}
+	return out, nil
+}
