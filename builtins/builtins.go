@@ -31,6 +31,7 @@ func Modules(env *Env) starlark.StringDict {
 			m[k] = v
 		}
 	}
+	m["bot_package"] = env.botPackageModule()
 	extend(env, m)
 	return m
 }

@@ -39,6 +39,8 @@ func TestOutputLocal(t *testing.T) {
 		step{cmd: "bot-package generate --namespace acme --name acme-bots --version 2.0.1 --bots 2 --output_dir $DIR/pkg",
 			stdin: "fetch-devices\nsource\n1\nhostname\ntext\nyes\npush-alerts\nsideways\nsink\n0\n"},
 		step{cat: "$DIR/pkg/bots.yml", key: "bot-package-generate"},
+		step{cat: "$DIR/pkg/acme.star", key: "bot-package-generate"},
+		step{cat: "$DIR/pkg/test_acme.star", key: "bot-package-generate"},
 		step{cmd: "bot-package generate --namespace acme --name other --output_dir $DIR/pkg", stdin: "x\nsource\n0\n", code: 1},
 		step{cmd: "bot-package generate --namespace acme --name acme-bots --output_dir $DIR/pkg2", stdin: "fetch\n", code: 1},
 
