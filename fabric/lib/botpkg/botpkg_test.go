@@ -387,3 +387,31 @@ def helper():
 		t.Fatalf("got %s", got)
 	}
 }
+
+func TestPackUnpack(t *testing.T) {
+	fsys := pkgFS(manifest, module)
+	fsys[".git/x"] = &fstest.MapFile{Data: []byte("x")}
+	fsys["dist/old.tar.gz"] = &fstest.MapFile{Data: []byte("x")}
+	data, err := Pack(fsys, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := Pack(fsys, Limits{})
+	if string(again) != string(data) {
+		t.Fatal("two archives of one package differ")
+	}
+	back, err := Unpack(strings.NewReader(string(data)), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(context.Background(), back, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(p.Files) != "[acme.star bots.yml]" {
+		t.Fatalf("files %v", p.Files)
+	}
+	if _, err := Unpack(strings.NewReader("not gzip"), Limits{}); err == nil || !strings.Contains(err.Error(), "not a .tar.gz") {
+		t.Fatalf("got %v", err)
+	}
+}
