@@ -7,6 +7,7 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/libraries"
+	"github.com/fabricops/fabric/fabric/infra/libraries/libstore"
 )
 
 // Library waits: the defaults of library list and install (SPEC 8), and
@@ -27,7 +28,7 @@ func (c *Client) LibraryUpload(ctx context.Context, path string) (api.LibraryFil
 	if err != nil {
 		return api.LibraryFile{}, err
 	}
-	return libraries.Upload(ctx, s, path)
+	return libstore.Upload(ctx, s, path)
 }
 
 // LibraryFiles returns the library files of the object store, by library
@@ -37,7 +38,7 @@ func (c *Client) LibraryFiles(ctx context.Context) ([]api.LibraryFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	return libraries.Files(ctx, s)
+	return libstore.Files(ctx, s)
 }
 
 // LibraryDelete removes library files (by file name) from the object
@@ -47,7 +48,7 @@ func (c *Client) LibraryDelete(ctx context.Context, filenames []string) ([]api.L
 	if err != nil {
 		return nil, err
 	}
-	return libraries.Delete(ctx, s, filenames)
+	return libstore.Delete(ctx, s, filenames)
 }
 
 // LibraryList asks the pods t selects for their libraries, waiting at
@@ -57,7 +58,7 @@ func (c *Client) LibraryList(ctx context.Context, t api.LibraryTarget, wait time
 	if err != nil {
 		return api.LibraryReport{}, err
 	}
-	return libraries.Ask(ctx, c.nc, t, api.LibrariesRequest{Op: "list", Latest: libraries.Latest(files)}, boundWait(wait))
+	return libstore.Ask(ctx, c.nc, t, api.LibrariesRequest{Op: "list", Latest: libstore.Latest(files)}, boundWait(wait))
 }
 
 // LibraryInstall asks the pods t selects to stage libraries: each name is
@@ -69,7 +70,7 @@ func (c *Client) LibraryInstall(ctx context.Context, names []string, t api.Libra
 	if err != nil {
 		return api.LibraryReport{}, err
 	}
-	latest := libraries.Latest(files)
+	latest := libstore.Latest(files)
 	var install []api.LibraryFile
 	seen := map[string]bool{}
 	pick := func(f api.LibraryFile) {
@@ -105,7 +106,7 @@ func (c *Client) LibraryInstall(ctx context.Context, names []string, t api.Libra
 	if len(install) == 0 {
 		return api.LibraryReport{}, fmt.Errorf("the object store has no library to install")
 	}
-	return libraries.Ask(ctx, c.nc, t, api.LibrariesRequest{Op: "install", Latest: latest, Install: install}, boundWait(wait))
+	return libstore.Ask(ctx, c.nc, t, api.LibrariesRequest{Op: "install", Latest: latest, Install: install}, boundWait(wait))
 }
 
 // boundWait keeps a wait within (0, LibraryMaxWait].

@@ -5,12 +5,11 @@
 // the reserved prefixes fabric_ or site_.
 //
 // The files live in the tenant's object store under api.LibrariesFolder
-// (Upload, Files, Delete). Each pod has a package directory: install
+// (package libstore keeps them there). Each pod has a package directory: install
 // stages a file in DIR/staged (Stage), and the pod, when it starts, moves
 // what is staged to DIR/installed (Promote), replacing older versions of
 // the same library. Installed gives the installed libraries' files, for
-// load("@lib/NAME//path.star"). Ask is the fan-out of library list and
-// install to the pods.
+// load("@lib/NAME//path.star"). The package uses no NATS: pods link it.
 package libraries
 
 import (

@@ -3,6 +3,7 @@ package pod
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -101,7 +102,7 @@ func (p *Pod) install(files []api.LibraryFile, staged map[string]libraries.Name)
 				continue
 			}
 		}
-		if err := libraries.Fetch(ctx, st, p.PackageDir, f); err != nil {
+		if err := fetch(ctx, st, p.PackageDir, f); err != nil {
 			row(f, "FAILED", err.Error())
 			continue
 		}
@@ -137,4 +138,25 @@ func (p *Pod) matches(query string) (bool, error) {
 		}
 	}
 	return q.Match(fields)
+}
+
+// fetch stages the object store's library file f in the package
+// directory dir.
+func fetch(ctx context.Context, st *store.Store, dir string, f api.LibraryFile) error {
+	n, err := libraries.Parse(f.Filename)
+	if err != nil {
+		return err
+	}
+	r, size, err := st.GetBlob(ctx, api.LibrariesFolder+f.Filename)
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("no library file %s in the object store", f.Filename)
+	}
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if size > libraries.MaxSize {
+		return fmt.Errorf("%s is larger than %d MiB", f.Filename, libraries.MaxSize>>20)
+	}
+	return libraries.Stage(dir, n, r)
 }

@@ -1,4 +1,8 @@
-package libraries
+// Package libstore keeps the tenant's library files in its object store,
+// under api.LibrariesFolder (Upload, Files, Latest, Delete), and asks pods
+// about their libraries (Targets, Ask: the fan-out of library list and
+// install). Package libraries names and checks the files.
+package libstore
 
 import (
 	"bytes"
@@ -12,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/infra/libraries"
 	"github.com/fabricops/fabric/fabric/infra/store"
 )
 
@@ -19,7 +24,7 @@ import (
 // archive) and stores it in the object store under api.LibrariesFolder,
 // replacing a file of the same name.
 func Upload(ctx context.Context, s *store.Store, path string) (api.LibraryFile, error) {
-	n, err := Parse(filepath.Base(path))
+	n, err := libraries.Parse(filepath.Base(path))
 	if err != nil {
 		return api.LibraryFile{}, err
 	}
@@ -28,14 +33,14 @@ func Upload(ctx context.Context, s *store.Store, path string) (api.LibraryFile, 
 		return api.LibraryFile{}, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
+	data, err := io.ReadAll(io.LimitReader(f, libraries.MaxSize+1))
 	if err != nil {
 		return api.LibraryFile{}, err
 	}
-	if len(data) > MaxSize {
-		return api.LibraryFile{}, fmt.Errorf("library file %s is larger than %d MiB", n.Filename, MaxSize>>20)
+	if len(data) > libraries.MaxSize {
+		return api.LibraryFile{}, fmt.Errorf("library file %s is larger than %d MiB", n.Filename, libraries.MaxSize>>20)
 	}
-	if err := CheckArchive(n.Kind, data); err != nil {
+	if err := libraries.CheckArchive(n.Kind, data); err != nil {
 		return api.LibraryFile{}, fmt.Errorf("library file %s %v", n.Filename, err)
 	}
 	size, err := s.PutBlob(ctx, api.LibrariesFolder+n.Filename, bytes.NewReader(data))
@@ -58,7 +63,7 @@ func Files(ctx context.Context, s *store.Store) ([]api.LibraryFile, error) {
 		if !ok {
 			continue
 		}
-		n, err := Parse(name)
+		n, err := libraries.Parse(name)
 		if err != nil {
 			continue
 		}
@@ -68,7 +73,7 @@ func Files(ctx context.Context, s *store.Store) ([]api.LibraryFile, error) {
 		if out[i].Package != out[j].Package {
 			return out[i].Package < out[j].Package
 		}
-		if c := CompareVersions(out[i].Version, out[j].Version); c != 0 {
+		if c := libraries.CompareVersions(out[i].Version, out[j].Version); c != 0 {
 			return c < 0
 		}
 		return out[i].Filename < out[j].Filename
@@ -95,7 +100,7 @@ func Latest(files []api.LibraryFile) []api.LibraryFile {
 func Delete(ctx context.Context, s *store.Store, filenames []string) ([]api.LibraryFile, error) {
 	var out []api.LibraryFile
 	for _, name := range filenames {
-		n, err := Parse(name)
+		n, err := libraries.Parse(name)
 		if err != nil {
 			return nil, err
 		}
@@ -114,25 +119,4 @@ func Delete(ctx context.Context, s *store.Store, filenames []string) ([]api.Libr
 		}
 	}
 	return out, nil
-}
-
-// Fetch stages the object store's library file f in the package
-// directory dir.
-func Fetch(ctx context.Context, s *store.Store, dir string, f api.LibraryFile) error {
-	n, err := Parse(f.Filename)
-	if err != nil {
-		return err
-	}
-	r, size, err := s.GetBlob(ctx, api.LibrariesFolder+f.Filename)
-	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("no library file %s in the object store", f.Filename)
-	}
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	if size > MaxSize {
-		return fmt.Errorf("%s is larger than %d MiB", f.Filename, MaxSize>>20)
-	}
-	return Stage(dir, n, r)
 }

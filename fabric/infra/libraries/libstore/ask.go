@@ -1,4 +1,4 @@
-package libraries
+package libstore
 
 import (
 	"context"
