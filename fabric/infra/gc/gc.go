@@ -22,7 +22,7 @@ import (
 const DefaultGrace = 15 * time.Minute
 
 // Collect sweeps the tenant's object store: blobs that no dataset,
-// bounded dataset, object, job or pack names (library files, under
+// bounded dataset, object, job, pack or bot package names (library files, under
 // api.LibrariesFolder, are kept) and uploads that never completed,
 // older than grace, are removed (only reported with dryRun).
 func Collect(ctx context.Context, s *store.Store, grace time.Duration, dryRun bool) (api.GCReport, error) {
@@ -129,6 +129,14 @@ func referenced(ctx context.Context, s *store.Store) (map[string]bool, error) {
 	}
 	for _, p := range packs {
 		named[p.Blob] = true
+	}
+	botPackages, err := store.ListOf[api.BotPackageRecord](ctx, s, api.BotPackagesBucket)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range botPackages {
+		named[p.Blob] = true
+		named[p.Dist] = true
 	}
 	delete(named, "")
 	return named, nil
