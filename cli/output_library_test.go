@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/fabricops/fabric/fabric/api"
@@ -104,5 +105,29 @@ func TestOutputLibraries(t *testing.T) {
 	body, err := fs.ReadFile(fsys["fabric_netutils"], "net/ip.star")
 	if err != nil || string(body) != "def version():\n    return \"1.0.0\"\n" {
 		t.Errorf("net/ip.star of the installed library: %q, %v", body, err)
+	}
+}
+
+// TestLibrariesWithoutAPIServer: with no api-server to ask the pods, the
+// client asks them itself.
+func TestLibrariesWithoutAPIServer(t *testing.T) {
+	fabrictest.Start(t, fabrictest.Options{Pods: []string{api.Worker}})
+	dir := t.TempDir()
+	path := writeBundle(t, dir, "site_tools-2.0.tar.gz", tarFile{name: "tools.star", body: "x = 1\n"})
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"library", "upload", "--file", path}, "uploaded library site_tools version 2.0"},
+		{[]string{"library", "install", "--libraries", "site_tools", "--pod-type", "worker", "--site", ".*"}, "Received responses from 1/1 worker pod(s)"},
+		{[]string{"library-list", "--pod-type", "worker", "--site", "local", "--wait", "5"}, "Received responses from 1/1 worker pod(s)"},
+	} {
+		out, errOut, code := run(t, "", c.args...)
+		if code != 0 || !strings.Contains(errOut, c.want) {
+			t.Errorf("client %s: exit %d, want %q\n%s%s", strings.Join(c.args, " "), code, c.want, out, errOut)
+		}
+		if c.args[0] == "library-list" && !strings.Contains(out, "STAGED") {
+			t.Errorf("library-list: %s", out)
+		}
 	}
 }

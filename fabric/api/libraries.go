@@ -94,3 +94,17 @@ type LibraryReport struct {
 	// Missing are the pods asked that did not answer in time.
 	Missing []string `json:"missing,omitempty"`
 }
+
+// SubjectLibraries asks the api-server to list or install libraries on
+// pods (a LibrariesAsk; the answer: a LibraryReport, or an Error).
+const SubjectLibraries = "fabric.api.libraries"
+
+// LibrariesAsk is a library list (Op "list") or install (Op "install" of
+// Libraries: names of libraries, file names, or "all") on the pods Target
+// selects, waiting at most WaitSeconds for their answers.
+type LibrariesAsk struct {
+	Op          string        `json:"op"`
+	Target      LibraryTarget `json:"target"`
+	Libraries   []string      `json:"libraries,omitempty"`
+	WaitSeconds float64       `json:"wait_seconds"`
+}

@@ -2,12 +2,15 @@ package client
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/libraries"
 	"github.com/fabricops/fabric/fabric/infra/libraries/libstore"
+	"github.com/nats-io/nats.go"
 )
 
 // Library waits: the defaults of library list and install (SPEC 8), and
@@ -54,11 +57,7 @@ func (c *Client) LibraryDelete(ctx context.Context, filenames []string) ([]api.L
 // LibraryList asks the pods t selects for their libraries, waiting at
 // most wait for their answers.
 func (c *Client) LibraryList(ctx context.Context, t api.LibraryTarget, wait time.Duration) (api.LibraryReport, error) {
-	files, err := c.LibraryFiles(ctx)
-	if err != nil {
-		return api.LibraryReport{}, err
-	}
-	return libstore.Ask(ctx, c.nc, t, api.LibrariesRequest{Op: "list", Latest: libstore.Latest(files)}, boundWait(wait))
+	return c.libraries(ctx, api.LibrariesAsk{Op: "list", Target: t, WaitSeconds: boundWait(wait).Seconds()})
 }
 
 // LibraryInstall asks the pods t selects to stage libraries: each name is
@@ -66,47 +65,34 @@ func (c *Client) LibraryList(ctx context.Context, t api.LibraryTarget, wait time
 // library's newest file. A pod skips what it has as new. It waits at
 // most wait for the pods' answers.
 func (c *Client) LibraryInstall(ctx context.Context, names []string, t api.LibraryTarget, wait time.Duration) (api.LibraryReport, error) {
-	files, err := c.LibraryFiles(ctx)
+	return c.libraries(ctx, api.LibrariesAsk{Op: "install", Target: t, Libraries: names, WaitSeconds: boundWait(wait).Seconds()})
+}
+
+// libraries asks the api-server, which asks the pods; without an
+// api-server the client asks them itself.
+func (c *Client) libraries(ctx context.Context, req api.LibrariesAsk) (api.LibraryReport, error) {
+	var rep api.LibraryReport
+	data, err := json.Marshal(req)
 	if err != nil {
-		return api.LibraryReport{}, err
+		return rep, err
 	}
-	latest := libstore.Latest(files)
-	var install []api.LibraryFile
-	seen := map[string]bool{}
-	pick := func(f api.LibraryFile) {
-		if !seen[f.Filename] {
-			seen[f.Filename] = true
-			install = append(install, f)
+	wait := time.Duration(req.WaitSeconds * float64(time.Second))
+	rctx, cancel := context.WithTimeout(ctx, wait+Timeout)
+	defer cancel()
+	msg, err := c.nc.RequestWithContext(rctx, api.SubjectLibraries, data)
+	switch {
+	case errors.Is(err, nats.ErrNoResponders):
+		s, err := c.Store(ctx)
+		if err != nil {
+			return rep, err
 		}
+		return libstore.Run(ctx, c.nc, s, req)
+	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+		return rep, fmt.Errorf("the api-server did not answer within %s", wait+Timeout)
+	case err != nil:
+		return rep, err
 	}
-	for _, name := range names {
-		if name == "all" {
-			for _, f := range latest {
-				pick(f)
-			}
-			continue
-		}
-		found := false
-		for _, f := range latest {
-			if f.Package == libraries.Normalize(name) {
-				pick(f)
-				found = true
-			}
-		}
-		for _, f := range files {
-			if !found && f.Filename == name {
-				pick(f)
-				found = true
-			}
-		}
-		if !found {
-			return api.LibraryReport{}, fmt.Errorf("no library %s in the object store (library upload stores one)", name)
-		}
-	}
-	if len(install) == 0 {
-		return api.LibraryReport{}, fmt.Errorf("the object store has no library to install")
-	}
-	return libstore.Ask(ctx, c.nc, t, api.LibrariesRequest{Op: "install", Latest: latest, Install: install}, boundWait(wait))
+	return rep, decode(msg.Data, &rep)
 }
 
 // boundWait keeps a wait within (0, LibraryMaxWait].

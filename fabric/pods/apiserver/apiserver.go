@@ -90,6 +90,9 @@ func Serve(p *pod.Pod) error {
 	if err := add(api.SubjectGC, func(m *nats.Msg) { collect(m, st) }); err != nil {
 		return err
 	}
+	if err := add(api.SubjectLibraries, newLibraryService(nc, st).serve); err != nil {
+		return err
+	}
 	bd := &bundles{nc: nc, data: tenant.New(nc), logf: p.Logf}
 	if err := add(api.SubjectBundleDeploy, bd.serve); err != nil {
 		return err

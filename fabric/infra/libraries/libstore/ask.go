@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/infra/libraries"
 	"github.com/fabricops/fabric/fabric/infra/registry"
+	"github.com/fabricops/fabric/fabric/infra/store"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -133,4 +135,71 @@ func Ask(ctx context.Context, nc *nats.Conn, t api.LibraryTarget, req api.Librar
 		return rep, errors.New("no pod matches --ql-query")
 	}
 	return rep, nil
+}
+
+// Run does a library list or install: it reads the object store's
+// library files, resolves an install's names (a library's newest file, a
+// file name, or "all": every library's newest file) and asks the pods
+// (Ask) within the request's wait.
+func Run(ctx context.Context, nc *nats.Conn, s *store.Store, req api.LibrariesAsk) (api.LibraryReport, error) {
+	wait := time.Duration(req.WaitSeconds * float64(time.Second))
+	if wait <= 0 {
+		return api.LibraryReport{}, errors.New("the wait must be more than 0 seconds")
+	}
+	files, err := Files(ctx, s)
+	if err != nil {
+		return api.LibraryReport{}, err
+	}
+	latest := Latest(files)
+	switch req.Op {
+	case "list":
+		return Ask(ctx, nc, req.Target, api.LibrariesRequest{Op: "list", Latest: latest}, wait)
+	case "install":
+		install, err := pick(req.Libraries, files, latest)
+		if err != nil {
+			return api.LibraryReport{}, err
+		}
+		return Ask(ctx, nc, req.Target, api.LibrariesRequest{Op: "install", Latest: latest, Install: install}, wait)
+	}
+	return api.LibraryReport{}, fmt.Errorf("unknown library operation %q", req.Op)
+}
+
+// pick resolves the names of an install into files.
+func pick(names []string, files, latest []api.LibraryFile) ([]api.LibraryFile, error) {
+	var out []api.LibraryFile
+	seen := map[string]bool{}
+	add := func(f api.LibraryFile) {
+		if !seen[f.Filename] {
+			seen[f.Filename] = true
+			out = append(out, f)
+		}
+	}
+	for _, name := range names {
+		if name == "all" {
+			for _, f := range latest {
+				add(f)
+			}
+			continue
+		}
+		found := false
+		for _, f := range latest {
+			if f.Package == libraries.Normalize(name) {
+				add(f)
+				found = true
+			}
+		}
+		for _, f := range files {
+			if !found && f.Filename == name {
+				add(f)
+				found = true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("no library %s in the object store (library upload stores one)", name)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("the object store has no library to install")
+	}
+	return out, nil
 }
