@@ -1,9 +1,15 @@
 package builtins
 
 import (
+	"bytes"
+	"context"
+	"fmt"
 	"os"
+	"path/filepath"
 
+	"github.com/fabricops/fabric/fabric/client"
 	"github.com/fabricops/fabric/fabric/lib/botpkg"
+	"github.com/fabricops/fabric/fabric/lib/safefile"
 	"github.com/fabricops/fabric/fabric/lib/starvalue"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
@@ -13,7 +19,55 @@ import (
 // botPackageModule is the bot_package module: bot packages checked and
 // tested locally (the catalog's operations follow).
 func (e *Env) botPackageModule() starlark.Value {
-	return doc.Module("bot_package", "Bot packages: bots.yml and Starlark modules, checked and tested locally.", starlark.StringDict{
+	return doc.Module("bot_package", "Bot packages: bots.yml and Starlark modules, whose bots workers run as @namespace:bot.", starlark.StringDict{
+		"add": doc.Builtin("bot_package.add", `add(path, overwrite=False)
+
+Checks the package at path (a directory holding bots.yml, or its .tar.gz)
+as a worker would and stores it in the catalog. A newer version of a
+package replaces the one stored; the same or an older version needs
+overwrite. Returns the package's record.`, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var path string
+			var overwrite bool
+			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "path", &path, "overwrite?", &overwrite); err != nil {
+				return nil, err
+			}
+			path = host.From(thread).Path(path)
+			return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
+				return c.AddBotPackage(ctx, path, overwrite)
+			})
+		}),
+		"list": doc.Builtin("bot_package.list", "list()\n\nReturns the packages of the catalog, by name: name, namespace, version, description, publisher, bots, dist and saved_time.",
+			e.listCall(func(ctx context.Context, c *client.Client) (any, error) { return c.ListBotPackages(ctx) })),
+		"get": doc.Builtin("bot_package.get", "get(name)\n\nReturns the bots.yml of a package, as added.",
+			e.nameCall(func(ctx context.Context, c *client.Client, name string) (any, error) {
+				text, err := c.BotPackageManifest(ctx, name)
+				return string(text), err
+			})),
+		"delete": doc.Builtin("bot_package.delete", `delete(name, version="")
+
+Removes a package (only when it is at version, when given). Refused while
+a pipeline or an enabled deployment calls its bots; the error names them.
+Returns the record removed.`, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var name, version string
+			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "version?", &version); err != nil {
+				return nil, err
+			}
+			return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
+				return c.DeleteBotPackage(ctx, name, version)
+			})
+		}),
+		"build": doc.Builtin("bot_package.build", `build(dir)
+
+Builds the package in dir: loads it as a worker would, runs its tests (as
+ut), and writes its dist archive, dir/dist/NAME-VERSION.tar.gz. When the
+catalog holds that version, the dist is recorded with it (list's Has
+Dist). Returns file, name, version, tests and recorded.`, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var dir string
+			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "dir", &dir); err != nil {
+				return nil, err
+			}
+			return e.buildBotPackage(thread, b, host.From(thread).Path(dir))
+		}),
 		"check": doc.Builtin("bot_package.check", `check(dir)
 
 Loads the package in dir as a worker would: bots.yml checked field by
@@ -63,4 +117,55 @@ fixtures/NAME.json. Returns one dict a test: file, test, ok and error
 			return result(b, rows, nil)
 		}),
 	})
+}
+
+// buildBotPackage checks and tests the package in dir, writes its dist
+// and records it when the catalog holds that version.
+func (e *Env) buildBotPackage(thread *starlark.Thread, b *starlark.Builtin, dir string) (starlark.Value, error) {
+	ctx := host.Context(thread)
+	fsys := os.DirFS(dir)
+	p, err := botpkg.Load(ctx, fsys, botpkg.Limits{})
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	res, err := botpkg.RunTests(ctx, fsys, botpkg.Limits{})
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	for _, r := range res {
+		if r.Err != nil {
+			return nil, fail(b.Name(), fmt.Errorf("a test fails (bot-package ut shows them all): %s: %v", r.Name, r.Err))
+		}
+	}
+	data, err := botpkg.Pack(fsys, botpkg.Limits{})
+	if err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	x := p.Manifest.Extension
+	file := filepath.Join(dir, "dist", x.DefaultName+"-"+x.Version+".tar.gz")
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	if err := safefile.WriteFrom(file, bytes.NewReader(data)); err != nil {
+		return nil, fail(b.Name(), err)
+	}
+	recorded := false
+	_, err = e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
+		all, err := c.ListBotPackages(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range all {
+			if r.Name == x.DefaultName && r.Version == x.Version {
+				recorded = true
+				return c.SetBotPackageDist(ctx, r.Name, r.Version, data)
+			}
+		}
+		return nil, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return result(b, starvalue.Map{{Key: "file", Value: file}, {Key: "name", Value: x.DefaultName}, {Key: "version", Value: x.Version},
+		{Key: "tests", Value: len(res)}, {Key: "recorded", Value: recorded}}, nil)
 }

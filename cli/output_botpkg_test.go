@@ -1,7 +1,14 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/fabrictest"
 )
 
 // TestOutputBotPackageLocal: the bot-package commands that need no
@@ -26,5 +33,77 @@ func TestOutputBotPackageLocal(t *testing.T) {
 		}},
 		step{cmd: "bot-package ut --dir $DIR/acme", code: 1},
 		step{cmd: "bot-package ut --dir $DIR/none", code: 1},
+	)
+}
+
+// TestOutputBotPackages: the catalog's commands against a fabric: add
+// (and its refusals, one line each), list, get, build, delete.
+func TestOutputBotPackages(t *testing.T) {
+	fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer}})
+	s := newSession(t, "bot-package-add", "bot-package-list", "bot-package-get", "bot-package-build", "bot-package-delete")
+	dir := s.vars["DIR"]
+	answers := "fetch-items\nsource\n0\nenrich\ntransform\n0\n"
+	s.setup(answers, s.expand("bot-package generate --namespace acme --name acme-bots --version 1.2.0 --bots 2 --output_dir $DIR/acme"))
+	copyPkg := func(to string, edit func(name, text string) string) {
+		for _, name := range []string{"bots.yml", "acme.star", "test_acme.star"} {
+			data, err := os.ReadFile(filepath.Join(dir, "acme", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			write(t, dir, filepath.Join(to, name), edit(name, string(data)))
+		}
+	}
+	copyPkg("missing-field", func(name, text string) string {
+		if name == "bots.yml" {
+			return strings.Replace(text, "  namespace: acme\n", "", 1)
+		}
+		return text
+	})
+	copyPkg("no-compile", func(name, text string) string {
+		if name == "acme.star" {
+			return strings.Replace(text, "    out = []\n", "    out = [\n", 1)
+		}
+		return text
+	})
+	copyPkg("undefined", func(name, text string) string {
+		if name == "acme.star" {
+			return strings.Replace(text, ", enrich = enrich", "", 1)
+		}
+		return text
+	})
+	copyPkg("failing", func(name, text string) string {
+		if name == "test_acme.star" {
+			return strings.Replace(text, "[1, 2]", "[2, 1]", 1)
+		}
+		return text
+	})
+
+	s.steps(
+		step{cmd: "bot-package add --dir $DIR/acme"},
+		step{cmd: "bot-package add --dir $DIR/acme", code: 1},
+		step{cmd: "bot-package add --dir $DIR/acme --overwrite"},
+		step{cmd: "bot-package add --dir $DIR/missing-field", code: 1},
+		step{cmd: "bot-package add --dir $DIR/no-compile", code: 1},
+		step{cmd: "bot-package add --dir $DIR/undefined", code: 1},
+		step{cmd: "bot-package add --file $DIR/none.tar.gz", code: 1},
+		step{cmd: "bot-package add", code: 2},
+		step{cmd: "bot-package list"},
+		step{cmd: "bot-package list --bogus", code: 2},
+		step{cmd: "bot-package get --name acme-bots"},
+		step{cmd: "bot-package get --name nope", code: 1},
+		step{cmd: "bot-package build --dir $DIR/acme"},
+		step{cmd: "bot-package build --dir $DIR/failing", code: 1},
+		step{cmd: "bot-package list --json"},
+		step{do: func() { write(t, dir, "items.pipeline", "@acme:fetch-items\n--> @dm:head n = 5\n") }},
+		step{do: func() {
+			out := s.setup("", s.expand("pipeline add --file $DIR/items.pipeline"))
+			s.vars["PV"] = regexp.MustCompile(`[0-9]{4}_[0-9]{2}_[0-9]{2}_[0-9]+`).FindString(out)
+		}},
+		step{cmd: "bot-package delete --name acme-bots", code: 1},
+		step{cmd: "pipeline delete --name items --version $PV", setup: true},
+		step{cmd: "bot-package delete --name acme-bots --version 9.9.9", code: 1},
+		step{cmd: "bot-package delete --name acme-bots"},
+		step{cmd: "bot-package delete --name acme-bots", code: 1},
+		step{cmd: "bot-package list"},
 	)
 }
