@@ -82,6 +82,8 @@ func TestOutputLibraries(t *testing.T) {
 
 		step{cmd: "library upload --file $DIR/fabric_netutils-1.1.0-py3-none-any.whl"},
 		step{cmd: "library list --pod-type worker --site local --ql-query \"site_name = 'local'\""},
+		step{cmd: "library list --pod-type worker --site local --ql-query \"site_name = 'elsewhere'\"", code: 1},
+		step{cmd: "library list --pod-type worker --pod-ids $W1 --ql-query \"site_name = \"", code: 1},
 		step{cmd: "library install --libraries all --pod-type worker --site local --json"},
 		step{cmd: "library list --pod-type worker --site local"},
 

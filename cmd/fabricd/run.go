@@ -41,6 +41,7 @@ type Settings struct {
 	GraphDBDir    string   `yaml:"graphdb_dir"`
 	CertDir       string   `yaml:"cert_dir"`
 	PortsDir      string   `yaml:"ports_dir"`
+	PackagesDir   string   `yaml:"packages_dir"`
 	GraphDBListen string   `yaml:"graphdb_listen"`
 	// ControllerPeriod and LeaseTTL are durations ("5s"); CapacityFilter
 	// is the pods' CFXQL capacity filter.
@@ -161,6 +162,7 @@ func (s *Settings) flags() []settingFlag {
 		{"graphdb-dir", &s.GraphDBDir, "where a graphdb pod keeps its store (required with one)"},
 		{"graphdb-listen", &s.GraphDBListen, "the address a graphdb pod listens on (default :8529)"},
 		{"cert-dir", &s.CertDir, "where event gateways keep the webhook certificates they generate (none: generated at each start)"},
+		{"packages-dir", &s.PackagesDir, "where the pods keep their package directories (libraries), DIR/<pod id> (default: DATA_DIR/packages; none when both are empty)"},
 		{"ports-dir", &s.PortsDir, "the host's register of event gateway ports, the same directory for every fabricd of the host (none: this process's gateways see only their own reservations)"},
 		{"controller-period", &s.ControllerPeriod, "how often the leading scheduler's deployment controller looks (default 5s)"},
 		{"lease-ttl", &s.LeaseTTL, "how long the scheduler lease outlives its last renewal: a dead leader's successor takes over within it (default 6s)"},
@@ -212,7 +214,7 @@ func (s *Settings) options() (runner.Options, error) {
 	if err != nil {
 		return o, fmt.Errorf("--pods: %v", err)
 	}
-	o = runner.Options{Config: cfg, Pods: pods, Site: s.Site, BuildTag: Version, PlatformVersion: Version,
+	o = runner.Options{Config: cfg, Pods: pods, Site: s.Site, BuildTag: Version, PlatformVersion: Version, PackagesDir: s.PackagesDir,
 		Worker:       worker.Options{DataDir: s.DataDir, Limits: s.Limits.Job, MaxLimits: s.Limits.JobMax, MemoryMB: s.Limits.WorkerMemoryMB},
 		GraphDB:      graphdb.PodOptions{Dir: s.GraphDBDir, Listen: s.GraphDBListen, Limits: s.Limits.Query.aql()},
 		EventGateway: eventgw.Options{CertDir: s.CertDir, DataDir: s.DataDir, PortsDir: s.PortsDir}}

@@ -87,6 +87,7 @@ func Ask(ctx context.Context, nc *nats.Conn, t api.LibraryTarget, req api.Librar
 		pod  api.PodLibraries
 		ok   bool
 		skip bool
+		err  string // the pod's error answer
 	}
 	answers := make([]answer, len(ids))
 	wctx, cancel := context.WithTimeout(ctx, wait)
@@ -102,7 +103,7 @@ func Ask(ctx context.Context, nc *nats.Conn, t api.LibraryTarget, req api.Librar
 			}
 			var e api.Error
 			if json.Unmarshal(msg.Data, &e) == nil && e.Error != "" {
-				answers[i] = answer{ok: true, pod: api.PodLibraries{PodID: id,
+				answers[i] = answer{ok: true, err: e.Error, pod: api.PodLibraries{PodID: id,
 					Install: []api.LibraryInstallRow{{PodID: id, Status: "FAILED", Message: e.Error}}}}
 				return
 			}
@@ -119,6 +120,10 @@ func Ask(ctx context.Context, nc *nats.Conn, t api.LibraryTarget, req api.Librar
 	}
 	rep := api.LibraryReport{Pods: []api.PodLibraries{}}
 	for i, a := range answers {
+		if a.err != "" && req.Op == "list" {
+			// A list has no row to show it in (an install has).
+			return api.LibraryReport{}, fmt.Errorf("pod %s: %s", ids[i], a.err)
+		}
 		switch {
 		case a.skip:
 		case a.ok:
