@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,37 +21,51 @@ import (
 
 // Targets returns the pod ids a library list or install asks: with
 // t.PodIDs, those ids (a pod that is not live is asked too, and counts as
-// one that did not answer) less the live pods of another type; otherwise
-// the live pods of t.PodType whose site the regular expression t.Site
-// matches whole.
+// one that did not answer) less the live pods of another type, or at a
+// site t.Site does not match when it is given too; otherwise the live
+// pods of t.PodType whose site the regular expression t.Site matches
+// whole.
 func Targets(regs []api.Registration, t api.LibraryTarget) ([]string, error) {
+	site := func(string) bool { return true }
+	if t.Site != "" || len(t.PodIDs) == 0 {
+		re, err := regexp.Compile(t.Site)
+		if err != nil {
+			return nil, fmt.Errorf("--site %q is not a valid regular expression: %v", t.Site, err)
+		}
+		re.Longest()
+		site = func(s string) bool {
+			loc := re.FindStringIndex(s)
+			return loc != nil && loc[0] == 0 && loc[1] == len(s)
+		}
+	}
 	var ids []string
 	seen := map[string]bool{}
 	if len(t.PodIDs) > 0 {
-		typ := map[string]string{}
+		live := map[string]api.Registration{}
 		for _, r := range regs {
-			typ[r.PodID] = r.PodType
+			live[r.PodID] = r
 		}
 		for _, id := range t.PodIDs {
-			if seen[id] || (typ[id] != "" && typ[id] != t.PodType) {
+			r, ok := live[id]
+			if seen[id] || (ok && (r.PodType != t.PodType || !site(r.Site))) {
 				continue
 			}
 			seen[id] = true
 			ids = append(ids, id)
 		}
+		if len(ids) == 0 {
+			return nil, fmt.Errorf("no %s pod among --pod-ids %s", t.PodType, strings.Join(t.PodIDs, " "))
+		}
 		return ids, nil
 	}
-	re, err := regexp.Compile(t.Site)
-	if err != nil {
-		return nil, fmt.Errorf("--site %q is not a valid regular expression: %v", t.Site, err)
-	}
-	re.Longest()
 	for _, r := range regs {
-		loc := re.FindStringIndex(r.Site)
-		if r.PodType == t.PodType && loc != nil && loc[0] == 0 && loc[1] == len(r.Site) && !seen[r.PodID] {
+		if r.PodType == t.PodType && site(r.Site) && !seen[r.PodID] {
 			seen[r.PodID] = true
 			ids = append(ids, r.PodID)
 		}
+	}
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("no live %s pod at a site matching %q", t.PodType, t.Site)
 	}
 	sort.Strings(ids)
 	return ids, nil
@@ -74,9 +89,6 @@ func Ask(ctx context.Context, nc *nats.Conn, t api.LibraryTarget, req api.Librar
 	ids, err := Targets(regs, t)
 	if err != nil {
 		return api.LibraryReport{}, err
-	}
-	if len(ids) == 0 {
-		return api.LibraryReport{}, fmt.Errorf("no live %s pod at a site matching %q", t.PodType, t.Site)
 	}
 	req.QLQuery = t.QLQuery
 	data, err := json.Marshal(req)

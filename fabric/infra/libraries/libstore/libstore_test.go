@@ -15,12 +15,18 @@ func TestTargets(t *testing.T) {
 		want   string
 	}{
 		{api.LibraryTarget{PodType: "worker", Site: ".*"}, "a1,b2"},
-		{api.LibraryTarget{PodType: "worker", Site: "loc"}, ""},
+		{api.LibraryTarget{PodType: "worker", Site: "loc"}, "error"},
+		{api.LibraryTarget{PodType: "worker", Site: "("}, "error"},
+		{api.LibraryTarget{PodType: "worker", PodIDs: []string{"c3"}}, "error"},
+		{api.LibraryTarget{PodType: "worker", PodIDs: []string{"a1", "b2", "dead"}, Site: "remote"}, "b2,dead"},
 		{api.LibraryTarget{PodType: "worker", Site: "rem.*"}, "b2"},
 		{api.LibraryTarget{PodType: "worker", PodIDs: []string{"a1", "c3", "dead"}}, "a1,dead"},
 	} {
 		ids, err := Targets(regs, c.target)
-		if err != nil || strings.Join(ids, ",") != c.want {
+		if err != nil {
+			ids = []string{"error"}
+		}
+		if strings.Join(ids, ",") != c.want {
 			t.Errorf("Targets(%+v) = %v, %v; want %s", c.target, ids, err, c.want)
 		}
 	}
