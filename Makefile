@@ -117,6 +117,8 @@ fuzz:
 	$(GO) test ./fabric/infra/blueprint -run '^$$' -fuzz '^FuzzParseSchedule$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./fabric/lib/yamldoc -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./fabric/lib/engine -run '^$$' -fuzz '^FuzzGuardExpr$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric/infra/libraries -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric/infra/libraries -run '^$$' -fuzz '^FuzzCheckArchive$$' -fuzztime $(FUZZTIME)
 
 # The hostile-tenant suite alone (make test runs it too): every test named
 # TestHostile..., two tenants, one attacking what they share.

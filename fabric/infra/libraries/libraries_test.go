@@ -181,3 +181,38 @@ func TestStagePromoteInstalled(t *testing.T) {
 		t.Errorf("staged after a refused file: %v", left)
 	}
 }
+
+func FuzzCheckArchive(f *testing.F) {
+	var whl bytes.Buffer
+	zw := zip.NewWriter(&whl)
+	w, _ := zw.Create("fabric_x/mod.star")
+	w.Write([]byte("x = 1\n"))
+	zw.Close()
+	f.Add(true, whl.Bytes())
+	var tgz bytes.Buffer
+	gz := gzip.NewWriter(&tgz)
+	tw := tar.NewWriter(gz)
+	tw.WriteHeader(&tar.Header{Name: "fabric_x-1/mod.star", Mode: 0o644, Size: 6, Typeflag: tar.TypeReg})
+	tw.Write([]byte("x = 1\n"))
+	tw.Close()
+	gz.Close()
+	f.Add(false, tgz.Bytes())
+	f.Fuzz(func(t *testing.T, wheel bool, data []byte) {
+		kind := Sdist
+		if wheel {
+			kind = Wheel
+		}
+		files, err := unpack(kind, data)
+		if err != nil {
+			return
+		}
+		for name := range files {
+			if checkPath(name) != nil {
+				t.Fatalf("unpacked an entry with a bad path %q", name)
+			}
+		}
+		if _, err := filesFS(files); err != nil {
+			t.Fatalf("filesFS: %v", err)
+		}
+	})
+}
