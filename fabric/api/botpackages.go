@@ -33,3 +33,19 @@ type BotPackageRecord struct {
 	Dist      string `json:"dist,omitempty"`
 	SavedTime string `json:"saved_time"`
 }
+
+// BotSourcesBucket holds a BotSource a source, keyed by its name.
+const BotSourcesBucket = "fabric_bot_sources"
+
+// BotSource is a configured instance of a bot package's config_template:
+// what a step names with source = 'NAME'. The values of the template's
+// $secure keys are never stored here: each is a reference to a secret,
+// {"$secret": NAME}.
+type BotSource struct {
+	Name string `json:"name"`
+	// Package is the bot package's name.
+	Package string `json:"package"`
+	// Config holds the template's keys.
+	Config    map[string]any `json:"config"`
+	SavedTime string         `json:"saved_time"`
+}

@@ -188,8 +188,10 @@ func (c *Catalog) Manifest(ctx context.Context, name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return fs.ReadFile(fsys, botpkg.ManifestFile)
+	return readManifest(fsys)
 }
+
+func readManifest(fsys fs.FS) ([]byte, error) { return fs.ReadFile(fsys, botpkg.ManifestFile) }
 
 // SetDist stores a package's dist archive (bot-package build) with the
 // record of its version.

@@ -415,3 +415,10 @@ func TestPackUnpack(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+func TestReservedNamespace(t *testing.T) {
+	_, err := ParseManifest([]byte(strings.Replace(manifest, "namespace: acme", "namespace: dm", 1)))
+	if err == nil || err.Error() != `bots.yml: extension.namespace "dm" is the fabric's own bots'` {
+		t.Fatalf("got %v", err)
+	}
+}

@@ -86,6 +86,10 @@ type Parameter struct {
 // ParamTypes are the types a parameter may have.
 var ParamTypes = []string{"text", "number", "boolean"}
 
+// ReservedNamespaces are those of the fabric's own bots: no package may
+// take one, so that no package bot stands in for a built-in one.
+var ReservedNamespaces = map[string]bool{"dm": true, "c": true, "exec": true, "files": true, "rn": true, "t": true}
+
 // BotTypes are the types a bot may have.
 var BotTypes = []string{"source", "sink", "transform"}
 
@@ -124,6 +128,9 @@ func (m *Manifest) Check() error {
 	}
 	if !nameRe.MatchString(x.Namespace) {
 		return fmt.Errorf("extension.namespace %q may hold letters, digits, '_', '-' and '.' only", x.Namespace)
+	}
+	if ReservedNamespaces[x.Namespace] {
+		return fmt.Errorf("extension.namespace %q is the fabric's own bots'", x.Namespace)
 	}
 	if !nameRe.MatchString(x.DefaultName) {
 		return fmt.Errorf("extension.default_name %q may hold letters, digits, '_', '-' and '.' only", x.DefaultName)

@@ -48,6 +48,8 @@ type Worker struct {
 	limits, maxLimits api.JobLimits
 	// pool is the memory all the worker's jobs hold at once.
 	pool *budget.Pool
+	// packages are the tenant's bot packages loaded so far.
+	packages packageCache
 
 	// mu guards running and stopping, and orders each job's wg.Add
 	// before the stop's wg.Wait: a job is counted under mu, and only
@@ -198,6 +200,14 @@ func (w *Worker) handleRun(m *nats.Msg) {
 	// and run by the job without verifying it again.
 	eng := w.engine(job)
 	eng.Limits = engine.Limits{MaxRows: limits.MaxRows, MaxMemoryMB: limits.MaxMemoryMB}
+	pctx, pcancel := context.WithTimeout(context.Background(), 10*time.Second)
+	pkgBots, err := packageBots(pctx, w.store.c.Data, &w.packages, namespaces(steps), limits.MaxMemoryMB)
+	pcancel()
+	if err != nil {
+		pod.Reply(m, failed("cannot read the bot packages: "+err.Error()))
+		return
+	}
+	eng.Extensions = append(eng.Extensions, pkgBots...)
 	runSteps, err := eng.Prepare(steps)
 	if err != nil {
 		pod.Reply(m, failed(err.Error()))

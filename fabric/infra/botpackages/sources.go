@@ -1,0 +1,126 @@
+package botpackages
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/infra/secret"
+	"github.com/fabricops/fabric/fabric/infra/store"
+	"github.com/fabricops/fabric/fabric/lib/botpkg"
+)
+
+var sourceNameRe = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+
+// SecretName is the secret that holds the value of a source's $secure
+// key when it was given as a value.
+func SecretName(source, key string) string { return "bot-source." + source + "." + key }
+
+// PutSource checks a source against its package's config_template (its
+// keys known, the $mandatory ones given) and stores it; a $secure key
+// given as a value is sealed as the secret SecretName(source, key) and
+// the source keeps a reference to it.
+func (c *Catalog) PutSource(ctx context.Context, secrets *secret.Store, src api.BotSource) (api.BotSource, error) {
+	if !sourceNameRe.MatchString(src.Name) {
+		return src, fmt.Errorf("a source's name may hold letters, digits, '_', '-' and '.' only, not %q", src.Name)
+	}
+	rec, err := c.Get(ctx, src.Package)
+	if err != nil {
+		return src, err
+	}
+	fsys, err := c.Files(ctx, rec)
+	if err != nil {
+		return src, err
+	}
+	data, err := readManifest(fsys)
+	if err != nil {
+		return src, err
+	}
+	m, err := botpkg.ParseManifest(data)
+	if err != nil {
+		return src, err
+	}
+	t, err := botpkg.ParseTemplate(m.Extension.ConfigTemplate)
+	if err != nil {
+		return src, err
+	}
+	config := map[string]any{}
+	for k, v := range src.Config {
+		if !contains(t.Keys, k) {
+			return src, fmt.Errorf("source %s: %s is not a key of bot package %s's configuration (keys: %v)", src.Name, k, rec.Name, t.Keys)
+		}
+		config[k] = v
+	}
+	for _, k := range t.Mandatory {
+		if v, ok := config[k]; !ok || v == nil || v == "" {
+			return src, fmt.Errorf("source %s: %s (%s) is mandatory", src.Name, k, label(t, k))
+		}
+	}
+	for _, k := range t.Secure {
+		v, ok := config[k]
+		if !ok || v == nil || v == "" {
+			continue
+		}
+		if len(secret.Refs(v)) > 0 {
+			continue
+		}
+		name := SecretName(src.Name, k)
+		if _, err := secrets.Put(ctx, name, fmt.Sprintf("%s of bot source %s", label(t, k), src.Name), []byte(fmt.Sprint(v)), true); err != nil {
+			return src, fmt.Errorf("source %s: sealing %s: %v", src.Name, k, err)
+		}
+		config[k] = map[string]any{secret.RefKey: name}
+	}
+	src.Config = config
+	src.Package = rec.Name
+	src.SavedTime = api.Timestamp(c.now())
+	if err := c.Store.Put(ctx, api.BotSourcesBucket, key(src.Name), src, 0); err != nil {
+		return src, err
+	}
+	return src, nil
+}
+
+func label(t *botpkg.Template, k string) string {
+	if l := t.Labels[k]; l != "" {
+		return l
+	}
+	return k
+}
+
+func contains(list []string, s string) bool {
+	i := sort.SearchStrings(list, s)
+	return i < len(list) && list[i] == s
+}
+
+// Source returns a stored source.
+func (c *Catalog) Source(ctx context.Context, name string) (api.BotSource, error) {
+	var src api.BotSource
+	_, err := c.Store.Get(ctx, api.BotSourcesBucket, key(name), &src)
+	if errors.Is(err, store.ErrNotFound) {
+		return src, fmt.Errorf("no bot source named %q", name)
+	}
+	return src, err
+}
+
+// Sources returns the stored sources by name.
+func (c *Catalog) Sources(ctx context.Context) ([]api.BotSource, error) {
+	all, err := store.ListOf[api.BotSource](ctx, c.Store, api.BotSourcesBucket)
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
+	return all, nil
+}
+
+// ResolvedConfig is a source's configuration with its secrets opened:
+// for the worker's call only, never to be shown.
+func (c *Catalog) ResolvedConfig(ctx context.Context, secrets *secret.Store, src api.BotSource) (map[string]any, error) {
+	v, err := secrets.Resolve(ctx, src.Config)
+	if err != nil {
+		return nil, fmt.Errorf("source %s: %v", src.Name, err)
+	}
+	m, _ := v.(map[string]any)
+	return m, nil
+}

@@ -1,0 +1,195 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/infra/botpackages"
+	"github.com/fabricops/fabric/fabric/infra/secret"
+	"github.com/fabricops/fabric/fabric/infra/tenant"
+	"github.com/fabricops/fabric/fabric/lib/botpkg"
+	"github.com/fabricops/fabric/fabric/lib/engine"
+	"github.com/fabricops/fabric/fabric/lib/frame"
+)
+
+// The bots of the tenant's bot packages run here as @namespace:bot: each
+// call in a fresh Starlark thread (fabric/lib/botpkg) under the job's
+// context (its time limit and cancellation) and memory limit, its
+// source's configuration read from the step's source = 'NAME' with the
+// $secure values opened from the secrets for the call alone: never in a
+// parameter, a trace, a log or an error.
+
+// sourceParam is the step parameter naming the source a bot runs against.
+const sourceParam = "source"
+
+// maxCachedPackages bounds the loaded packages a worker keeps.
+const maxCachedPackages = 64
+
+// packageCache keeps loaded packages by their archive's path (a new
+// version is a new path), so that a job does not compile them again.
+type packageCache struct {
+	mu     sync.Mutex
+	byBlob map[string]*botpkg.Package
+}
+
+func (c *packageCache) get(ctx context.Context, cat *botpackages.Catalog, rec api.BotPackageRecord) (*botpkg.Package, error) {
+	c.mu.Lock()
+	p, ok := c.byBlob[rec.Blob]
+	c.mu.Unlock()
+	if ok {
+		return p, nil
+	}
+	fsys, err := cat.Files(ctx, rec)
+	if err != nil {
+		return nil, err
+	}
+	if p, err = botpkg.Load(ctx, fsys, botpkg.Limits{}); err != nil {
+		return nil, fmt.Errorf("bot package %s: %v", rec.Name, err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.byBlob == nil || len(c.byBlob) >= maxCachedPackages {
+		c.byBlob = map[string]*botpkg.Package{}
+	}
+	c.byBlob[rec.Blob] = p
+	return p, nil
+}
+
+// namespaces are those of a pipeline's steps' tags.
+func namespaces(steps []engine.Step) map[string]bool {
+	out := map[string]bool{}
+	for _, s := range steps {
+		if len(s.Tag) > 1 {
+			if ns, _, ok := strings.Cut(s.Tag[1:], ":"); ok {
+				out[ns] = true
+			}
+		}
+	}
+	return out
+}
+
+// packageBots returns the bots of the tenant's packages of the
+// namespaces a job's steps use, for a job whose memory limit is memoryMB.
+// A package that no longer loads is left out (its bots are then unknown
+// to the job's pipeline, which says so).
+func packageBots(ctx context.Context, data *tenant.Data, cache *packageCache, used map[string]bool, memoryMB float64) ([]engine.Extension, error) {
+	if !usesPackages(used) {
+		return nil, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	st, err := data.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cat := &botpackages.Catalog{Store: st}
+	recs, err := cat.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var xs []engine.Extension
+	last := &lastSources{byPackage: map[string]string{}}
+	for _, rec := range recs {
+		if !used[rec.Namespace] {
+			continue
+		}
+		p, err := cache.get(ctx, cat, rec)
+		if err != nil {
+			continue
+		}
+		for _, b := range p.Manifest.Bots {
+			xs = append(xs, packageBot(data, p, b, int64(memoryMB*(1<<20)), last))
+		}
+	}
+	return xs, nil
+}
+
+// usesPackages reports whether a namespace of used may be a package's
+// (a pipeline of the fabric's own bots alone needs no package).
+func usesPackages(used map[string]bool) bool {
+	for ns := range used {
+		if !botpkg.ReservedNamespaces[ns] {
+			return true
+		}
+	}
+	return false
+}
+
+// lastSources are the sources a job's steps named, by package: a step of
+// a package that names none runs against the source the job's last step
+// of that package named (a pipeline names its source once, on its first
+// step).
+type lastSources struct {
+	mu        sync.Mutex
+	byPackage map[string]string
+}
+
+// use returns the source of a step of pkg that names name ("": none).
+func (l *lastSources) use(pkg, name string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if name == "" {
+		return l.byPackage[pkg]
+	}
+	l.byPackage[pkg] = name
+	return name
+}
+
+// packageBot is one bot of a package as an engine extension.
+func packageBot(data *tenant.Data, p *botpkg.Package, b botpkg.Bot, memory int64, last *lastSources) engine.Extension {
+	doc := engine.BotDoc{Tag: p.Tag(b.Name), Description: b.Description}
+	for _, mp := range b.ModelParameters {
+		typ := map[string]string{"text": "string", "number": "number", "boolean": "bool"}[mp.Type]
+		doc.Params = append(doc.Params, engine.ParamDoc{Name: mp.Name, Type: typ, Required: mp.Mandatory, Default: mp.Default, Description: mp.Description})
+	}
+	doc.Params = append(doc.Params, engine.ParamDoc{Name: sourceParam, Type: "string", Description: "the bot source (a configuration of the package) the bot runs against"})
+	bot := b.Name
+	return engine.Extension{Doc: doc, Run: func(ctx context.Context, in *frame.Frame, params map[string]string) (*frame.Frame, error) {
+		call := botpkg.Call{Bot: bot, Params: map[string]string{}, Memory: memory}
+		for k, v := range params {
+			if k != sourceParam {
+				call.Params[k] = v
+			}
+		}
+		if name := last.use(p.Manifest.Extension.DefaultName, params[sourceParam]); name != "" {
+			config, err := sourceConfig(ctx, data, p, name)
+			if err != nil {
+				return nil, err
+			}
+			call.Config = config
+		}
+		if in != nil {
+			call.In = &botpkg.Table{Columns: in.Columns(), Rows: make([][]any, in.NumRows())}
+			for i := range call.In.Rows {
+				call.In.Rows[i] = in.Row(i)
+			}
+		}
+		out, err := p.Run(ctx, call)
+		if err != nil {
+			return nil, err
+		}
+		return frame.FromRows(out.Columns, out.Rows)
+	}}
+}
+
+// sourceConfig is the configuration of the source name, its secrets
+// opened; the source must be one of the package's.
+func sourceConfig(ctx context.Context, data *tenant.Data, p *botpkg.Package, name string) (map[string]any, error) {
+	st, err := data.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cat := &botpackages.Catalog{Store: st}
+	src, err := cat.Source(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if src.Package != p.Manifest.Extension.DefaultName {
+		return nil, fmt.Errorf("source %s configures bot package %s, not %s", name, src.Package, p.Manifest.Extension.DefaultName)
+	}
+	return cat.ResolvedConfig(ctx, &secret.Store{Store: st}, src)
+}

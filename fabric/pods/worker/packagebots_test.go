@@ -1,0 +1,201 @@
+package worker_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/client"
+	"github.com/fabricops/fabric/fabric/fabrictest"
+	"github.com/fabricops/fabric/fabric/infra/botpackages"
+	"github.com/fabricops/fabric/fabric/infra/secret"
+	"github.com/fabricops/fabric/fabric/lib/botpkg"
+)
+
+const acmeYML = `extension:
+  namespace: acme
+  type: bot-package
+  version: 1.0.0
+  description: Acme items
+  default_name: acme-bots
+  publisher: Acme
+  support_email: ""
+  config_template:
+    hostname: ""
+    port: ""
+    token: ""
+    $secure: [token]
+    $mandatory: [hostname]
+    $labels: {hostname: Hostname, port: Port, token: API token}
+  implementation: {code: acme.Bots}
+bots:
+  - {name: items, bot_type: source, model_type: api}
+  - name: enrich
+    bot_type: transform
+    model_type: api
+    model_parameters:
+      - {name: factor, type: number, mandatory: true}
+  - {name: spin, bot_type: transform, model_type: api}
+  - {name: hog, bot_type: transform, model_type: api}
+  - {name: reader, bot_type: source, model_type: api}
+  - {name: elsewhere, bot_type: source, model_type: api}
+`
+
+const acmeStar = `
+def items(frame, params, config):
+    r = http.get("/items", headers = {"Authorization": "Bearer " + config["token"]})
+    if r.status_code != 200:
+        fail("the source answered %d" % r.status_code)
+    return r.json()
+
+def enrich(frame, params, config):
+    out = []
+    for row in frame:
+        row["total"] = row["n"] * params["factor"]
+        out.append(row)
+    return out
+
+def spin(frame, params, config):
+    n = 0
+    while True:
+        n += 1
+
+def hog(frame, params, config):
+    keep = []
+    for i in range(10000000):
+        keep.append("x" * 100000 + str(i))
+    return []
+
+def reader(frame, params, config):
+    return [{"text": file.read("/etc/passwd")}]
+
+def elsewhere(frame, params, config):
+    return http.get("http://127.0.0.2:9/items").json()
+
+Bots = struct(items = items, enrich = enrich, spin = spin, hog = hog, reader = reader, elsewhere = elsewhere)
+`
+
+// TestPackageBots: a package's source bot reads a test server through
+// its configured source (the $secure token sent as a header), its
+// transform bot and a built-in bot follow, and the token is in no trace,
+// record or output; hostile bots fail their job with the limit or the
+// refusal named, and the worker keeps serving.
+func TestPackageBots(t *testing.T) {
+	const token = "s3cr3t-token-4711"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+token {
+			http.Error(w, "no", http.StatusUnauthorized)
+			return
+		}
+		fmt.Fprint(w, `[{"id": "a", "n": 1}, {"id": "b", "n": 3}, {"id": "c", "n": 5}]`)
+	}))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+
+	f := fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer, api.Scheduler, api.Worker}})
+	c, err := client.Connect(f.Configs["a"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	st, err := c.Data.Store(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	archive, err := botpkg.Pack(fstest.MapFS{"bots.yml": {Data: []byte(acmeYML)}, "acme.star": {Data: []byte(acmeStar)}}, botpkg.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat := &botpackages.Catalog{Store: st}
+	if _, err := cat.Add(ctx, archive, false); err != nil {
+		t.Fatal(err)
+	}
+	src, err := cat.PutSource(ctx, &secret.Store{Store: st}, api.BotSource{Name: "acme-api", Package: "acme-bots",
+		Config: map[string]any{"hostname": u.Hostname(), "port": u.Port(), "token": token}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := json.Marshal(src); strings.Contains(string(data), token) {
+		t.Fatalf("the source record holds the token: %s", data)
+	}
+
+	var mu sync.Mutex
+	var traces strings.Builder
+	go func() {
+		_ = c.WatchTraces(ctx, func(tr api.Trace) {
+			data, _ := json.Marshal(tr)
+			mu.Lock()
+			traces.Write(data)
+			traces.WriteByte('\n')
+			mu.Unlock()
+		})
+	}()
+	time.Sleep(200 * time.Millisecond)
+
+	run := func(limits *api.JobLimits, steps ...api.PipelineStep) api.Job {
+		t.Helper()
+		resp, err := c.Run(ctx, api.RunRequest{Pipeline: "acme", Steps: steps, Limits: limits}, client.Placement{Site: "local"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.Status != "started" {
+			t.Fatalf("not started: %+v", resp)
+		}
+		j, err := c.Wait(ctx, resp.JobID, time.Minute, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return j
+	}
+	good := []api.PipelineStep{{Tag: "@acme:items", Query: "source = 'acme-api'"}, {Tag: "@acme:enrich", Query: "factor = 10"},
+		{Tag: "*dm:filter", Query: "total > 20"}}
+	check := func() {
+		t.Helper()
+		j := run(nil, good...)
+		if j.Status != api.JobCompleted || j.SmallOutput == nil {
+			t.Fatalf("the pipeline: %s %s", j.Status, j.Reason)
+		}
+		if got := fmt.Sprint(j.SmallOutput.Columns, j.SmallOutput.Rows); got != "[id n total] [[b 3 30] [c 5 50]]" {
+			t.Fatalf("output %s", got)
+		}
+		data, _ := json.Marshal(j)
+		if strings.Contains(string(data), token) {
+			t.Fatalf("the job's record holds the token: %s", data)
+		}
+	}
+	check()
+
+	small := &api.JobLimits{MaxMemoryMB: 64}
+	for _, tc := range []struct{ bot, want string }{
+		{"spin", "the step limit of 100000000 steps was reached"},
+		{"hog", "the memory limit of 64 MB was reached"},
+		{"reader", "file.read: refused: a bot has no access to the host's files"},
+		{"elsewhere", "the bot may reach only http://" + u.Host + ", the source's configured host (refused http://127.0.0.2:9)"},
+	} {
+		j := run(small, api.PipelineStep{Tag: "@acme:" + tc.bot, Query: "source = 'acme-api'"})
+		if j.Status != api.JobFailed || !strings.Contains(j.Reason, tc.want) || !strings.Contains(j.Reason, "@acme:"+tc.bot+" (package acme-bots 1.0.0)") {
+			t.Errorf("%s: %s %q, want %q", tc.bot, j.Status, j.Reason, tc.want)
+		}
+	}
+	check()
+	time.Sleep(200 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(traces.String(), "@acme:enrich") {
+		t.Fatalf("no trace of the package's bots: %s", traces.String())
+	}
+	if strings.Contains(traces.String(), token) {
+		t.Fatal("a trace holds the token")
+	}
+}
