@@ -68,6 +68,7 @@ Dist). Returns file, name, version, tests and recorded.`, func(thread *starlark.
 			}
 			return e.buildBotPackage(thread, b, host.From(thread).Path(dir))
 		}),
+		"dialect": starlark.String(botpkg.DialectVersion),
 		"check": doc.Builtin("bot_package.check", `check(dir)
 
 Loads the package in dir as a worker would: bots.yml checked field by

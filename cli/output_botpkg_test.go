@@ -107,3 +107,14 @@ func TestOutputBotPackages(t *testing.T) {
 		step{cmd: "bot-package list"},
 	)
 }
+
+// TestOutputBotPackageRuntimes: list-runtimes, a row per worker.
+func TestOutputBotPackageRuntimes(t *testing.T) {
+	fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer, api.Worker}})
+	s := newSession(t, "bot-package-list-runtimes")
+	s.steps(
+		step{cmd: "bot-package list-runtimes"},
+		step{cmd: "bot-package list-runtimes --json"},
+		step{cmd: "bot-package list-runtimes --yaml", code: 2},
+	)
+}
