@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client"
 	"github.com/fabricops/fabric/fabric/lib/botpkg"
 	"github.com/fabricops/fabric/fabric/lib/safefile"
@@ -69,6 +70,33 @@ Dist). Returns file, name, version, tests and recorded.`, func(thread *starlark.
 			return e.buildBotPackage(thread, b, host.From(thread).Path(dir))
 		}),
 		"dialect": starlark.String(botpkg.DialectVersion),
+		"add_source": doc.Builtin("bot_package.add_source", `add_source(name, package, config)
+
+Stores the source name: a configuration (a dict) of the package's
+config_template, which a pipeline step names with source = 'name'. Its
+keys must be the template's, its $mandatory keys given; the values of its
+$secure keys are sealed as secrets (bot-source.NAME.KEY) and the source
+keeps a reference to them. A source of that name is replaced. Returns the
+source, its secret values as references.`, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var name, pkg string
+			var config *starlark.Dict
+			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "package", &pkg, "config", &config); err != nil {
+				return nil, err
+			}
+			v, err := starvalue.FromStarlark(config)
+			if err != nil {
+				return nil, fail(b.Name(), err)
+			}
+			cfg := map[string]any{}
+			for _, kv := range v.(starvalue.Map) {
+				cfg[kv.Key] = plain(kv.Value)
+			}
+			return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
+				return c.AddBotSource(ctx, api.BotSource{Name: name, Package: pkg, Config: cfg})
+			})
+		}),
+		"sources": doc.Builtin("bot_package.sources", "sources()\n\nReturns the bot sources: name, package, config (by the template's labels, $secure values as ********) and saved_time.",
+			e.listCall(func(ctx context.Context, c *client.Client) (any, error) { return c.ListBotSources(ctx) })),
 		"check": doc.Builtin("bot_package.check", `check(dir)
 
 Loads the package in dir as a worker would: bots.yml checked field by
@@ -169,4 +197,24 @@ func (e *Env) buildBotPackage(thread *starlark.Thread, b *starlark.Builtin, dir 
 	}
 	return result(b, starvalue.Map{{Key: "file", Value: file}, {Key: "name", Value: x.DefaultName}, {Key: "version", Value: x.Version},
 		{Key: "tests", Value: len(res)}, {Key: "recorded", Value: recorded}}, nil)
+}
+
+// plain turns the ordered maps of FromStarlark into plain maps, for JSON
+// records.
+func plain(v any) any {
+	switch x := v.(type) {
+	case starvalue.Map:
+		m := make(map[string]any, len(x))
+		for _, kv := range x {
+			m[kv.Key] = plain(kv.Value)
+		}
+		return m
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = plain(e)
+		}
+		return out
+	}
+	return v
 }

@@ -118,3 +118,27 @@ func TestOutputBotPackageRuntimes(t *testing.T) {
 		step{cmd: "bot-package list-runtimes --yaml", code: 2},
 	)
 }
+
+// TestOutputBotSources: add-source (the $secure value sealed, never
+// shown; a missing mandatory key, an unknown key, an unknown package
+// refused) and list-sources.
+func TestOutputBotSources(t *testing.T) {
+	fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer}})
+	s := newSession(t, "bot-package-add-source", "bot-package-list-sources")
+	dir := s.vars["DIR"]
+	s.setup("items\nsource\n0\n", s.expand("bot-package generate --namespace acme --name acme-bots --output_dir $DIR/acme"))
+	s.setup("", s.expand("bot-package add --dir $DIR/acme"))
+	write(t, dir, "api.yaml", "hostname: 127.0.0.1\nport: 8080\nsecret: hunter2-token\n")
+	write(t, dir, "nohost.yaml", "port: 8080\n")
+	write(t, dir, "odd.yaml", "hostname: h\ncolour: blue\n")
+	s.sc.Literal("hunter2-token", "<LEAKED>")
+	s.steps(
+		step{cmd: "bot-package add-source --name acme-api --package acme-bots --config $DIR/api.yaml"},
+		step{cmd: "bot-package add-source --name x --package acme-bots --config $DIR/nohost.yaml", code: 1},
+		step{cmd: "bot-package add-source --name x --package acme-bots --config $DIR/odd.yaml", code: 1},
+		step{cmd: "bot-package add-source --name x --package nope --config $DIR/api.yaml", code: 1},
+		step{cmd: "bot-package list-sources"},
+		step{cmd: "bot-package list-sources --json"},
+		step{cmd: "bot-package list-sources --yaml", code: 2},
+	)
+}

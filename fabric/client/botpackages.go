@@ -8,6 +8,7 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/botpackages"
+	"github.com/fabricops/fabric/fabric/infra/secret"
 	"github.com/fabricops/fabric/fabric/lib/botpkg"
 )
 
@@ -99,4 +100,26 @@ func (c *Client) SetBotPackageDist(ctx context.Context, name, version string, di
 		return BotPackageRecord{}, err
 	}
 	return cat.SetDist(ctx, name, version, dist)
+}
+
+// BotSourceRow is botpackages.SourceRow.
+type BotSourceRow = botpackages.SourceRow
+
+// AddBotSource checks a source against its package's config_template and
+// stores it, its $secure values sealed as secrets.
+func (c *Client) AddBotSource(ctx context.Context, src api.BotSource) (api.BotSource, error) {
+	cat, err := c.botPackages(ctx)
+	if err != nil {
+		return api.BotSource{}, err
+	}
+	return cat.PutSource(ctx, &secret.Store{Store: cat.Store}, src)
+}
+
+// ListBotSources returns the sources as list-sources shows them.
+func (c *Client) ListBotSources(ctx context.Context) ([]BotSourceRow, error) {
+	cat, err := c.botPackages(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return cat.SourceRows(ctx)
 }

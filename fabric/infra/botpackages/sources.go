@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strings"
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/secret"
@@ -50,7 +51,7 @@ func (c *Catalog) PutSource(ctx context.Context, secrets *secret.Store, src api.
 	config := map[string]any{}
 	for k, v := range src.Config {
 		if !contains(t.Keys, k) {
-			return src, fmt.Errorf("source %s: %s is not a key of bot package %s's configuration (keys: %v)", src.Name, k, rec.Name, t.Keys)
+			return src, fmt.Errorf("source %s: %s is not a key of bot package %s's configuration (keys: %s)", src.Name, k, rec.Name, strings.Join(t.Keys, ", "))
 		}
 		config[k] = v
 	}
@@ -123,4 +124,56 @@ func (c *Catalog) ResolvedConfig(ctx context.Context, secrets *secret.Store, src
 	}
 	m, _ := v.(map[string]any)
 	return m, nil
+}
+
+// SourceRow is a source as list-sources shows it: its configuration by
+// the template's labels, the $secure values as ********.
+type SourceRow struct {
+	Name      string            `json:"name"`
+	Package   string            `json:"package"`
+	Config    map[string]string `json:"config"`
+	SavedTime string            `json:"saved_time"`
+}
+
+// SourceRows returns the sources as list-sources shows them, by name.
+func (c *Catalog) SourceRows(ctx context.Context) ([]SourceRow, error) {
+	all, err := c.Sources(ctx)
+	if err != nil {
+		return nil, err
+	}
+	templates := map[string]*botpkg.Template{}
+	rows := make([]SourceRow, 0, len(all))
+	for _, src := range all {
+		t, ok := templates[src.Package]
+		if !ok {
+			if data, err := c.Manifest(ctx, src.Package); err == nil {
+				if m, err := botpkg.ParseManifest(data); err == nil {
+					t, _ = botpkg.ParseTemplate(m.Extension.ConfigTemplate)
+				}
+			}
+			templates[src.Package] = t
+		}
+		row := SourceRow{Name: src.Name, Package: src.Package, Config: map[string]string{}, SavedTime: src.SavedTime}
+		for k, v := range src.Config {
+			shown, name := fmt.Sprint(v), k
+			if t != nil {
+				name = label(t, k)
+				if contains(sortedCopy(t.Secure), k) {
+					shown = "********"
+				}
+			}
+			if len(secret.Refs(v)) > 0 {
+				shown = "********"
+			}
+			row.Config[name] = shown
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+func sortedCopy(s []string) []string {
+	out := append([]string(nil), s...)
+	sort.Strings(out)
+	return out
 }
