@@ -422,3 +422,35 @@ func TestReservedNamespace(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+func TestCheckCredentials(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer good-token" {
+			http.Error(w, "no", http.StatusUnauthorized)
+		}
+	}))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	mod := module + `
+def check(config):
+    r = http.get("/", headers = {"Authorization": "Bearer " + config["token"]})
+    return True if r.ok else "the token %s is refused (%d)" % (config["token"], r.status_code)
+
+Bots2 = struct(items = items, enrich = enrich, check_credentials = check)
+`
+	p, err := Load(context.Background(), pkgFS(strings.Replace(manifest, "acme.Bots", "acme.Bots2", 1), mod), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := map[string]any{"hostname": u.Hostname(), "port": u.Port(), "token": "good-token"}
+	if err := p.CheckCredentials(context.Background(), config); err != nil || !p.HasCheck() {
+		t.Fatalf("good: %v", err)
+	}
+	config["token"] = "bad-token"
+	if err := p.CheckCredentials(context.Background(), config); err == nil || err.Error() != "bot package acme-bots 1.2.0: the credential check failed: the token *** is refused (401)" {
+		t.Fatalf("bad: %v", err)
+	}
+	if err := p.CheckCredentials(context.Background(), map[string]any{}); err == nil || !strings.Contains(err.Error(), "has no hostname, which the package requires") {
+		t.Fatalf("no host: %v", err)
+	}
+}

@@ -71,8 +71,15 @@ type Package struct {
 	// Files are the names of the package's files, sorted.
 	Files []string
 	bots  map[string]starlark.Callable
+	// check is the implementation's check_credentials(config), nil when
+	// it has none.
+	check starlark.Callable
 	limit Limits
 }
+
+// CheckName is the field of the implementation value that checks a
+// source's configuration: check_credentials(config).
+const CheckName = "check_credentials"
 
 // IsTest reports whether a file of a package is a test module
 // (test_*.star), which Load compiles but does not run.
@@ -137,6 +144,13 @@ func Load(ctx context.Context, fsys fs.FS, l Limits) (*Package, error) {
 		}
 		p.bots[b.Name] = fn
 	}
+	if check, err := fieldOf(impl, CheckName); err == nil && check != nil {
+		fn, ok := check.(*starlark.Function)
+		if !ok || (fn.NumParams() != 1 && !fn.HasVarargs()) {
+			return nil, fmt.Errorf("%s: %s: %s must be a function of one parameter, config", ManifestFile, m.Extension.Implementation.Code, CheckName)
+		}
+		p.check = fn
+	}
 	return p, nil
 }
 
@@ -176,20 +190,9 @@ func readFiles(fsys fs.FS, l Limits) (map[string][]byte, error) {
 // botFunc finds a bot's function in the implementation value (a struct
 // or a dict) and checks it takes three parameters.
 func botFunc(impl starlark.Value, field string) (starlark.Callable, error) {
-	var v starlark.Value
-	switch x := impl.(type) {
-	case *starlark.Dict:
-		got, found, _ := x.Get(starlark.String(field))
-		if found {
-			v = got
-		}
-	case starlark.HasAttrs:
-		got, err := x.Attr(field)
-		if err == nil {
-			v = got
-		}
-	default:
-		return nil, fmt.Errorf("the implementation value is a %s, not a struct or dict", impl.Type())
+	v, err := fieldOf(impl, field)
+	if err != nil {
+		return nil, err
 	}
 	if v == nil {
 		return nil, fmt.Errorf("not defined: the implementation value has no %s", field)
@@ -203,6 +206,26 @@ func botFunc(impl starlark.Value, field string) (starlark.Callable, error) {
 		return nil, fmt.Errorf("%s: %s takes %d parameters, not (frame, params, config)", pos, field, fn.NumParams())
 	}
 	return fn, nil
+}
+
+// fieldOf is the field name of the implementation value (nil when it has
+// none).
+func fieldOf(impl starlark.Value, name string) (starlark.Value, error) {
+	switch x := impl.(type) {
+	case *starlark.Dict:
+		got, found, _ := x.Get(starlark.String(name))
+		if found {
+			return got, nil
+		}
+		return nil, nil
+	case starlark.HasAttrs:
+		got, err := x.Attr(name)
+		if err != nil {
+			return nil, nil
+		}
+		return got, nil
+	}
+	return nil, fmt.Errorf("the implementation value is a %s, not a struct or dict", impl.Type())
 }
 
 // loader compiles the modules of a package and runs them for load().

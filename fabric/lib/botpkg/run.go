@@ -117,6 +117,52 @@ func (p *Package) Run(ctx context.Context, c Call) (out *Table, err error) {
 	return out, nil
 }
 
+// HasCheck reports whether the package defines check_credentials.
+func (p *Package) HasCheck() bool { return p.check != nil }
+
+// CheckCredentials checks a source's configuration: its $mandatory keys,
+// then the package's check_credentials(config) when it has one, run as a
+// bot is (its http reaching only the configured host). The check passes
+// when it returns None or True; False, or a string saying why, fails it.
+func (p *Package) CheckCredentials(ctx context.Context, config map[string]any) (err error) {
+	secrets := p.secrets(config)
+	defer func() {
+		if err != nil {
+			err = errors.New(Redact(fmt.Sprintf("bot package %s %s: %v", p.Manifest.Extension.DefaultName, p.Manifest.Extension.Version, err), secrets))
+		}
+	}()
+	if err := p.checkConfig(config); err != nil {
+		return err
+	}
+	if p.check == nil {
+		return nil
+	}
+	cfg, err := starvalue.ToStarlark(configMap(config))
+	if err != nil {
+		return fmt.Errorf("config: %v", err)
+	}
+	thread := newThread(ctx, p.Manifest.Extension.Namespace+":"+CheckName, p.limit.Steps)
+	thread.SetLocal(httpKey, newHTTPPolicy(config, secrets))
+	stop := watchContext(ctx, thread)
+	v, err := starlark.Call(thread, p.check, starlark.Tuple{cfg}, nil)
+	stop()
+	if err != nil {
+		return callError(ctx, thread, p.limit, err)
+	}
+	switch x := v.(type) {
+	case starlark.NoneType:
+		return nil
+	case starlark.Bool:
+		if x {
+			return nil
+		}
+		return errors.New("the credential check failed")
+	case starlark.String:
+		return fmt.Errorf("the credential check failed: %s", string(x))
+	}
+	return fmt.Errorf("%s returned a %s, not None, a bool or a reason", CheckName, v.Type())
+}
+
 // secrets are the values of config's $secure keys.
 func (p *Package) secrets(config map[string]any) []string {
 	var out []string

@@ -193,3 +193,31 @@ func sourceConfig(ctx context.Context, data *tenant.Data, p *botpkg.Package, nam
 	}
 	return cat.ResolvedConfig(ctx, &secret.Store{Store: st}, src)
 }
+
+// checkPackageSource checks the source name of the bot package typ (found
+// false when typ names no package): its configuration, secrets opened,
+// by the package's check_credentials when it has one.
+func checkPackageSource(ctx context.Context, data *tenant.Data, name, typ string) (found bool, err error) {
+	st, err := data.Store(ctx)
+	if err != nil {
+		return false, err
+	}
+	cat := &botpackages.Catalog{Store: st}
+	rec, err := cat.Get(ctx, typ)
+	if err != nil {
+		return false, nil
+	}
+	fsys, err := cat.Files(ctx, rec)
+	if err != nil {
+		return true, err
+	}
+	p, err := botpkg.Load(ctx, fsys, botpkg.Limits{})
+	if err != nil {
+		return true, err
+	}
+	config, err := sourceConfig(ctx, data, p, name)
+	if err != nil {
+		return true, err
+	}
+	return true, p.CheckCredentials(ctx, config)
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/fabricops/fabric/fabric/infra/botpackages"
 	"github.com/fabricops/fabric/fabric/infra/secret"
 	"github.com/fabricops/fabric/fabric/lib/botpkg"
+	"github.com/fabricops/fabric/fabric/lib/botquery"
 )
 
 const acmeYML = `extension:
@@ -81,7 +82,12 @@ def reader(frame, params, config):
 def elsewhere(frame, params, config):
     return http.get("http://127.0.0.2:9/items").json()
 
-Bots = struct(items = items, enrich = enrich, spin = spin, hog = hog, reader = reader, elsewhere = elsewhere)
+def check(config):
+    r = http.get("/items", headers = {"Authorization": "Bearer " + config["token"]})
+    return True if r.ok else "the source answered %d to the token %s" % (r.status_code, config["token"])
+
+Bots = struct(items = items, enrich = enrich, spin = spin, hog = hog, reader = reader, elsewhere = elsewhere,
+              check_credentials = check)
 `
 
 // TestPackageBots: a package's source bot reads a test server through
@@ -189,6 +195,22 @@ func TestPackageBots(t *testing.T) {
 		}
 	}
 	check()
+
+	// check-credentials calls the package's check: the stored source
+	// passes, one with a wrong token fails without showing it.
+	if _, err := cat.PutSource(ctx, &secret.Store{Store: st}, api.BotSource{Name: "acme-wrong", Package: "acme-bots",
+		Config: map[string]any{"hostname": u.Hostname(), "port": u.Port(), "token": "wrong-" + token}}); err != nil {
+		t.Fatal(err)
+	}
+	sources := `[{"name": "acme-api", "type": "acme-bots"}, {"name": "acme-wrong", "type": "acme-bots"}]`
+	j := run(nil, api.PipelineStep{Tag: api.BotCheckCredentials, Query: botquery.Format([]string{"sources"}, map[string]string{"sources": sources})})
+	if j.Status != api.JobCompleted || j.SmallOutput == nil {
+		t.Fatalf("check-credentials: %s %s", j.Status, j.Reason)
+	}
+	got := fmt.Sprint(j.SmallOutput.Rows)
+	if !strings.Contains(got, "[acme-api acme-bots OK ") || !strings.Contains(got, "acme-wrong acme-bots ERROR bot package acme-bots 1.0.0: the credential check failed: the source answered 401 to the token ***") || strings.Contains(got, token) {
+		t.Fatalf("check-credentials: %s", got)
+	}
 	time.Sleep(200 * time.Millisecond)
 	mu.Lock()
 	defer mu.Unlock()

@@ -228,5 +228,8 @@ func checkSource(ctx context.Context, data *tenant.Data, js jetstream.JetStream,
 	case "":
 		return errors.New("the source has no type")
 	}
-	return fmt.Errorf("no bot of this worker reaches sources of type %q (types: dataset, object, files, stream, logarchive, secret)", typ)
+	if found, err := checkPackageSource(ctx, data, name, typ); found {
+		return err
+	}
+	return fmt.Errorf("no bot of this worker reaches sources of type %q (types: dataset, object, files, stream, logarchive, secret, or a bot package's name)", typ)
 }
