@@ -12,6 +12,7 @@ import (
 	"github.com/fabricops/fabric/fabric/infra/secret"
 	"github.com/fabricops/fabric/fabric/infra/tenant"
 	"github.com/fabricops/fabric/fabric/lib/botpkg"
+	"github.com/fabricops/fabric/fabric/lib/cfxql/cfxarrow"
 	"github.com/fabricops/fabric/fabric/lib/engine"
 	"github.com/fabricops/fabric/fabric/lib/frame"
 )
@@ -102,7 +103,7 @@ func packageBots(ctx context.Context, data *tenant.Data, cache *packageCache, us
 			continue
 		}
 		for _, b := range p.Manifest.Bots {
-			xs = append(xs, packageBot(data, p, b, int64(memoryMB*(1<<20)), last))
+			xs = append(xs, packageBot(data, p, b, int64(memoryMB*(1<<20)), last)...)
 		}
 	}
 	return xs, nil
@@ -122,7 +123,7 @@ func usesPackages(used map[string]bool) bool {
 // lastSources are the sources a job's steps named, by package: a step of
 // a package that names none runs against the source the job's last step
 // of that package named (a pipeline names its source once, on its first
-// step).
+// step), or else the package's only source.
 type lastSources struct {
 	mu        sync.Mutex
 	byPackage map[string]string
@@ -139,41 +140,93 @@ func (l *lastSources) use(pkg, name string) string {
 	return name
 }
 
-// packageBot is one bot of a package as an engine extension.
-func packageBot(data *tenant.Data, p *botpkg.Package, b botpkg.Bot, memory int64, last *lastSources) engine.Extension {
+// packageBot is one bot of a package as engine extensions: @ns:bot with
+// its parameters, and *ns:bot QUERY, its rows filtered by a CFXQL query
+// (run with no parameters, against the job's source of the package).
+func packageBot(data *tenant.Data, p *botpkg.Package, b botpkg.Bot, memory int64, last *lastSources) []engine.Extension {
 	doc := engine.BotDoc{Tag: p.Tag(b.Name), Description: b.Description}
 	for _, mp := range b.ModelParameters {
 		typ := map[string]string{"text": "string", "number": "number", "boolean": "bool"}[mp.Type]
 		doc.Params = append(doc.Params, engine.ParamDoc{Name: mp.Name, Type: typ, Required: mp.Mandatory, Default: mp.Default, Description: mp.Description})
 	}
 	doc.Params = append(doc.Params, engine.ParamDoc{Name: sourceParam, Type: "string", Description: "the bot source (a configuration of the package) the bot runs against"})
+	star := engine.BotDoc{Tag: "*" + strings.TrimPrefix(doc.Tag, "@"), Description: b.Description + " (its rows filtered by a CFXQL query)"}
 	bot := b.Name
-	return engine.Extension{Doc: doc, Run: func(ctx context.Context, in *frame.Frame, params map[string]string) (*frame.Frame, error) {
-		call := botpkg.Call{Bot: bot, Params: map[string]string{}, Memory: memory}
-		for k, v := range params {
-			if k != sourceParam {
-				call.Params[k] = v
+	return []engine.Extension{
+		{Doc: doc, Run: func(ctx context.Context, in *frame.Frame, params map[string]string) (*frame.Frame, error) {
+			return callBot(ctx, data, p, bot, memory, last, in, params)
+		}},
+		{Doc: star, Run: func(ctx context.Context, in *frame.Frame, params map[string]string) (*frame.Frame, error) {
+			q, err := cfxarrow.Parse(params["query"])
+			if err != nil {
+				return nil, fmt.Errorf("invalid query: %w", err)
 			}
-		}
-		if name := last.use(p.Manifest.Extension.DefaultName, params[sourceParam]); name != "" {
-			config, err := sourceConfig(ctx, data, p, name)
+			out, err := callBot(ctx, data, p, bot, memory, last, in, nil)
 			if err != nil {
 				return nil, err
 			}
-			call.Config = config
+			return q.WithNow(time.Now()).Filter(out)
+		}},
+	}
+}
+
+// callBot runs one call of a package's bot over the frame in hand.
+func callBot(ctx context.Context, data *tenant.Data, p *botpkg.Package, bot string, memory int64, last *lastSources,
+	in *frame.Frame, params map[string]string) (*frame.Frame, error) {
+	call := botpkg.Call{Bot: bot, Params: map[string]string{}, Memory: memory}
+	for k, v := range params {
+		if k != sourceParam {
+			call.Params[k] = v
 		}
-		if in != nil {
-			call.In = &botpkg.Table{Columns: in.Columns(), Rows: make([][]any, in.NumRows())}
-			for i := range call.In.Rows {
-				call.In.Rows[i] = in.Row(i)
-			}
+	}
+	name := last.use(p.Manifest.Extension.DefaultName, params[sourceParam])
+	if name == "" {
+		var err error
+		if name, err = soleSource(ctx, data, p.Manifest.Extension.DefaultName); err != nil {
+			return nil, err
 		}
-		out, err := p.Run(ctx, call)
+	}
+	if name != "" {
+		config, err := sourceConfig(ctx, data, p, name)
 		if err != nil {
 			return nil, err
 		}
-		return frame.FromRows(out.Columns, out.Rows)
-	}}
+		call.Config = config
+	}
+	if in != nil {
+		call.In = &botpkg.Table{Columns: in.Columns(), Rows: make([][]any, in.NumRows())}
+		for i := range call.In.Rows {
+			call.In.Rows[i] = in.Row(i)
+		}
+	}
+	out, err := p.Run(ctx, call)
+	if err != nil {
+		return nil, err
+	}
+	return frame.FromRows(out.Columns, out.Rows)
+}
+
+// soleSource is the one source of a package, "" when it has none or
+// several (a step must then name one).
+func soleSource(ctx context.Context, data *tenant.Data, pkg string) (string, error) {
+	st, err := data.Store(ctx)
+	if err != nil {
+		return "", err
+	}
+	all, err := (&botpackages.Catalog{Store: st}).Sources(ctx)
+	if err != nil {
+		return "", err
+	}
+	name := ""
+	for _, src := range all {
+		if src.Package == pkg {
+			if name != "" {
+				return "", nil
+			}
+			name = src.Name
+		}
+	}
+	return name, nil
 }
 
 // sourceConfig is the configuration of the source name, its secrets

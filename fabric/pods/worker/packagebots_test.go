@@ -181,6 +181,12 @@ func TestPackageBots(t *testing.T) {
 		}
 	}
 	check()
+	// *ns:bot: its rows filtered by a CFXQL query, against the package's
+	// only source.
+	j := run(nil, api.PipelineStep{Tag: "*acme:items", Query: "n >= 3 get id, n"})
+	if j.Status != api.JobCompleted || j.SmallOutput == nil || fmt.Sprint(j.SmallOutput.Columns, j.SmallOutput.Rows) != "[id n] [[b 3] [c 5]]" {
+		t.Fatalf("*acme:items: %s %s %v", j.Status, j.Reason, j.SmallOutput)
+	}
 
 	small := &api.JobLimits{MaxMemoryMB: 64}
 	for _, tc := range []struct{ bot, want string }{
@@ -203,7 +209,7 @@ func TestPackageBots(t *testing.T) {
 		t.Fatal(err)
 	}
 	sources := `[{"name": "acme-api", "type": "acme-bots"}, {"name": "acme-wrong", "type": "acme-bots"}]`
-	j := run(nil, api.PipelineStep{Tag: api.BotCheckCredentials, Query: botquery.Format([]string{"sources"}, map[string]string{"sources": sources})})
+	j = run(nil, api.PipelineStep{Tag: api.BotCheckCredentials, Query: botquery.Format([]string{"sources"}, map[string]string{"sources": sources})})
 	if j.Status != api.JobCompleted || j.SmallOutput == nil {
 		t.Fatalf("check-credentials: %s %s", j.Status, j.Reason)
 	}
