@@ -181,6 +181,12 @@ func TestPackageBots(t *testing.T) {
 		}
 	}
 	check()
+	if v, err := c.Verify(ctx, api.RunRequest{Pipeline: "acme", Steps: good}, client.Placement{Site: "local"}); err != nil || !v.OK {
+		t.Fatalf("verify: %+v %v", v, err)
+	}
+	if v, err := c.Verify(ctx, api.RunRequest{Pipeline: "acme", Steps: []api.PipelineStep{{Tag: "@acme:enrich", Query: "factr = 1"}}}, client.Placement{Site: "local"}); err != nil || v.OK {
+		t.Fatalf("verify of a wrong parameter: %+v %v", v, err)
+	}
 	// *ns:bot: its rows filtered by a CFXQL query, against the package's
 	// only source.
 	j := run(nil, api.PipelineStep{Tag: "*acme:items", Query: "n >= 3 get id, n"})

@@ -468,7 +468,14 @@ func (w *Worker) handleVerify(m *nats.Msg) {
 		pod.Reply(m, api.VerifyResponse{Error: "the pipeline has no steps"})
 		return
 	}
-	if err := (&engine.Engine{Store: w.store}).Verify(steps); err != nil {
+	pctx, pcancel := context.WithTimeout(context.Background(), 10*time.Second)
+	pkgBots, err := packageBots(pctx, w.store.c.Data, &w.packages, namespaces(steps), 0)
+	pcancel()
+	if err != nil {
+		pod.Reply(m, api.VerifyResponse{Error: "cannot read the bot packages: " + err.Error(), Steps: len(steps)})
+		return
+	}
+	if err := (&engine.Engine{Store: w.store, Extensions: pkgBots}).Verify(steps); err != nil {
 		pod.Reply(m, api.VerifyResponse{Error: err.Error(), Steps: len(steps)})
 		return
 	}
