@@ -132,7 +132,9 @@ func (e *Engine) lookup(tag string) (*bot, bool) {
 }
 
 func extensionBot(x Extension) *bot {
-	b := &bot{doc: x.Doc, star: strings.HasPrefix(x.Doc.Tag, "*")}
+	// A "*" or "#" bot takes a query (a "#" one pushes it down to its
+	// source) rather than parameters.
+	b := &bot{doc: x.Doc, star: strings.HasPrefix(x.Doc.Tag, "*") || strings.HasPrefix(x.Doc.Tag, "#")}
 	for _, p := range x.Doc.Params {
 		if p.Name == "<column>" {
 			b.free = true

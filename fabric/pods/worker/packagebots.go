@@ -27,6 +27,11 @@ import (
 // sourceParam is the step parameter naming the source a bot runs against.
 const sourceParam = "source"
 
+// queryParam is the model parameter by which a bot declares push-down:
+// #ns:bot QUERY gives it the CFXQL query text, to pass on to its source
+// (its rows are filtered by the query all the same).
+const queryParam = "query"
+
 // maxCachedPackages bounds the loaded packages a worker keeps.
 const maxCachedPackages = 64
 
@@ -141,8 +146,10 @@ func (l *lastSources) use(pkg, name string) string {
 }
 
 // packageBot is one bot of a package as engine extensions: @ns:bot with
-// its parameters, and *ns:bot QUERY, its rows filtered by a CFXQL query
-// (run with no parameters, against the job's source of the package).
+// its parameters; *ns:bot QUERY, its rows filtered by a CFXQL query (run
+// with no parameters, against the job's source of the package); and, for
+// a bot with a text parameter named query, #ns:bot QUERY, the query
+// pushed down to it as that parameter.
 func packageBot(data *tenant.Data, p *botpkg.Package, b botpkg.Bot, memory int64, last *lastSources) []engine.Extension {
 	doc := engine.BotDoc{Tag: p.Tag(b.Name), Description: b.Description}
 	for _, mp := range b.ModelParameters {
@@ -152,22 +159,36 @@ func packageBot(data *tenant.Data, p *botpkg.Package, b botpkg.Bot, memory int64
 	doc.Params = append(doc.Params, engine.ParamDoc{Name: sourceParam, Type: "string", Description: "the bot source (a configuration of the package) the bot runs against"})
 	star := engine.BotDoc{Tag: "*" + strings.TrimPrefix(doc.Tag, "@"), Description: b.Description + " (its rows filtered by a CFXQL query)"}
 	bot := b.Name
-	return []engine.Extension{
-		{Doc: doc, Run: func(ctx context.Context, in *frame.Frame, params map[string]string) (*frame.Frame, error) {
-			return callBot(ctx, data, p, bot, memory, last, in, params)
-		}},
-		{Doc: star, Run: func(ctx context.Context, in *frame.Frame, params map[string]string) (*frame.Frame, error) {
+	filtered := func(pushDown bool) engine.BotFunc {
+		return func(ctx context.Context, in *frame.Frame, params map[string]string) (*frame.Frame, error) {
 			q, err := cfxarrow.Parse(params["query"])
 			if err != nil {
 				return nil, fmt.Errorf("invalid query: %w", err)
 			}
-			out, err := callBot(ctx, data, p, bot, memory, last, in, nil)
+			var botParams map[string]string
+			if pushDown {
+				botParams = map[string]string{queryParam: params["query"]}
+			}
+			out, err := callBot(ctx, data, p, bot, memory, last, in, botParams)
 			if err != nil {
 				return nil, err
 			}
 			return q.WithNow(time.Now()).Filter(out)
-		}},
+		}
 	}
+	xs := []engine.Extension{
+		{Doc: doc, Run: func(ctx context.Context, in *frame.Frame, params map[string]string) (*frame.Frame, error) {
+			return callBot(ctx, data, p, bot, memory, last, in, params)
+		}},
+		{Doc: star, Run: filtered(false)},
+	}
+	for _, mp := range b.ModelParameters {
+		if mp.Name == queryParam && mp.Type == "text" {
+			push := engine.BotDoc{Tag: "#" + strings.TrimPrefix(doc.Tag, "@"), Description: b.Description + " (a CFXQL query pushed down to its source, its rows filtered by it)"}
+			xs = append(xs, engine.Extension{Doc: push, Run: filtered(true)})
+		}
+	}
+	return xs
 }
 
 // callBot runs one call of a package's bot over the frame in hand.

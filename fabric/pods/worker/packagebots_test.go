@@ -49,6 +49,11 @@ bots:
   - {name: hog, bot_type: transform, model_type: api}
   - {name: reader, bot_type: source, model_type: api}
   - {name: elsewhere, bot_type: source, model_type: api}
+  - name: search
+    bot_type: source
+    model_type: api
+    model_parameters:
+      - {name: query, type: text, mandatory: false}
 `
 
 const acmeStar = `
@@ -82,12 +87,18 @@ def reader(frame, params, config):
 def elsewhere(frame, params, config):
     return http.get("http://127.0.0.2:9/items").json()
 
+def search(frame, params, config):
+    rows = items(frame, params, config)
+    for r in rows:
+        r["pushed"] = params.get("query", "")
+    return rows
+
 def check(config):
     r = http.get("/items", headers = {"Authorization": "Bearer " + config["token"]})
     return True if r.ok else "the source answered %d to the token %s" % (r.status_code, config["token"])
 
 Bots = struct(items = items, enrich = enrich, spin = spin, hog = hog, reader = reader, elsewhere = elsewhere,
-              check_credentials = check)
+              search = search, check_credentials = check)
 `
 
 // TestPackageBots: a package's source bot reads a test server through
@@ -192,6 +203,12 @@ func TestPackageBots(t *testing.T) {
 	j := run(nil, api.PipelineStep{Tag: "*acme:items", Query: "n >= 3 get id, n"})
 	if j.Status != api.JobCompleted || j.SmallOutput == nil || fmt.Sprint(j.SmallOutput.Columns, j.SmallOutput.Rows) != "[id n] [[b 3] [c 5]]" {
 		t.Fatalf("*acme:items: %s %s %v", j.Status, j.Reason, j.SmallOutput)
+	}
+
+	// #ns:bot: the query pushed down to a bot that declares it.
+	j = run(nil, api.PipelineStep{Tag: "#acme:search", Query: "n >= 3"})
+	if j.Status != api.JobCompleted || j.SmallOutput == nil || fmt.Sprint(j.SmallOutput.Rows) != "[[b 3 n >= 3] [c 5 n >= 3]]" {
+		t.Fatalf("#acme:search: %s %s %v", j.Status, j.Reason, j.SmallOutput)
 	}
 
 	small := &api.JobLimits{MaxMemoryMB: 64}
