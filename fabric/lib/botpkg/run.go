@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fabricops/fabric/fabric/lib/budget"
 	"github.com/fabricops/fabric/fabric/lib/starvalue"
 	"go.starlark.net/lib/json"
 	"go.starlark.net/lib/math"
@@ -101,7 +102,12 @@ func (p *Package) Run(ctx context.Context, c Call) (out *Table, err error) {
 	}
 	stop := watchContext(ctx, thread)
 	stopMem := watchMemory(thread, l.Memory)
-	v, err := starlark.Call(thread, fn, starlark.Tuple{frame, params, config}, nil)
+	var v starlark.Value
+	err = budget.Guard(func() error {
+		var cerr error
+		v, cerr = starlark.Call(thread, fn, starlark.Tuple{frame, params, config}, nil)
+		return cerr
+	})
 	stopMem()
 	stop()
 	if err != nil {
