@@ -94,6 +94,7 @@ func TestOutputBotPackages(t *testing.T) {
 		step{cmd: "bot-package build --dir $DIR/acme"},
 		step{cmd: "bot-package build --dir $DIR/failing", code: 1},
 		step{cmd: "bot-package list --json"},
+		step{cmd: "bot-package add --file $DIR/acme/dist/acme-bots-1.2.0.tar.gz --overwrite"},
 		step{do: func() { write(t, dir, "items.pipeline", "@acme:fetch-items\n--> @dm:head n = 5\n") }},
 		step{do: func() {
 			out := s.setup("", s.expand("pipeline add --file $DIR/items.pipeline"))
