@@ -267,6 +267,7 @@ func watchMemory(thread *starlark.Thread, limit int64) func() {
 		return int64(samples[0].Value.Uint64()), int64(samples[1].Value.Uint64())
 	}
 	base, _ := read()
+	trigger := base + limit
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -280,14 +281,18 @@ func watchMemory(thread *starlark.Thread, limit int64) func() {
 				return
 			case <-tick.C:
 			}
-			if objects, _ := read(); objects-base <= limit {
+			if objects, _ := read(); objects <= trigger {
 				continue
 			}
 			runtime.GC()
-			if _, live := read(); live-base > limit {
+			objects, live := read()
+			if live-base > limit {
 				thread.Cancel(fmt.Sprintf("the memory limit of %s was reached", bytesText(limit)))
 				return
 			}
+			// Garbage, not held: the next collection is forced only once
+			// the heap has grown again by half the limit.
+			trigger = max(base+limit, objects+limit/2)
 		}
 	}()
 	return func() { close(done); wg.Wait() }
