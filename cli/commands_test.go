@@ -100,7 +100,9 @@ func TestBotPackageGenerate(t *testing.T) {
 	out, errOut, code := run(t, answers, "bot-package", "generate", "--namespace", "acme", "--name", "acme-bots",
 		"--version", "22.11.9", "--bots", "2", "--output_dir", dir)
 	target := filepath.Join(dir, "bots.yml")
-	if code != 0 || out != "Generated: "+target+"\n" {
+	// bots.yml as SPEC says, then the stub module and its test.
+	want := "Generated: " + target + "\nGenerated: " + filepath.Join(dir, "acme.star") + "\nGenerated: " + filepath.Join(dir, "test_acme.star") + "\n"
+	if code != 0 || out != want {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	prompts := []string{"Name*:", "Bot Type*:", "Number of bot input parameters*:", "Parameter 1 Name*:", "Parameter 1 Type*", "Parameter 1 Mandatory* (yes/no):"}
