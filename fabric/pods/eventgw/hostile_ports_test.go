@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/artifact"
 )
 
@@ -72,8 +73,16 @@ func TestHostilePortTakeover(t *testing.T) {
 			a.waitState(t, "mine", "listening")
 			took := a.served(t, tc.network, addr, "mine", "second")
 			t.Logf("a served in %v after re-enabling", took)
-			if e, _ := b.status("grab"); e.State != "failed" || e.Received != 0 || strings.Contains(e.Error, "tenant a") {
-				t.Errorf("b's endpoint after a re-enabled: %+v", e)
+			// (A status request that gets no answer says nothing of the
+			// endpoint: it is asked again.)
+			var e2 api.IngestStatus
+			waitFor(t, "b's gateway to report its endpoint grab", func() bool {
+				var ok bool
+				e2, ok = b.status("grab")
+				return ok
+			})
+			if e2.State != "failed" || e2.Received != 0 || strings.Contains(e2.Error, "tenant a") {
+				t.Errorf("b's endpoint after a re-enabled: %+v", e2)
 			}
 
 			// a deletes its endpoint: the port is free for b.
