@@ -454,3 +454,46 @@ Bots2 = struct(items = items, enrich = enrich, check_credentials = check)
 		t.Fatalf("no host: %v", err)
 	}
 }
+
+// TestLoadLibraries: a module loads a module of an installed library as
+// @lib/NAME//path.star; a library that is not installed, a module it
+// does not have and a path leaving it are one line each.
+func TestLoadLibraries(t *testing.T) {
+	libs := Libraries{"fabric_math": fstest.MapFS{"fabric_math/ops.star": {Data: []byte("def double(x):\n    return x + x\n")}}}
+	use := func(path string) fstest.MapFS {
+		return pkgFS(manifest, "load('"+path+"', 'double')\n"+strings.Replace(module, `row["n"] * params["factor"]`, `double(row["n"]) * params["factor"]`, 1))
+	}
+	p, err := LoadWith(context.Background(), use("@lib/fabric_math//fabric_math/ops.star"), Limits{}, libs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := p.Run(context.Background(), Call{Bot: "enrich", In: &Table{Columns: []string{"n"}, Rows: [][]any{{int64(2)}}},
+		Params: map[string]string{"factor": "3"}, Config: map[string]any{"hostname": "h"}})
+	if err != nil || fmt.Sprint(out.Rows) != "[[2 12]]" {
+		t.Fatalf("got %v, %v", out, err)
+	}
+	for _, tc := range []struct{ path, want string }{
+		{"@lib/fabric_stats//x.star", "no library fabric_stats is installed on this pod"},
+		{"@lib/fabric_math//fabric_math/nope.star", "library fabric_math has no module fabric_math/nope.star"},
+		{"@lib/fabric_math//../acme.star", "a library's module is loaded as @lib/NAME//path/to/module.star"},
+		{"@lib/fabric_math/ops.star", "a library's module is loaded as @lib/NAME//path/to/module.star"},
+	} {
+		_, err := LoadWith(context.Background(), use(tc.path), Limits{}, libs)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("load(%q): %v, want %q", tc.path, err, tc.want)
+		}
+	}
+	// Checked where the libraries are not (add, build, ut): the names
+	// are stand-ins, failing when called.
+	p, err = Load(context.Background(), use("@lib/fabric_math//fabric_math/ops.star"), Limits{})
+	if err != nil {
+		t.Fatalf("checking a package that loads a library: %v", err)
+	}
+	if _, err := p.Run(context.Background(), Call{Bot: "enrich", In: &Table{Columns: []string{"n"}, Rows: [][]any{{int64(2)}}},
+		Params: map[string]string{"factor": "3"}, Config: map[string]any{"hostname": "h"}}); err == nil || !strings.Contains(err.Error(), "double comes from library fabric_math") {
+		t.Errorf("a stand-in called: %v", err)
+	}
+	if _, err := LoadWith(context.Background(), use("@lib/fabric_math//fabric_math/ops.star"), Limits{}, Libraries{}); err == nil || !strings.Contains(err.Error(), "no library fabric_math is installed") {
+		t.Errorf("on a pod without libraries: %v", err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"sort"
@@ -94,6 +95,22 @@ func IsTest(name string) bool {
 // checks that every bot of bots.yml is a function of the implementation
 // value taking (frame, params, config).
 func Load(ctx context.Context, fsys fs.FS, l Limits) (*Package, error) {
+	return LoadWith(ctx, fsys, l, nil)
+}
+
+// Libraries are the libraries a package's modules may load, by name:
+// load("@lib/NAME//path/to/module.star", ...) runs that module of the
+// library NAME (the libraries installed on the pod).
+type Libraries map[string]fs.FS
+
+// LibPrefix starts the load path of a library's module.
+const LibPrefix = "@lib/"
+
+// LoadWith is Load with the libraries the package's modules may load.
+// With libs nil (Load: checking a package where it does not run, as add,
+// build and ut do) a library's module is not read: the names loaded from
+// it are stand-ins that fail when called, naming the library.
+func LoadWith(ctx context.Context, fsys fs.FS, l Limits, libs Libraries) (*Package, error) {
 	l = l.withDefaults()
 	files, err := readFiles(fsys, l)
 	if err != nil {
@@ -108,7 +125,7 @@ func Load(ctx context.Context, fsys fs.FS, l Limits) (*Package, error) {
 		return nil, err
 	}
 	t, _ := ParseTemplate(m.Extension.ConfigTemplate)
-	ld := &loader{files: files, limit: l, progs: map[string]*starlark.Program{}, done: map[string]*entry{}}
+	ld := &loader{files: files, limit: l, libs: libs, progs: map[string]*starlark.Program{}, done: map[string]*entry{}}
 	var names []string
 	for name := range files {
 		names = append(names, name)
@@ -232,8 +249,13 @@ func fieldOf(impl starlark.Value, name string) (starlark.Value, error) {
 type loader struct {
 	files map[string][]byte
 	limit Limits
-	progs map[string]*starlark.Program
-	done  map[string]*entry
+	// libs are the libraries load("@lib/NAME//...") reaches; their
+	// modules are compiled when first loaded, under their load path.
+	libs Libraries
+	// libNames are the names the modules load from each library module.
+	libNames map[string][]string
+	progs    map[string]*starlark.Program
+	done     map[string]*entry
 	// fixtures, when set, are what test modules' fixture() reads.
 	fixtures fs.FS
 }
@@ -266,6 +288,18 @@ func (ld *loader) compile(name string, test bool) error {
 	if err := guardFile(f); err != nil {
 		return err
 	}
+	for _, stmt := range f.Stmts {
+		if l, ok := stmt.(*syntax.LoadStmt); ok {
+			if m, _ := l.Module.Value.(string); strings.HasPrefix(m, LibPrefix) {
+				if ld.libNames == nil {
+					ld.libNames = map[string][]string{}
+				}
+				for _, id := range l.From {
+					ld.libNames[m] = append(ld.libNames[m], id.Name)
+				}
+			}
+		}
+	}
 	prog, err := starlark.FileProgram(f, predeclared(ld.limit, test).Has)
 	if err != nil {
 		return oneError(err)
@@ -290,6 +324,9 @@ func oneError(err error) error {
 // load is the thread's load: only the package's own modules, by a path
 // relative to the package's root.
 func (ld *loader) load(thread *starlark.Thread, module string) (starlark.StringDict, error) {
+	if strings.HasPrefix(module, LibPrefix) {
+		return ld.loadLib(thread, module)
+	}
 	name := path.Clean(strings.TrimPrefix(module, "./"))
 	if strings.HasPrefix(module, "/") || strings.HasPrefix(name, "..") || !strings.HasSuffix(name, ".star") {
 		return nil, fmt.Errorf("load(%q): a bot package loads only its own .star modules", module)
@@ -298,6 +335,56 @@ func (ld *loader) load(thread *starlark.Thread, module string) (starlark.StringD
 		return nil, fmt.Errorf("load(%q): the package has no module %s", module, name)
 	}
 	return ld.exec(thread, name)
+}
+
+// loadLib runs a module of a library: "@lib/NAME//path.star". A library
+// the pod has not installed (only staged, or not at all) is not there.
+func (ld *loader) loadLib(thread *starlark.Thread, module string) (starlark.StringDict, error) {
+	lib, file, ok := strings.Cut(strings.TrimPrefix(module, LibPrefix), "//")
+	clean := path.Clean(file)
+	if !ok || lib == "" || !strings.HasSuffix(clean, ".star") || strings.HasPrefix(clean, "..") || strings.HasPrefix(file, "/") {
+		return nil, fmt.Errorf("load(%q): a library's module is loaded as @lib/NAME//path/to/module.star", module)
+	}
+	if ld.libs == nil {
+		return ld.libStandIns(module, lib), nil
+	}
+	fsys, ok := ld.libs[lib]
+	if !ok {
+		return nil, fmt.Errorf("load(%q): no library %s is installed on this pod (library install, then restart the pod)", module, lib)
+	}
+	key := LibPrefix + lib + "//" + clean
+	if _, done := ld.progs[key]; !done {
+		f, err := fsys.Open(clean)
+		if err != nil {
+			return nil, fmt.Errorf("load(%q): library %s has no module %s", module, lib, clean)
+		}
+		data, err := io.ReadAll(io.LimitReader(f, ld.limit.FileSize+1))
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("load(%q): %v", module, err)
+		}
+		if int64(len(data)) > ld.limit.FileSize {
+			return nil, fmt.Errorf("load(%q): the module is over the file size limit of %d bytes", module, ld.limit.FileSize)
+		}
+		ld.files[key] = data
+		if err := ld.compile(key, false); err != nil {
+			return nil, err
+		}
+	}
+	return ld.exec(thread, key)
+}
+
+// libStandIns are the names the package's modules load from module,
+// each a builtin that fails naming the library: a package is checked
+// where the libraries are not installed.
+func (ld *loader) libStandIns(module, lib string) starlark.StringDict {
+	d := starlark.StringDict{}
+	for _, name := range ld.libNames[module] {
+		d[name] = starlark.NewBuiltin(name, func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error) {
+			return nil, fmt.Errorf("%s comes from library %s, which only a pod that installed it runs", name, lib)
+		})
+	}
+	return d
 }
 
 // exec runs a module once, reporting a load cycle.

@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"strings"
 	"sync"
 	"time"
@@ -40,6 +41,9 @@ const maxCachedPackages = 64
 type packageCache struct {
 	mu     sync.Mutex
 	byBlob map[string]*botpkg.Package
+	// libs are the libraries the packages' modules may load (the pod's
+	// installed ones), set when the worker starts.
+	libs map[string]fs.FS
 }
 
 func (c *packageCache) get(ctx context.Context, cat *botpackages.Catalog, rec api.BotPackageRecord) (*botpkg.Package, error) {
@@ -53,7 +57,7 @@ func (c *packageCache) get(ctx context.Context, cat *botpackages.Catalog, rec ap
 	if err != nil {
 		return nil, err
 	}
-	if p, err = botpkg.Load(ctx, fsys, botpkg.Limits{}); err != nil {
+	if p, err = botpkg.LoadWith(ctx, fsys, botpkg.Limits{}, c.libs); err != nil {
 		return nil, fmt.Errorf("bot package %s: %v", rec.Name, err)
 	}
 	c.mu.Lock()
@@ -105,7 +109,9 @@ func packageBots(ctx context.Context, data *tenant.Data, cache *packageCache, us
 		}
 		p, err := cache.get(ctx, cat, rec)
 		if err != nil {
-			continue
+			// The pipeline calls its bots: say why they cannot run
+			// (a library not installed on this pod, ...), not "unknown bot".
+			return nil, err
 		}
 		for _, b := range p.Manifest.Bots {
 			xs = append(xs, packageBot(data, p, b, int64(memoryMB*(1<<20)), last)...)

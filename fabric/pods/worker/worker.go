@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"github.com/fabricops/fabric/fabric/lib/budget"
 	"io"
+	"io/fs"
 	"log"
 	"os"
 	"runtime/debug"
@@ -27,6 +28,7 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/jobs"
+	"github.com/fabricops/fabric/fabric/infra/libraries"
 	"github.com/fabricops/fabric/fabric/infra/store"
 	"github.com/fabricops/fabric/fabric/infra/tenant"
 	"github.com/fabricops/fabric/fabric/lib/engine"
@@ -103,6 +105,17 @@ func Serve(p *pod.Pod, o Options) error {
 	}
 	host, _ := os.Hostname()
 	w := &Worker{p: p, recs: jobs.Open(s), store: NewStore(data, o.DataDir), host: host, running: map[string]context.CancelCauseFunc{}}
+	// The libraries bots may load are those the pod installed when it
+	// started: a library staged since waits for the next start.
+	w.packages.libs = map[string]fs.FS{}
+	if p.PackageDir != "" {
+		libs, err := libraries.Installed(p.PackageDir)
+		if err != nil {
+			p.Logf("reading the installed libraries: %v (bots load none)", err)
+		} else if libs != nil {
+			w.packages.libs = libs
+		}
+	}
 	w.limits, w.maxLimits = o.limits()
 	memory := o.MemoryMB
 	if memory <= 0 {
