@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"github.com/fabricops/fabric/fabric/lib/starguard"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -230,7 +231,7 @@ func guardedMethod(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 	recv, nameV, rest := args[0], args[1], args[2:]
 	name, _ := starlark.AsString(nameV)
 	if s, ok := recv.(starlark.String); ok {
-		if size := stringMethodSize(string(s), name, rest, kwargs); size > maxEvalValue {
+		if size := starguard.StringMethodSize(string(s), name, rest, kwargs, valueSize); size > maxEvalValue {
 			return nil, tooLarge("."+name, size)
 		}
 	}
@@ -246,46 +247,6 @@ func guardedMethod(thread *starlark.Thread, b *starlark.Builtin, args starlark.T
 		return nil, fmt.Errorf("%s has no .%s field or method", recv.Type(), name)
 	}
 	return starlark.Call(thread, m, rest, kwargs)
-}
-
-// stringMethodSize is the most the result of s.name(args) can be.
-func stringMethodSize(s, name string, args starlark.Tuple, kwargs []starlark.Tuple) float64 {
-	switch name {
-	case "replace":
-		if len(args) < 2 {
-			return 0
-		}
-		old, _ := starlark.AsString(args[0])
-		new, _ := starlark.AsString(args[1])
-		n := float64(utf8.RuneCountInString(s) + 1)
-		if old != "" {
-			n = float64(strings.Count(s, old))
-		}
-		return float64(len(s)) + n*float64(max(len(new)-len(old), 0))
-	case "format":
-		largest := 0
-		for _, v := range args {
-			largest = max(largest, valueSize(v))
-		}
-		for _, kv := range kwargs {
-			largest = max(largest, valueSize(kv[1]))
-		}
-		return float64(len(s)) + float64(strings.Count(s, "{"))*float64(largest)
-	case "join":
-		if len(args) != 1 {
-			return 0
-		}
-		seq, ok := args[0].(starlark.Indexable)
-		if !ok {
-			return 0
-		}
-		total := float64(len(s)) * float64(seq.Len())
-		for i := 0; i < seq.Len(); i++ {
-			total += float64(valueSize(seq.Index(i)))
-		}
-		return total
-	}
-	return 0
 }
 
 // guardedRange is Starlark's range, refused past maxEvalRange elements
