@@ -106,13 +106,13 @@ func (a *pipelineArgs) request(ctx context.Context, thread *starlark.Thread, c *
 		if err != nil {
 			return api.RunRequest{}, fmt.Errorf("%s: %v", a.file, err)
 		}
-		return api.RunRequest{Pipeline: p.Name, Version: p.Version, Steps: p.Data.Sequence, Limits: p.Limits}, nil
+		return api.RunRequest{Pipeline: p.Name, Version: p.Version, Steps: p.Data.Sequence, Sources: p.Sources, Limits: p.Limits}, nil
 	case a.name != "":
 		p, err := c.Pipeline(ctx, string(a.name), string(a.version))
 		if err != nil {
 			return api.RunRequest{}, err
 		}
-		return api.RunRequest{Pipeline: p.Name, Version: p.Version, Steps: p.Data.Sequence, Limits: p.Limits}, nil
+		return api.RunRequest{Pipeline: p.Name, Version: p.Version, Steps: p.Data.Sequence, Sources: p.Sources, Limits: p.Limits}, nil
 	}
 	return api.RunRequest{}, fmt.Errorf("give the name of a pipeline or a file")
 }

@@ -79,6 +79,10 @@ type RunRequest struct {
 	Pipeline string         `json:"pipeline"`
 	Version  string         `json:"version"`
 	Steps    []PipelineStep `json:"steps"`
+	// Sources are the pipeline's sources map: a bot package's steps that
+	// name no source run against the source its entry of the package's
+	// type (the package's name) names.
+	Sources map[string]PipelineSource `json:"sources,omitempty"`
 	// Limits are the pipeline's own (nil: the defaults).
 	Limits *JobLimits `json:"limits,omitempty"`
 	// Owner is recorded in the job's record: the deployment or schedule

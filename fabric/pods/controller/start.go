@@ -55,7 +55,7 @@ func (p *pass) startAll() {
 
 // run starts a pipeline on a worker for owner and returns the job's id.
 func (c *Controller) run(ctx context.Context, w placement.Worker, pl api.Pipeline, owner api.JobOwner) (string, error) {
-	req := api.RunRequest{Pipeline: pl.Name, Version: pl.Version, Steps: pl.Data.Sequence, Limits: pl.Limits, Owner: &owner}
+	req := api.RunRequest{Pipeline: pl.Name, Version: pl.Version, Steps: pl.Data.Sequence, Sources: pl.Sources, Limits: pl.Limits, Owner: &owner}
 	var resp api.StartResponse
 	if err := c.request(ctx, api.PodSubject(w.ID, api.EndpointRun), req, &resp); err != nil {
 		return "", err

@@ -86,7 +86,7 @@ func namespaces(steps []engine.Step) map[string]bool {
 // namespaces a job's steps use, for a job whose memory limit is memoryMB.
 // A package that no longer loads is left out (its bots are then unknown
 // to the job's pipeline, which says so).
-func packageBots(ctx context.Context, data *tenant.Data, cache *packageCache, used map[string]bool, memoryMB float64) ([]engine.Extension, error) {
+func packageBots(ctx context.Context, data *tenant.Data, cache *packageCache, used map[string]bool, sources map[string]api.PipelineSource, memoryMB float64) ([]engine.Extension, error) {
 	if !usesPackages(used) {
 		return nil, nil
 	}
@@ -102,7 +102,15 @@ func packageBots(ctx context.Context, data *tenant.Data, cache *packageCache, us
 		return nil, err
 	}
 	var xs []engine.Extension
+	// A step that names no source runs against the pipeline's source of
+	// its package (the sources map's entry whose type is the package's
+	// name), until a step names one.
 	last := &lastSources{byPackage: map[string]string{}}
+	for _, src := range sources {
+		if src.Type != "" && src.Name != "" {
+			last.byPackage[src.Type] = src.Name
+		}
+	}
 	for _, rec := range recs {
 		if !used[rec.Namespace] {
 			continue
@@ -134,7 +142,7 @@ func usesPackages(used map[string]bool) bool {
 // lastSources are the sources a job's steps named, by package: a step of
 // a package that names none runs against the source the job's last step
 // of that package named (a pipeline names its source once, on its first
-// step), or else the package's only source.
+// step, or in its sources map), or else the package's only source.
 type lastSources struct {
 	mu        sync.Mutex
 	byPackage map[string]string

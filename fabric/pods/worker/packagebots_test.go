@@ -240,6 +240,33 @@ func TestPackageBots(t *testing.T) {
 	if !strings.Contains(got, "[acme-api acme-bots OK ") || !strings.Contains(got, "acme-wrong acme-bots ERROR bot package acme-bots 1.0.0: the credential check failed: the source answered 401 to the token ***") || strings.Contains(got, token) {
 		t.Fatalf("check-credentials: %s", got)
 	}
+
+	// With two sources, a pipeline's sources map says which one its
+	// steps that name none run against; a step's own source= wins.
+	viaMap := func(source string, steps ...api.PipelineStep) api.Job {
+		t.Helper()
+		resp, err := c.Run(ctx, api.RunRequest{Pipeline: "acme", Steps: steps,
+			Sources: map[string]api.PipelineSource{"api": {Name: source, Type: "acme-bots"}}}, client.Placement{Site: "local"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		j, err := c.Wait(ctx, resp.JobID, time.Minute, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return j
+	}
+	unnamed := []api.PipelineStep{{Tag: "@acme:items"}, {Tag: "@acme:enrich", Query: "factor = 10"}}
+	if j := viaMap("acme-api", unnamed...); j.Status != api.JobCompleted || j.SmallOutput == nil || len(j.SmallOutput.Rows) != 3 {
+		t.Errorf("the sources map naming acme-api: %s %q", j.Status, j.Reason)
+	}
+	if j := viaMap("acme-wrong", unnamed...); j.Status != api.JobFailed || !strings.Contains(j.Reason, "the source answered 401") {
+		t.Errorf("the sources map naming acme-wrong: %s %q", j.Status, j.Reason)
+	}
+	if j := viaMap("acme-wrong", append([]api.PipelineStep{{Tag: "@acme:items", Query: "source = 'acme-api'"}}, unnamed[1:]...)...); j.Status != api.JobCompleted {
+		t.Errorf("a step's source= over the sources map: %s %q", j.Status, j.Reason)
+	}
+
 	time.Sleep(200 * time.Millisecond)
 	mu.Lock()
 	defer mu.Unlock()

@@ -214,7 +214,7 @@ func (w *Worker) handleRun(m *nats.Msg) {
 	eng := w.engine(job)
 	eng.Limits = engine.Limits{MaxRows: limits.MaxRows, MaxMemoryMB: limits.MaxMemoryMB}
 	pctx, pcancel := context.WithTimeout(context.Background(), 10*time.Second)
-	pkgBots, err := packageBots(pctx, w.store.c.Data, &w.packages, namespaces(steps), limits.MaxMemoryMB)
+	pkgBots, err := packageBots(pctx, w.store.c.Data, &w.packages, namespaces(steps), req.Sources, limits.MaxMemoryMB)
 	pcancel()
 	if err != nil {
 		pod.Reply(m, failed("cannot read the bot packages: "+err.Error()))
@@ -482,7 +482,7 @@ func (w *Worker) handleVerify(m *nats.Msg) {
 		return
 	}
 	pctx, pcancel := context.WithTimeout(context.Background(), 10*time.Second)
-	pkgBots, err := packageBots(pctx, w.store.c.Data, &w.packages, namespaces(steps), 0)
+	pkgBots, err := packageBots(pctx, w.store.c.Data, &w.packages, namespaces(steps), req.Sources, 0)
 	pcancel()
 	if err != nil {
 		pod.Reply(m, api.VerifyResponse{Error: "cannot read the bot packages: " + err.Error(), Steps: len(steps)})
