@@ -95,6 +95,19 @@ source, its secret values as references.`, func(thread *starlark.Thread, b *star
 				return c.AddBotSource(ctx, api.BotSource{Name: name, Package: pkg, Config: cfg})
 			})
 		}),
+		"delete_source": doc.Builtin("bot_package.delete_source", `delete_source(name)
+
+Deletes the source name and the secrets add_source sealed for it (secrets
+it only referred to stay). Returns its name and package.`, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+			var name string
+			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name); err != nil {
+				return nil, err
+			}
+			return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
+				src, err := c.DeleteBotSource(ctx, name)
+				return map[string]any{"name": src.Name, "package": src.Package}, err
+			})
+		}),
 		"sources": doc.Builtin("bot_package.sources", "sources()\n\nReturns the bot sources: name, package, config (by the template's labels, $secure values as ********) and saved_time.",
 			e.listCall(func(ctx context.Context, c *client.Client) (any, error) { return c.ListBotSources(ctx) })),
 		"check": doc.Builtin("bot_package.check", `check(dir)

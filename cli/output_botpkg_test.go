@@ -122,10 +122,11 @@ func TestOutputBotPackageRuntimes(t *testing.T) {
 
 // TestOutputBotSources: add-source (the $secure value sealed, never
 // shown; a missing mandatory key, an unknown key, an unknown package
-// refused) and list-sources.
+// refused), list-sources, and delete-source (the sealed secret goes with
+// the source).
 func TestOutputBotSources(t *testing.T) {
 	fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer}})
-	s := newSession(t, "bot-package-add-source", "bot-package-list-sources")
+	s := newSession(t, "bot-package-add-source", "bot-package-list-sources", "bot-package-delete-source")
 	dir := s.vars["DIR"]
 	s.setup("items\nsource\n0\n", s.expand("bot-package generate --namespace acme --name acme-bots --output_dir $DIR/acme"))
 	s.setup("", s.expand("bot-package add --dir $DIR/acme"))
@@ -142,4 +143,20 @@ func TestOutputBotSources(t *testing.T) {
 		step{cmd: "bot-package list-sources --json"},
 		step{cmd: "bot-package list-sources --yaml", code: 2},
 	)
+	sealed := func() bool {
+		out, _, _ := run(t, "", "secret", "list", "--json")
+		return strings.Contains(out, "bot-source.acme-api.secret")
+	}
+	if !sealed() {
+		t.Fatal("add-source sealed no secret")
+	}
+	s.steps(
+		step{cmd: "bot-package delete-source --name acme-api"},
+		step{cmd: "bot-package delete-source --name acme-api", code: 1},
+		step{cmd: "bot-package delete-source", code: 2},
+		step{cmd: "bot-package list-sources"},
+	)
+	if sealed() {
+		t.Error("delete-source left the secret it sealed")
+	}
 }

@@ -115,6 +115,15 @@ func (c *Client) AddBotSource(ctx context.Context, src api.BotSource) (api.BotSo
 	return cat.PutSource(ctx, &secret.Store{Store: cat.Store}, src)
 }
 
+// DeleteBotSource deletes a bot source and the secrets sealed for it.
+func (c *Client) DeleteBotSource(ctx context.Context, name string) (api.BotSource, error) {
+	cat, err := c.botPackages(ctx)
+	if err != nil {
+		return api.BotSource{}, err
+	}
+	return cat.DeleteSource(ctx, &secret.Store{Store: cat.Store}, name)
+}
+
 // ListBotSources returns the sources as list-sources shows them.
 func (c *Client) ListBotSources(ctx context.Context) ([]BotSourceRow, error) {
 	cat, err := c.botPackages(ctx)

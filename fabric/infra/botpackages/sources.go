@@ -105,6 +105,29 @@ func (c *Catalog) Source(ctx context.Context, name string) (api.BotSource, error
 	return src, err
 }
 
+// DeleteSource deletes a stored source and the secrets PutSource sealed
+// for it (bot-source.NAME.KEY); secrets it only referred to stay.
+func (c *Catalog) DeleteSource(ctx context.Context, secrets *secret.Store, name string) (api.BotSource, error) {
+	src, err := c.Source(ctx, name)
+	if err != nil {
+		return src, err
+	}
+	if err := c.Store.Delete(ctx, api.BotSourcesBucket, key(name)); err != nil {
+		return src, err
+	}
+	for k, v := range src.Config {
+		for _, ref := range secret.Refs(v) {
+			if ref != SecretName(name, k) {
+				continue
+			}
+			if err := secrets.Delete(ctx, ref); err != nil && !errors.Is(err, secret.ErrNotFound) {
+				return src, fmt.Errorf("source %s is deleted, but its secret %s is not: %v", name, ref, err)
+			}
+		}
+	}
+	return src, nil
+}
+
 // Sources returns the stored sources by name.
 func (c *Catalog) Sources(ctx context.Context) ([]api.BotSource, error) {
 	all, err := store.ListOf[api.BotSource](ctx, c.Store, api.BotSourcesBucket)
