@@ -89,7 +89,7 @@ source, its secret values as references.`, func(thread *starlark.Thread, b *star
 			}
 			cfg := map[string]any{}
 			for _, kv := range v.(starvalue.Map) {
-				cfg[kv.Key] = plain(kv.Value)
+				cfg[kv.Key] = starvalue.Plain(kv.Value)
 			}
 			return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 				return c.AddBotSource(ctx, api.BotSource{Name: name, Package: pkg, Config: cfg})
@@ -210,24 +210,4 @@ func (e *Env) buildBotPackage(thread *starlark.Thread, b *starlark.Builtin, dir 
 	}
 	return result(b, starvalue.Map{{Key: "file", Value: file}, {Key: "name", Value: x.DefaultName}, {Key: "version", Value: x.Version},
 		{Key: "tests", Value: len(res)}, {Key: "recorded", Value: recorded}}, nil)
-}
-
-// plain turns the ordered maps of FromStarlark into plain maps, for JSON
-// records.
-func plain(v any) any {
-	switch x := v.(type) {
-	case starvalue.Map:
-		m := make(map[string]any, len(x))
-		for _, kv := range x {
-			m[kv.Key] = plain(kv.Value)
-		}
-		return m
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = plain(e)
-		}
-		return out
-	}
-	return v
 }

@@ -161,17 +161,9 @@ func packVars(v starlark.Value, what string) (map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", what, err)
 	}
-	if _, ok := g.(starvalue.Map); !ok {
+	m, ok := starvalue.Plain(g).(map[string]any)
+	if !ok {
 		return nil, fmt.Errorf("%s: got %s, want a dict", what, v.Type())
-	}
-	// As plain JSON values: the dict's nested values too.
-	data, err := json.Marshal(g)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", what, err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("%s: %v", what, err)
 	}
 	return m, nil
 }

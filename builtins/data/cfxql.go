@@ -45,7 +45,7 @@ func cfxqlMatch(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 		if err != nil {
 			return nil, builtins.Fail(b.Name(), err)
 		}
-		row[k] = plain(v)
+		row[k] = starvalue.Plain(v)
 	}
 	ok, err := q.Match(row)
 	if err != nil {
@@ -68,24 +68,4 @@ func cfxqlCheck(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tupl
 		cols = append(cols, starlark.Tuple{starlark.String(c.Name), starlark.String(c.Alias)})
 	}
 	return starlark.NewList(cols), nil
-}
-
-// plain turns the ordered maps of starvalue.FromStarlark into Go maps, so that
-// nested keys can be reached by a query.
-func plain(v any) any {
-	switch x := v.(type) {
-	case starvalue.Map:
-		m := make(map[string]any, len(x))
-		for _, kv := range x {
-			m[kv.Key] = plain(kv.Value)
-		}
-		return m
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = plain(e)
-		}
-		return out
-	}
-	return v
 }

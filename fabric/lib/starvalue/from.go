@@ -101,3 +101,24 @@ func iterable(x starlark.Iterable, n, depth int) ([]any, error) {
 	}
 	return out, nil
 }
+
+// Plain turns the ordered maps of FromStarlark (at any depth) into Go
+// maps, for code that wants plain JSON values: records, queries on
+// nested keys, inputs.
+func Plain(v any) any {
+	switch x := v.(type) {
+	case Map:
+		m := make(map[string]any, len(x))
+		for _, kv := range x {
+			m[kv.Key] = Plain(kv.Value)
+		}
+		return m
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = Plain(e)
+		}
+		return out
+	}
+	return v
+}
