@@ -27,8 +27,9 @@ var artifactLimits = yamldoc.Limits{Size: int(DefaultLimits.MaxFile)}
 //
 // A pipeline (TypePipeline) is text: "\r\n" is "\n", the trailing spaces
 // and tabs of each line and trailing blank lines are ignored. A dataset
-// (TypeDataset) is hashed as bytes. Any other type is a YAML or JSON
-// document (JSON is YAML): it is decoded (bounded: an alias bomb is an
+// (TypeDataset) is hashed as bytes. A bot package (TypeBotPackage, a
+// folder's .tar.gz as Render makes it) is its files' FolderChecksum.
+// Any other type is a YAML or JSON document (JSON is YAML): it is decoded (bounded: an alias bomb is an
 // error), the keys in StampedKeys are dropped at the top level, and its
 // canonical JSON (map keys sorted, numbers as encoding/json writes the
 // decoded value, no HTML escaping) is hashed; an empty text is null, a
@@ -40,6 +41,12 @@ func Checksum(typ string, data []byte) (string, error) {
 		canon = normalizeText(data)
 	case TypeDataset:
 		canon = data
+	case TypeBotPackage:
+		files, err := FolderFiles(data)
+		if err != nil {
+			return "", err
+		}
+		return FolderChecksum(files), nil
 	default:
 		var err error
 		if canon, err = canonicalJSON(data); err != nil {

@@ -1,10 +1,11 @@
 // Package pack reads, checks, renders, compares and writes packs: the
 // versioned .tar.gz bundles that ship content (pipelines, blueprints,
-// dashboards, alert rules, credentials, schedules, streams, datasets, ...)
-// into a tenant. A pack has a manifest.yaml at its top naming each
-// artifact's type, name, file, scope and creation policy, and the deploy
-// variables its files use as {{ name }} placeholders. The package knows
-// nothing of the fabric: the api-server stores what it renders.
+// dashboards, alert rules, credentials, schedules, streams, datasets, bot
+// packages, ...) into a tenant. A pack has a manifest.yaml at its top
+// naming each artifact's type, name, file (a folder for a bot package),
+// scope and creation policy, and the deploy variables its files use as
+// {{ name }} placeholders. The package knows nothing of the fabric: the
+// api-server stores what it renders.
 package pack
 
 import "sort"
@@ -40,6 +41,7 @@ const (
 	TypeSiteProfile   = "site_profile"
 	TypeFmtTemplate   = "fmt_template"
 	TypeStagingArea   = "staging_area"
+	TypeBotPackage    = "bot_package"
 	TypePipeline      = "pipeline"
 	TypeBlueprint     = "blueprint"
 	TypeSchedule      = "schedule"
@@ -52,12 +54,13 @@ const (
 )
 
 // Types are the artifact types in the order an activation writes them
-// (what an artifact may depend on comes before it; a deactivation goes
+// (what an artifact may depend on comes before it, such as the bot
+// packages whose bots the pipelines call; a deactivation goes
 // backwards).
 var Types = []string{
 	TypeStream, TypeDataset, TypeCredential,
 	TypeStack, TypeSiteProfile, TypeFmtTemplate, TypeStagingArea,
-	TypePipeline, TypeBlueprint, TypeSchedule, TypeEventEndpoint, TypeSubscription,
+	TypeBotPackage, TypePipeline, TypeBlueprint, TypeSchedule, TypeEventEndpoint, TypeSubscription,
 	TypeSynthetics, TypeAlertRules, TypeDashboard, TypeDashGroup,
 }
 
@@ -77,7 +80,8 @@ type Artifact struct {
 	// Name is the artifact's name in the fabric (a pipeline's, a
 	// blueprint's id, a dashboard's name, ...).
 	Name string `yaml:"name" json:"name"`
-	// File is its file's path in the pack, relative to the top.
+	// File is its file's path in the pack, relative to the top; for a
+	// folder type (IsFolder: a bot package) the path of its folder.
 	File string `yaml:"file" json:"file"`
 	// Scope is ScopeCommon (the default), ScopeSingleTenant or
 	// ScopeCustomer.

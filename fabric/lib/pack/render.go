@@ -19,11 +19,22 @@ type Rendered struct {
 // value is not rendered again), each with Checksum(Type, Data). A
 // placeholder without a value is an error naming the file and the
 // placeholder; so is a rendered YAML or JSON file that no longer parses
-// (naming the file). Dataset files are data: they are not rendered.
+// (naming the file). Dataset files are data: they are not rendered. A
+// folder artifact (IsFolder: a bot package, whose modules are code) is
+// not rendered either: its Data is its folder's files as FolderArchive
+// writes them, its Checksum their FolderChecksum.
 func (p *Pack) Render(scope string, values map[string]string) ([]Rendered, error) {
 	var out []Rendered
 	for _, a := range p.Manifest.Artifacts {
 		if orDefault(a.Scope, ScopeCommon) != scope {
+			continue
+		}
+		if IsFolder(a.Type) {
+			r, err := p.renderFolder(a)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, r)
 			continue
 		}
 		data, ok := p.files[a.File]
@@ -56,4 +67,19 @@ func (p *Pack) Render(scope string, values map[string]string) ([]Rendered, error
 		out = append(out, Rendered{Artifact: a, Data: data, Checksum: sum})
 	}
 	return out, nil
+}
+
+// renderFolder is a folder artifact as it is, its files archived.
+func (p *Pack) renderFolder(a Artifact) (Rendered, error) {
+	if err := p.checkFolder(a); err != nil {
+		return Rendered{}, err
+	}
+	files := p.Folder(a.File)
+	data, err := FolderArchive(files)
+	if err != nil {
+		return Rendered{}, fmt.Errorf("%s: artifact %s %q: %s", a.File, a.Type, a.Name, err)
+	}
+	a.Scope = orDefault(a.Scope, ScopeCommon)
+	a.CreationPolicy = orDefault(a.CreationPolicy, PolicyFail)
+	return Rendered{Artifact: a, Data: data, Checksum: FolderChecksum(files)}, nil
 }

@@ -105,12 +105,20 @@ func (m Manifest) Values(scope string, inputs map[string]string, context map[str
 // artifact's file names a variable its scope sees (VarsOf and
 // ContextVars); the error names the file and the placeholder. Dataset
 // files are data, taken as they are: their braces are no placeholders.
+// A folder artifact (a bot package) must hold its type's file at its top
+// (bots.yml); its files are taken as they are too.
 func (p *Pack) Check() error {
 	m := p.Manifest
 	if err := m.Check(); err != nil {
 		return err
 	}
 	for _, a := range m.Artifacts {
+		if IsFolder(a.Type) {
+			if err := p.checkFolder(a); err != nil {
+				return err
+			}
+			continue
+		}
 		data, ok := p.files[a.File]
 		if !ok {
 			return errorf("artifact %s %q: file %s is not in the pack", a.Type, a.Name, a.File)
