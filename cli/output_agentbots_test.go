@@ -12,8 +12,9 @@ import (
 // TestOutputAgentBots: the bots of agents and workers: agent-bots lists
 // the gateway's; invoke-agent-bot runs them (what the gateway received,
 // filtered by the agent; syslog lines of a CSV parsed, to a table and to
-// a CSV file); bots-by-source and check-credentials run on a worker
-// (start response, then the table); and the errors of each.
+// a CSV file); bots-by-source (a bot package's bots under its configured
+// source too) and check-credentials run on a worker (start response, then
+// the table); and the errors of each.
 func TestOutputAgentBots(t *testing.T) {
 	fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer, api.Scheduler, api.Worker, api.EventGateway}})
 	s := newSession(t, "agent-bots", "invoke-agent-bot", "bots-by-source", "check-credentials")
@@ -27,6 +28,7 @@ func TestOutputAgentBots(t *testing.T) {
 	write(t, dir, "nocol.csv", "line\nx\n")
 	write(t, dir, "sources.yaml", "sources:\n  edge-syslog: {type: stream}\n  db-password: {type: secret}\n"+
 		"  api:\n    name: edge-syslog\n    type: stream\n    token: {$secret: nope}\n  hosts: {type: dataset}\n  hosts.csv: {type: files}\n  ../etc/passwd: {type: files}\n  vcenter: {type: vmware_vcenter, hostname: vc1}\n")
+	write(t, dir, "acme-api.yaml", "hostname: 127.0.0.1\nport: 8080\nsecret: hunter2-token\n")
 	write(t, dir, "ok.json", `[{"name": "edge-syslog", "type": "stream", "password": {"$secret": "db-password"}}]`)
 	write(t, dir, "text.pipeline", "@dm:empty\n")
 	write(t, dir, "nosources.yaml", "name: p\ndata: {sequence: []}\n")
@@ -68,6 +70,11 @@ func TestOutputAgentBots(t *testing.T) {
 		step{cmd: "invoke-agent-bot --type event-gateway --group elsewhere --bot recent-events", code: 1},
 		step{cmd: "invoke-agent-bot --type event-gateway --bot recent-events", code: 2},
 
+		step{cmd: "bot-package generate --namespace acme --name acme-bots --bots 2 --output_dir $DIR/acme",
+			stdin: "items\nsource\n1\nquery\ntext\nno\nenrich\ntransform\n0\n", setup: true},
+		step{cmd: "bot-package add --dir $DIR/acme", setup: true},
+		step{cmd: "bot-package add-source --name acme-api --package acme-bots --config $DIR/acme-api.yaml", setup: true},
+		step{cmd: "bots-by-source --sources acme-api"},
 		step{cmd: "bots-by-source --sources stream,logarchive"},
 		step{cmd: "bots-by-source --sources files --site local --json"},
 		step{cmd: "bots-by-source --sources nothing"},

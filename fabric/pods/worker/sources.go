@@ -88,12 +88,16 @@ func classify(tag string) botSource {
 func sourceBots(data *tenant.Data, js jetstream.JetStream, dataDir string, all func() []engine.BotDoc) []engine.Extension {
 	return []engine.Extension{
 		{Doc: engine.BotDoc{Tag: api.BotBotsBySource,
-			Description: "Lists the bots of this worker with their type (source, sink, transform, control) and the source they reach (dataset, object, files, stream, logarchive, secret, frame, control): a row per bot (Bot, Type, Description, Source).",
+			Description: "Lists the bots of this worker with their type (source, sink, transform, control) and the source they reach (dataset, object, files, stream, logarchive, secret, frame, control, or the name of a bot package's configured source, under which the package's bots are listed): a row per bot (Bot, Type, Description, Source).",
 			Params: []engine.ParamDoc{
-				{Name: "sources", Type: "list", Description: "only the bots of these sources (default: all)"},
+				{Name: "sources", Type: "list", Description: "only the bots of these sources, types or bot sources' names (default: all)"},
 			}},
-			Run: func(_ context.Context, _ *frame.Frame, p map[string]string) (*frame.Frame, error) {
-				return botsBySource(all(), p["sources"])
+			Run: func(ctx context.Context, _ *frame.Frame, p map[string]string) (*frame.Frame, error) {
+				pkgRows, err := packageSourceRows(ctx, data)
+				if err != nil {
+					return nil, err
+				}
+				return botsBySource(all(), pkgRows, p["sources"])
 			}},
 		{Doc: engine.BotDoc{Tag: api.BotCheckCredentials,
 			Description: "Checks the sources a configuration names, each reached as its bots would reach it from this worker, and the secrets they refer to ({\"$secret\": NAME}) opened, never shown: a row per source (Source Name, Source Type, Status, Reason, Duration (ms)).",
@@ -106,7 +110,10 @@ func sourceBots(data *tenant.Data, js jetstream.JetStream, dataDir string, all f
 	}
 }
 
-func botsBySource(docs []engine.BotDoc, only string) (*frame.Frame, error) {
+// botsBySource is a row per bot of docs, classified, then the rows of
+// the bot packages' sources (pkgRows), those of the sources only names
+// when it names some.
+func botsBySource(docs []engine.BotDoc, pkgRows [][]any, only string) (*frame.Frame, error) {
 	want := map[string]bool{}
 	for _, s := range strings.Split(only, ",") {
 		if s = strings.TrimSpace(s); s != "" {
@@ -121,6 +128,12 @@ func botsBySource(docs []engine.BotDoc, only string) (*frame.Frame, error) {
 			continue
 		}
 		rows = append(rows, []any{d.Tag, c.kind, d.Description, c.source})
+	}
+	for _, r := range pkgRows {
+		if len(want) > 0 && !want[r[3].(string)] {
+			continue
+		}
+		rows = append(rows, r)
 	}
 	return frame.FromRows([]string{"Bot", "Type", "Description", "Source"}, rows)
 }
