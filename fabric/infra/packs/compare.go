@@ -133,7 +133,7 @@ func (a *Activator) side(ctx context.Context, name, version string, scopes []str
 			return pack.Side{}, fmt.Errorf("pack %s version %s: %v", name, version, err)
 		}
 		for _, r := range rendered {
-			item := pack.Item{Type: r.Type, Name: r.Name, File: r.File, Version: version, Checksum: a.checksum(ctx, r), Text: r.Data}
+			item := pack.Item{Type: r.Type, Name: r.Name, File: r.File, Version: version, Checksum: a.checksum(ctx, r), Text: r.DiffText()}
 			if r.Type == pack.TypeCredential {
 				item.Text = nil
 			}

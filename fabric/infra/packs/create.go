@@ -62,9 +62,11 @@ func (c ArtifactConfig) Check() error {
 // Create makes a pack of the tenant's current artifacts by the config's
 // rules: its manifest and files, every artifact in the common scope with
 // a creation policy of skip (what the tenant it is activated in has of
-// the same name, such as the default endpoints, stays as it is). A credential's value is not packed: its
-// file takes it from a secret deploy variable, NAME_value (dots and
-// dashes as underscores), that activation asks for.
+// the same name, such as the default endpoints, stays as it is). A
+// credential's value is not packed: its file takes it from a secret
+// deploy variable, NAME_value (dots and dashes as underscores), that
+// activation asks for. A bot package is packed as the folder
+// bot_packages/NAME of its files.
 func (e Env) Create(ctx context.Context, name, version string, cfg ArtifactConfig) (pack.Manifest, map[string][]byte, error) {
 	if err := cfg.Check(); err != nil {
 		return pack.Manifest{}, nil, err
@@ -74,8 +76,11 @@ func (e Env) Create(ctx context.Context, name, version string, cfg ArtifactConfi
 	add := func(typ, artName, ext string, data []byte) {
 		file := typ + "s/" + pack.FileName(artName) + ext
 		m.Artifacts = append(m.Artifacts, pack.Artifact{Type: typ, Name: artName, File: file, Scope: pack.ScopeCommon, CreationPolicy: pack.PolicySkip})
-		files[file] = data
+		if !pack.IsFolder(typ) { // a folder's files are added one by one
+			files[file] = data
+		}
 	}
+	addFile := func(path string, data []byte) { files[path] = data }
 	for _, typ := range pack.Types {
 		ok, names := cfg.wants(typ)
 		if !ok {
@@ -90,6 +95,8 @@ func (e Env) Create(ctx context.Context, name, version string, cfg ArtifactConfi
 			err = e.createCredentials(ctx, take, add, &m)
 		case pack.TypeStream:
 			err = e.createStreams(ctx, take, add)
+		case pack.TypeBotPackage:
+			err = e.createBotPackages(ctx, take, add, addFile)
 		case pack.TypeDataset:
 			err = fmt.Errorf("datasets are not packed by pack create: add their files to the pack's manifest by hand")
 		default:

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/artifact"
+	"github.com/fabricops/fabric/fabric/infra/botpackages"
 	"github.com/fabricops/fabric/fabric/infra/secret"
 	"github.com/fabricops/fabric/fabric/infra/store"
 	"github.com/fabricops/fabric/fabric/infra/streams"
@@ -93,6 +94,7 @@ func NewTargets(e Env) Targets {
 		pack.TypePipeline:   &pipelines{data: e.Data},
 		pack.TypeCredential: &credentials{s: &secret.Store{Store: e.Store, Now: e.Now}},
 		pack.TypeStream:     &streamTarget{st: e.Store},
+		pack.TypeBotPackage: &botPackages{c: &botpackages.Catalog{Store: e.Store, Now: e.Now}},
 	}
 	for typ, k := range KindOf {
 		t[typ] = &records{repo: r, kind: k, typ: typ}
