@@ -1,14 +1,18 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/client"
 	"github.com/fabricops/fabric/fabric/fabrictest"
+	"github.com/fabricops/fabric/fabric/pods/pod"
 )
 
 // TestOutputBotPackageLocal: the bot-package commands that need no
@@ -109,14 +113,31 @@ func TestOutputBotPackages(t *testing.T) {
 	)
 }
 
-// TestOutputBotPackageRuntimes: list-runtimes, a row per worker.
+// TestOutputBotPackageRuntimes: list-runtimes, a row per worker with the
+// Starlark dialect it advertises; a worker pod that advertises none (an
+// older build: a bare pod of type worker here) shows not available.
 func TestOutputBotPackageRuntimes(t *testing.T) {
-	fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer, api.Worker}})
+	f := fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer, api.Worker}})
 	s := newSession(t, "bot-package-list-runtimes")
 	s.steps(
 		step{cmd: "bot-package list-runtimes"},
 		step{cmd: "bot-package list-runtimes --json"},
 		step{cmd: "bot-package list-runtimes --yaml", code: 2},
+		step{do: func() {
+			c, err := client.Connect(f.Configs["a"])
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(c.Close)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			p, err := pod.Start(ctx, c.Conn(), pod.Spec{Type: api.Worker, Category: api.CategoryApp, Site: "older", Tenant: "a", BuildTag: "test"}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(p.Stop)
+		}},
+		step{cmd: "bot-package list-runtimes"},
 	)
 }
 

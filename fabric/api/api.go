@@ -186,7 +186,15 @@ type PodInfo struct {
 	PublicAccess   bool         `json:"public_access"`
 	CapacityFilter string       `json:"capacity_filter"`
 	LocalTime      float64      `json:"_local_time"`
+	// Runtimes are the bot runtimes the pod runs, by name (RuntimeStarlark:
+	// the Starlark dialect of its bot packages' bots); absent on a pod that
+	// runs no bots or does not advertise them.
+	Runtimes map[string]string `json:"runtimes,omitempty"`
 }
+
+// RuntimeStarlark is the PodInfo.Runtimes key of the Starlark runtime of
+// bot packages: its value is the dialect's version.
+const RuntimeStarlark = "starlark"
 
 // Labels of a pod (SPEC 2.1).
 type Labels struct {

@@ -112,9 +112,11 @@ type Pod struct {
 	// onRestart is called (in its own goroutine) when a restart is asked.
 	onRestart func()
 
-	// limits are what the pod enforces (SetLimits).
+	// limits are what the pod enforces (SetLimits), runtimes the bot
+	// runtimes it runs (SetRuntimes); limitsMu guards both.
 	limitsMu sync.Mutex
 	limits   []api.LimitRow
+	runtimes map[string]string
 
 	stopOnce sync.Once
 	done     chan struct{}
@@ -300,6 +302,7 @@ func (p *Pod) Info() api.PodInfo {
 		PublicAccess:   false,
 		CapacityFilter: p.CapacityFilter,
 		LocalTime:      float64(now.UnixNano()) / 1e9,
+		Runtimes:       p.Runtimes(),
 	}
 }
 

@@ -31,6 +31,7 @@ import (
 	"github.com/fabricops/fabric/fabric/infra/libraries"
 	"github.com/fabricops/fabric/fabric/infra/store"
 	"github.com/fabricops/fabric/fabric/infra/tenant"
+	"github.com/fabricops/fabric/fabric/lib/botpkg"
 	"github.com/fabricops/fabric/fabric/lib/engine"
 	"github.com/fabricops/fabric/fabric/lib/frame"
 	"github.com/fabricops/fabric/fabric/pods/pod"
@@ -126,6 +127,9 @@ func Serve(p *pod.Pod, o Options) error {
 	w.pool = budget.NewPool("the worker's jobs", int64(memory*(1<<20)))
 	p.SetLimits(append(w.limits.Rows(w.maxLimits, "a pipeline's limits: section, up to the maximum; fabricd settings: limits.job, limits.job_max"),
 		api.LimitRow{Scope: "worker", Limit: "memory_mb", Value: strconv.FormatFloat(memory, 'f', -1, 64), SetBy: "fabricd settings: limits.worker_memory_mb (all its jobs together)"}))
+	// The bots of bot packages run here, in this Starlark dialect:
+	// bot-package list-runtimes shows it for each worker.
+	p.SetRuntimes(map[string]string{api.RuntimeStarlark: botpkg.DialectVersion})
 	if err := w.failLeftovers(ctx); err != nil {
 		return err
 	}
