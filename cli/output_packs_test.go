@@ -56,7 +56,7 @@ func tenantSnapshot(t *testing.T) string {
 	t.Helper()
 	var b strings.Builder
 	for _, line := range []string{"pipeline list --json", "dashboard list --json", "dashgroup list --json", "deployment status --json",
-		"schedule list --json", "alert-rules list --json", "secret list --json", "dataset list --json", "event-endpoint list --json", "pstream list --json"} {
+		"schedule list --json", "alert-rules list --json", "secret list --json", "dataset list --json", "event-endpoint list --json", "pstream list --json", "bot-package list --json"} {
 		out, errOut, code := run(t, "", strings.Fields(line)...)
 		if code != 0 {
 			t.Fatalf("client %s: exit %d %s", line, code, errOut)
@@ -139,8 +139,9 @@ func untar(t *testing.T, path string) map[string][]byte {
 // TestOutputPacks: the example pack uploaded, activated (a secret
 // reference among its inputs), enabled for two customers and for
 // single-tenant use, compared with a changed version (counts, rows, the
-// HTML report), then taken back scope by scope and removed: the tenant
-// is exactly as before. Bad input gets one line and its exit code.
+// HTML report; a changed bot module shows), then taken back scope by
+// scope and removed: the tenant, its bot packages too, is exactly as
+// before. Bad input gets one line and its exit code.
 func TestOutputPacks(t *testing.T) {
 	fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer, api.Worker}})
 	s := newSession(t, "pack-upload", "pack-list", "pack-activate", "pack-enable-customer", "pack-enable-single-tenant",
@@ -157,6 +158,8 @@ func TestOutputPacks(t *testing.T) {
 			return strings.Replace(text, "Network overview", "Network at a glance", 1)
 		case "dashboards/customer.yaml":
 			return strings.Replace(text, "widget_type: table", "widget_type: timeseries", 1)
+		case "bot_packages/netops-tools/tools.star":
+			return strings.Replace(text, `else "busy"`, `else "normal"`, 1)
 		case "alerts/rules.yaml":
 			return ""
 		}
@@ -240,14 +243,17 @@ func TestOutputPacks(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := report.Summary.Counts
-	if c["only_in_left"].Count != 1 || c["only_in_right"].Count != 1 || c["changed"].Count != 2 || c["unchanged"].Count != 7 ||
+	if c["only_in_left"].Count != 1 || c["only_in_right"].Count != 1 || c["changed"].Count != 3 || c["unchanged"].Count != 7 ||
 		c["only_in_left"].ByType["schedule"] != 1 || c["only_in_right"].ByType["alert_ruleset"] != 1 || c["changed"].ByType["dashboard"] != 2 ||
-		report.Summary.TotalCount != 11 || len(report.Rows) != 11 {
+		c["changed"].ByType["bot_package"] != 1 || report.Summary.TotalCount != 12 || len(report.Rows) != 12 {
 		t.Errorf("report counts %+v, total %d, %d rows", c, report.Summary.TotalCount, len(report.Rows))
 	}
 	wellFormed(t, files["report.html"])
 	if !bytes.Contains(files["report.html"], []byte("Network at a glance")) {
 		t.Errorf("report.html does not show the changed dashboard's text")
+	}
+	if !bytes.Contains(files["report.html"], []byte("=== tools.star ===")) || !bytes.Contains(files["report.html"], []byte("normal")) {
+		t.Errorf("report.html does not show the changed bot module's text")
 	}
 	s.check()
 }
