@@ -100,9 +100,9 @@ func TestOutputLibraries(t *testing.T) {
 
 	// What the runtime will load: the installed 1.0.0's modules, the
 	// sdist's top directory taken off.
-	fsys, err := libraries.Installed(filepath.Join(f.DataDir("a"), "packages", workers[0]))
-	if err != nil {
-		t.Fatal(err)
+	fsys, refused, err := libraries.Installed(filepath.Join(f.DataDir("a"), "packages", workers[0]))
+	if err != nil || len(refused) > 0 {
+		t.Fatal(err, refused)
 	}
 	body, err := fs.ReadFile(fsys["fabric_netutils"], "net/ip.star")
 	if err != nil || string(body) != "def version():\n    return \"1.0.0\"\n" {

@@ -28,32 +28,80 @@ func CheckArchive(kind string, data []byte) error {
 	return err
 }
 
+// errOver is unpack's error for an archive over the bound it was given.
+var errOver = errors.New("over the bound")
+
 // unpack returns the files of a library archive by their paths inside
 // it (the sdist's top directory NAME-VERSION/ taken off), checked as
 // CheckArchive says.
 func unpack(kind string, data []byte) (map[string][]byte, error) {
+	files, err := unpackMax(kind, data, MaxUnpacked)
+	if errors.Is(err, errOver) {
+		return nil, fmt.Errorf("unpacks to more than %d MiB", MaxUnpacked>>20)
+	}
+	return files, err
+}
+
+// unpackMax is unpack with at most max bytes unpacked (errOver past
+// them): what is read is never more than max+1 bytes.
+func unpackMax(kind string, data []byte, max int64) (map[string][]byte, error) {
 	files := map[string][]byte{}
 	var total int64
-	add := func(name string, r io.Reader) error {
+	err := walk(kind, bytes.NewReader(data), int64(len(data)), func(name string, r io.Reader) error {
 		if len(files) >= MaxEntries {
 			return fmt.Errorf("has more than %d entries", MaxEntries)
 		}
-		body, err := io.ReadAll(io.LimitReader(r, MaxUnpacked-total+1))
+		body, err := io.ReadAll(io.LimitReader(r, max-total+1))
 		if err != nil {
 			return err
 		}
 		total += int64(len(body))
-		if total > MaxUnpacked {
-			return fmt.Errorf("unpacks to more than %d MiB", MaxUnpacked>>20)
+		if total > max {
+			return errOver
 		}
 		files[name] = body
 		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	if kind == Sdist {
+		files = stripTop(files)
+	}
+	return files, nil
+}
+
+// unpackedSize is the bytes a library archive of kind unpacks to, read
+// from r (size bytes) a block at a time, never holding its files:
+// errOver past max.
+func unpackedSize(kind string, r io.ReaderAt, size, max int64) (int64, error) {
+	var total int64
+	entries := 0
+	err := walk(kind, r, size, func(name string, body io.Reader) error {
+		if entries++; entries > MaxEntries {
+			return fmt.Errorf("has more than %d entries", MaxEntries)
+		}
+		n, err := io.Copy(io.Discard, io.LimitReader(body, max-total+1))
+		if err != nil {
+			return err
+		}
+		if total += n; total > max {
+			return errOver
+		}
+		return nil
+	})
+	return total, err
+}
+
+// walk calls file for each regular file of a library archive of kind
+// (Sdist or Wheel) read from r (size bytes), refusing links, absolute
+// paths and paths with "..".
+func walk(kind string, r io.ReaderAt, size int64, file func(name string, body io.Reader) error) error {
 	switch kind {
 	case Sdist:
-		gz, err := gzip.NewReader(bytes.NewReader(data))
+		gz, err := gzip.NewReader(io.NewSectionReader(r, 0, size))
 		if err != nil {
-			return nil, errors.New("is not a gzip'd tar archive")
+			return errors.New("is not a gzip'd tar archive")
 		}
 		tr := tar.NewReader(gz)
 		for {
@@ -62,29 +110,29 @@ func unpack(kind string, data []byte) (map[string][]byte, error) {
 				break
 			}
 			if err != nil {
-				return nil, fmt.Errorf("is not a readable tar archive: %v", err)
+				return fmt.Errorf("is not a readable tar archive: %v", err)
 			}
 			if err := checkPath(h.Name); err != nil {
-				return nil, err
+				return err
 			}
 			switch h.Typeflag {
 			case tar.TypeDir:
 			case tar.TypeReg:
-				if err := add(h.Name, tr); err != nil {
-					return nil, err
+				if err := file(h.Name, tr); err != nil {
+					return err
 				}
 			default:
-				return nil, fmt.Errorf("entry %s is not a file or directory (links are refused)", h.Name)
+				return fmt.Errorf("entry %s is not a file or directory (links are refused)", h.Name)
 			}
 		}
 	case Wheel:
-		zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+		zr, err := zip.NewReader(r, size)
 		if err != nil {
-			return nil, errors.New("is not a zip archive")
+			return errors.New("is not a zip archive")
 		}
 		for _, f := range zr.File {
 			if err := checkPath(f.Name); err != nil {
-				return nil, err
+				return err
 			}
 			m := f.Mode()
 			switch {
@@ -92,24 +140,21 @@ func unpack(kind string, data []byte) (map[string][]byte, error) {
 			case m.IsRegular():
 				rc, err := f.Open()
 				if err != nil {
-					return nil, fmt.Errorf("entry %s: %v", f.Name, err)
+					return fmt.Errorf("entry %s: %v", f.Name, err)
 				}
-				err = add(f.Name, rc)
+				err = file(f.Name, rc)
 				rc.Close()
 				if err != nil {
-					return nil, err
+					return err
 				}
 			default:
-				return nil, fmt.Errorf("entry %s is not a file or directory (links are refused)", f.Name)
+				return fmt.Errorf("entry %s is not a file or directory (links are refused)", f.Name)
 			}
 		}
 	default:
-		return nil, fmt.Errorf("unknown kind of library %q", kind)
+		return fmt.Errorf("unknown kind of library %q", kind)
 	}
-	if kind == Sdist {
-		files = stripTop(files)
-	}
-	return files, nil
+	return nil
 }
 
 // checkPath refuses an entry path that is absolute or climbs out.

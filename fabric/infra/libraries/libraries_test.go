@@ -148,17 +148,17 @@ func TestStagePromoteInstalled(t *testing.T) {
 	if got := status(nil, staged); got != api.LibraryStaged {
 		t.Errorf("staged: %s", got)
 	}
-	installed, err := Promote(dir)
-	if err != nil {
-		t.Fatal(err)
+	installed, refused, err := Promote(dir)
+	if err != nil || len(refused) > 0 {
+		t.Fatal(err, refused)
 	}
 	staged, _ = Staged(dir)
 	if got := status(installed, staged); got != api.LibraryPatchAvailable {
 		t.Errorf("1.0 installed, 1.1 stored: %s", got)
 	}
 	stage("fabric_x-1.1.tar.gz", "v = 2\n")
-	if installed, err = Promote(dir); err != nil {
-		t.Fatal(err)
+	if installed, refused, err = Promote(dir); err != nil || len(refused) > 0 {
+		t.Fatal(err, refused)
 	}
 	if got := status(installed, nil); got != api.LibraryUpToDate {
 		t.Errorf("1.1 installed: %s", got)
@@ -166,9 +166,9 @@ func TestStagePromoteInstalled(t *testing.T) {
 	if old, _ := filepath.Glob(filepath.Join(dir, InstalledDir, "*")); len(old) != 1 {
 		t.Errorf("installed files: %v, want the newest only", old)
 	}
-	fsys, err := Installed(dir)
-	if err != nil {
-		t.Fatal(err)
+	fsys, refused, err := Installed(dir)
+	if err != nil || len(refused) > 0 {
+		t.Fatal(err, refused)
 	}
 	body, err := fs.ReadFile(fsys["fabric_x"], "lib/mod.star")
 	if err != nil || string(body) != "v = 2\n" {

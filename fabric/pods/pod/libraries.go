@@ -24,9 +24,14 @@ func (p *Pod) loadLibraries() {
 	if p.PackageDir == "" {
 		return
 	}
-	installed, err := libraries.Promote(p.PackageDir)
+	installed, refused, err := libraries.Promote(p.PackageDir)
 	if err != nil {
 		p.Logf("libraries: %v", err)
+	}
+	// A library over the package directory's bounds is left out, a line
+	// each; the pod serves with the others.
+	for _, r := range refused {
+		p.Logf("libraries: %v", r)
 	}
 	p.installed = installed
 }

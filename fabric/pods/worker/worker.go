@@ -110,11 +110,16 @@ func Serve(p *pod.Pod, o Options) error {
 	// started: a library staged since waits for the next start.
 	w.packages.libs = map[string]fs.FS{}
 	if p.PackageDir != "" {
-		libs, err := libraries.Installed(p.PackageDir)
+		libs, refused, err := libraries.Installed(p.PackageDir)
 		if err != nil {
 			p.Logf("reading the installed libraries: %v (bots load none)", err)
 		} else if libs != nil {
 			w.packages.libs = libs
+		}
+		// A library over the bounds of what a pod loads is left out, a
+		// line each; bots load the others.
+		for _, r := range refused {
+			p.Logf("libraries: %v", r)
 		}
 	}
 	w.limits, w.maxLimits = o.limits()
