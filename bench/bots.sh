@@ -56,9 +56,7 @@ bots:
 YML
 cat >"$pkg/bench.star" <<'STAR'
 def scale(frame, params, config):
-    for row in frame:
-        row["load"] = row["cpu"] * 2 + row["mem"]
-    return frame
+    return frame.with_column("load", lambda row: row["cpu"] * 2 + row["mem"])
 
 Bots = struct(scale = scale)
 STAR

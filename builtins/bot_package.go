@@ -1,16 +1,12 @@
 package builtins
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client"
 	"github.com/fabricops/fabric/fabric/lib/botpkg"
-	"github.com/fabricops/fabric/fabric/lib/safefile"
 	"github.com/fabricops/fabric/fabric/lib/starvalue"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
@@ -56,18 +52,6 @@ Returns the record removed.`, func(thread *starlark.Thread, b *starlark.Builtin,
 			return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 				return c.DeleteBotPackage(ctx, name, version)
 			})
-		}),
-		"build": doc.Builtin("bot_package.build", `build(dir)
-
-Builds the package in dir: loads it as a worker would, runs its tests (as
-ut), and writes its dist archive, dir/dist/NAME-VERSION.tar.gz. When the
-catalog holds that version, the dist is recorded with it (list's Has
-Dist). Returns file, name, version, tests and recorded.`, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			var dir string
-			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "dir", &dir); err != nil {
-				return nil, err
-			}
-			return e.buildBotPackage(thread, b, host.From(thread).Path(dir))
 		}),
 		"dialect": starlark.String(botpkg.DialectVersion),
 		"add_source": doc.Builtin("bot_package.add_source", `add_source(name, package, config)
@@ -132,82 +116,5 @@ the field, or the file:line:col.`, func(thread *starlark.Thread, b *starlark.Bui
 			return result(b, starvalue.Map{{Key: "namespace", Value: x.Namespace}, {Key: "name", Value: x.DefaultName},
 				{Key: "version", Value: x.Version}, {Key: "bots", Value: bots}}, nil)
 		}),
-		"ut": doc.Builtin("bot_package.ut", `ut(dir)
-
-Runs the tests of the package in dir: each function test_* of its
-test_*.star modules, in a fresh thread with the bots' fences and no
-network. Test modules load the package's modules and see assert (eq, ne,
-true, contains, fails) and fixture(name), the rows of
-fixtures/NAME.json. Returns one dict a test: file, test, ok and error
-(one line with file:line:col, "" when it passed).`, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-			var dir string
-			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "dir", &dir); err != nil {
-				return nil, err
-			}
-			res, err := botpkg.RunTests(host.Context(thread), os.DirFS(host.From(thread).Path(dir)), botpkg.Limits{})
-			if err != nil {
-				return nil, fail(b.Name(), err)
-			}
-			rows := make([]any, len(res))
-			for i, r := range res {
-				msg := ""
-				if r.Err != nil {
-					msg = r.Err.Error()
-				}
-				rows[i] = starvalue.Map{{Key: "file", Value: r.File}, {Key: "test", Value: r.Name}, {Key: "ok", Value: r.Err == nil}, {Key: "error", Value: msg}}
-			}
-			return result(b, rows, nil)
-		}),
 	})
-}
-
-// buildBotPackage checks and tests the package in dir, writes its dist
-// and records it when the catalog holds that version.
-func (e *Env) buildBotPackage(thread *starlark.Thread, b *starlark.Builtin, dir string) (starlark.Value, error) {
-	ctx := host.Context(thread)
-	fsys := os.DirFS(dir)
-	p, err := botpkg.Load(ctx, fsys, botpkg.Limits{})
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	res, err := botpkg.RunTests(ctx, fsys, botpkg.Limits{})
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	for _, r := range res {
-		if r.Err != nil {
-			return nil, fail(b.Name(), fmt.Errorf("a test fails (bot-package ut shows them all): %s: %v", r.Name, r.Err))
-		}
-	}
-	data, err := botpkg.Pack(fsys, botpkg.Limits{})
-	if err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	x := p.Manifest.Extension
-	file := filepath.Join(dir, "dist", x.DefaultName+"-"+x.Version+".tar.gz")
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	if err := safefile.WriteFrom(file, bytes.NewReader(data)); err != nil {
-		return nil, fail(b.Name(), err)
-	}
-	recorded := false
-	_, err = e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
-		all, err := c.ListBotPackages(ctx)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range all {
-			if r.Name == x.DefaultName && r.Version == x.Version {
-				recorded = true
-				return c.SetBotPackageDist(ctx, r.Name, r.Version, data)
-			}
-		}
-		return nil, nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return result(b, starvalue.Map{{Key: "file", Value: file}, {Key: "name", Value: x.DefaultName}, {Key: "version", Value: x.Version},
-		{Key: "tests", Value: len(res)}, {Key: "recorded", Value: recorded}}, nil)
 }

@@ -176,6 +176,10 @@ print(f.dtypes)
 print(f.rows())
 print(f)`},
 		snippet{src: `f = frame.read("sales.csv")
+g = f.with_column("total", lambda r: r["units"] * r["price"]).with_column("units", [1, 2, 3])
+print(g.columns, g.dtypes["total"], g.column("total"), g.column("units"))
+print(f.with_column("when", lambda r: r["when"]).dtypes["when"], f.with_column("x", lambda r: None).dtypes["x"])`},
+		snippet{src: `f = frame.read("sales.csv")
 print(f.write("out.jsonl"), f.to_csv("out.csv.gz"), f.to_parquet("out.parquet"), f.to_json("out.json"))
 print(file.read("out.jsonl"))
 print(frame.read("out.parquet", format = "parquet").rows() == f.rows(), frame.read("out.csv.gz").rows() == f.rows())`},
@@ -188,6 +192,8 @@ print(frame.read("out.parquet", format = "parquet").rows() == f.rows(), frame.re
 		snippet{src: `frame.read("sales.csv").filter(lambda r: r["nope"])`, fails: true},
 		snippet{src: `frame.read("sales.csv").filter(3)`, fails: true},
 		snippet{src: `frame.from_rows([1])`, fails: true},
+		snippet{src: `frame.read("sales.csv").with_column("x", [1])`, fails: true},
+		snippet{src: `frame.read("sales.csv").with_column("x", lambda r: r["nope"])`, fails: true},
 		snippet{src: `frame.read("sales.csv").write("out.xml")`, fails: true},
 	)
 	r.golden("cfxql",

@@ -27,7 +27,7 @@ func TestOutputBotPackageLocal(t *testing.T) {
 		step{cmd: "bot-package ut --dir $DIR/acme"},
 		step{cmd: "bot-package ut --dir $DIR/acme --json"},
 		step{do: func() {
-			write(t, dir, "acme/test_more.star", "load(\"acme.star\", \"Bots\")\n\ndef test_total():\n    rows = Bots.enrich([{\"n\": 2}], {}, {})\n    assert.eq(rows[0][\"n\"], 3)\n")
+			write(t, dir, "acme/test_more.star", "load(\"acme.star\", \"Bots\")\n\ndef test_total():\n    rows = Bots.enrich(fixture([{\"n\": 2}]), {}, {})\n    assert.eq(rows[0][\"n\"], 3)\n")
 		}},
 		step{cmd: "bot-package ut --dir $DIR/acme", code: 1},
 		step{do: func() { write(t, dir, "acme/acme.star", "def fetch_items(frame, params, config):\n    return [}\n") }},
@@ -65,7 +65,7 @@ func TestOutputBotPackages(t *testing.T) {
 	})
 	copyPkg("no-compile", func(name, text string) string {
 		if name == "acme.star" {
-			return strings.Replace(text, "    out = []\n", "    out = [\n", 1)
+			return strings.Replace(text, "    return frame.with_column(", "    return frame.with_column((", 1)
 		}
 		return text
 	})

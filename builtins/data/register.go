@@ -1,9 +1,10 @@
 // Package data holds the shell's modules and members that need the data
 // libraries (Arrow, Parquet, Excel): frame, cfxql, file_ops, graphdb,
-// stream, logarchive, and the members of dataset, schema, pipeline and
-// the job builtins that read or write tables. The data build's main
-// calls Register; the lean build does not link this package, and hands a
-// program that reaches one of these to the data build (see cli).
+// stream, logarchive, the members of dataset, schema, pipeline and the job
+// builtins that read or write tables, and bot_package's build and ut,
+// which run bots over frames. The data build's main calls Register; the
+// lean build does not link this package, and hands a program that reaches
+// one of these to the data build (see cli).
 package data
 
 import (
@@ -38,6 +39,7 @@ func Register() {
 			builtins.Extension{Module: "dataset", Members: func(be *builtins.Env) starlark.StringDict { return env{be}.datasetMembers() }},
 			builtins.Extension{Module: "schema", Members: func(be *builtins.Env) starlark.StringDict { return env{be}.schemaMembers() }},
 			builtins.Extension{Module: "pipeline", Members: func(*builtins.Env) starlark.StringDict { return pipelineMembers() }},
+			builtins.Extension{Module: "bot_package", Members: func(be *builtins.Env) starlark.StringDict { return env{be}.botPackageMembers() }},
 		)
 	})
 }

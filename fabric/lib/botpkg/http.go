@@ -243,6 +243,10 @@ func response(resp *http.Response, data []byte) starlark.Value {
 // ctxKey holds a thread's context.
 const ctxKey = "botpkg.ctx"
 
+// Context is the context a bot's (or a test's) thread runs under: the
+// job's time limit and cancellation.
+func Context(thread *starlark.Thread) context.Context { return threadContext(thread) }
+
 func threadContext(thread *starlark.Thread) context.Context {
 	if ctx, ok := thread.Local(ctxKey).(context.Context); ok {
 		return ctx

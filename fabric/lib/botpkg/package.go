@@ -258,6 +258,7 @@ type loader struct {
 	done     map[string]*entry
 	// fixtures, when set, are what test modules' fixture() reads.
 	fixtures fs.FS
+	frames   Fixtures
 }
 
 type entry struct {
@@ -398,7 +399,7 @@ func (ld *loader) exec(thread *starlark.Thread, name string) (starlark.StringDic
 	ld.done[name] = nil
 	env := predeclared(ld.limit, IsTest(name))
 	if IsTest(name) && ld.fixtures != nil {
-		env["fixture"] = fixtureBuiltin(ld.fixtures)
+		env["fixture"] = fixtureBuiltin(ld.fixtures, ld.frames)
 	}
 	g, err := ld.progs[name].Init(thread, env)
 	g.Freeze()

@@ -24,20 +24,13 @@ var (
 	mathModule    = math.Module
 )
 
-// Table is rows in and out of a bot: named columns and rows of cells
-// (scalars: nil, bool, int64, float64, string, time.Time; nested lists
-// and dicts come out as []any and starvalue.Map).
-type Table struct {
-	Columns []string
-	Rows    [][]any
-}
-
 // Call is one call of a bot.
 type Call struct {
 	// Bot is the bot's name in bots.yml.
 	Bot string
-	// In is the frame in hand (nil: empty, as at the start of a block).
-	In *Table
+	// In is the frame in hand as the bot gets it: the frame value of the
+	// build that runs bots (fabric/lib/botframe); nil is an empty list.
+	In starlark.Value
 	// Params are the step's parameters, checked against the bot's
 	// model_parameters (CheckParams).
 	Params map[string]string
@@ -56,19 +49,19 @@ func (p *Package) Tag(bot string) string { return "@" + p.Manifest.Extension.Nam
 
 // Run calls a bot in a fresh thread: the step budget, the context's
 // cancellation, the value bound and the memory watch apply, and the http
-// module reaches only the host and port of c.Config. Errors are one line
-// naming the package, the bot and the file:line:col, with the values of
-// the template's $secure keys redacted.
-func (p *Package) Run(ctx context.Context, c Call) (out *Table, err error) {
+// module reaches only the host and port of c.Config. It returns what the
+// bot returned, for the caller to read as a frame (fabric/lib/botframe).
+// Errors are one line naming the package, the bot and the file:line:col,
+// with the values of the template's $secure keys redacted (see CallError).
+func (p *Package) Run(ctx context.Context, c Call) (v starlark.Value, err error) {
 	fn, ok := p.bots[c.Bot]
 	if !ok {
 		return nil, fmt.Errorf("%s: the package %s has no bot %s", p.Tag(c.Bot), p.Manifest.Extension.DefaultName, c.Bot)
 	}
 	bot, _ := p.Manifest.Bot(c.Bot)
-	secrets := p.secrets(c.Config)
 	defer func() {
 		if err != nil {
-			err = errors.New(Redact(fmt.Sprintf("%s (package %s %s): %v", p.Tag(c.Bot), p.Manifest.Extension.DefaultName, p.Manifest.Extension.Version, err), secrets))
+			err = p.CallError(c.Bot, c.Config, err)
 		}
 	}()
 	if err := p.checkConfig(c.Config); err != nil {
@@ -78,9 +71,9 @@ func (p *Package) Run(ctx context.Context, c Call) (out *Table, err error) {
 	if err != nil {
 		return nil, err
 	}
-	frame, err := toRows(c.In)
-	if err != nil {
-		return nil, err
+	frame := c.In
+	if frame == nil {
+		frame = starlark.NewList(nil)
 	}
 	config, err := starvalue.ToStarlark(configMap(c.Config))
 	if err != nil {
@@ -94,6 +87,7 @@ func (p *Package) Run(ctx context.Context, c Call) (out *Table, err error) {
 		l.Memory = c.Memory
 	}
 	thread := newThread(ctx, p.Tag(c.Bot), l.Steps)
+	secrets := p.Secrets(c.Config)
 	thread.SetLocal(httpKey, newHTTPPolicy(c.Config, secrets))
 	thread.Print = func(_ *starlark.Thread, msg string) {
 		if c.Print != nil {
@@ -102,7 +96,6 @@ func (p *Package) Run(ctx context.Context, c Call) (out *Table, err error) {
 	}
 	stop := watchContext(ctx, thread)
 	stopMem := watchMemory(thread, l.Memory)
-	var v starlark.Value
 	err = budget.Guard(func() error {
 		var cerr error
 		v, cerr = starlark.Call(thread, fn, starlark.Tuple{frame, params, config}, nil)
@@ -113,15 +106,18 @@ func (p *Package) Run(ctx context.Context, c Call) (out *Table, err error) {
 	if err != nil {
 		return nil, callError(ctx, thread, l, err)
 	}
-	out, err = fromRows(v, l.Rows)
-	if err != nil {
-		return nil, err
-	}
-	if len(secrets) > 0 {
-		redactTable(out, secrets)
-	}
-	return out, nil
+	return v, nil
 }
+
+// CallError is err of a call of bot with config as Run says it: one line
+// naming the bot and the package, the values of config's $secure keys
+// redacted.
+func (p *Package) CallError(bot string, config map[string]any, err error) error {
+	return errors.New(Redact(fmt.Sprintf("%s (package %s %s): %v", p.Tag(bot), p.Manifest.Extension.DefaultName, p.Manifest.Extension.Version, err), p.Secrets(config)))
+}
+
+// MaxRows is the bound on the rows a call of the package's bots returns.
+func (p *Package) MaxRows() int { return p.limit.Rows }
 
 // HasCheck reports whether the package defines check_credentials.
 func (p *Package) HasCheck() bool { return p.check != nil }
@@ -131,7 +127,7 @@ func (p *Package) HasCheck() bool { return p.check != nil }
 // bot is (its http reaching only the configured host). The check passes
 // when it returns None or True; False, or a string saying why, fails it.
 func (p *Package) CheckCredentials(ctx context.Context, config map[string]any) (err error) {
-	secrets := p.secrets(config)
+	secrets := p.Secrets(config)
 	defer func() {
 		if err != nil {
 			err = errors.New(Redact(fmt.Sprintf("bot package %s %s: %v", p.Manifest.Extension.DefaultName, p.Manifest.Extension.Version, err), secrets))
@@ -169,8 +165,9 @@ func (p *Package) CheckCredentials(ctx context.Context, config map[string]any) (
 	return fmt.Errorf("%s returned a %s, not None, a bool or a reason", CheckName, v.Type())
 }
 
-// secrets are the values of config's $secure keys.
-func (p *Package) secrets(config map[string]any) []string {
+// Secrets are the values of config's $secure keys: what no output,
+// trace or error of a call may show.
+func (p *Package) Secrets(config map[string]any) []string {
 	var out []string
 	for _, k := range p.Template.Secure {
 		if s := fmt.Sprint(config[k]); config[k] != nil && s != "" {
@@ -209,16 +206,6 @@ func Redact(s string, secrets []string) string {
 		}
 	}
 	return s
-}
-
-func redactTable(t *Table, secrets []string) {
-	for _, row := range t.Rows {
-		for j, v := range row {
-			if s, ok := v.(string); ok {
-				row[j] = Redact(s, secrets)
-			}
-		}
-	}
 }
 
 func newThread(ctx context.Context, name string, steps uint64) *starlark.Thread {
@@ -332,80 +319,4 @@ func callError(ctx context.Context, thread *starlark.Thread, l Limits, err error
 		}
 	}
 	return errors.New(msg)
-}
-
-// toRows is t as a list of dicts.
-func toRows(t *Table) (*starlark.List, error) {
-	if t == nil {
-		return starlark.NewList(nil), nil
-	}
-	keys := make([]starlark.String, len(t.Columns))
-	for i, c := range t.Columns {
-		keys[i] = starlark.String(c)
-	}
-	rows := make([]starlark.Value, len(t.Rows))
-	for i, row := range t.Rows {
-		d := starlark.NewDict(len(keys))
-		for j, k := range keys {
-			var v any
-			if j < len(row) {
-				v = row[j]
-			}
-			sv := starvalue.Scalar(v)
-			if err := d.SetKey(k, sv); err != nil {
-				return nil, err
-			}
-		}
-		rows[i] = d
-	}
-	return starlark.NewList(rows), nil
-}
-
-// fromRows reads what a bot returned: None or a list of dicts.
-func fromRows(v starlark.Value, maxRows int) (*Table, error) {
-	out := &Table{}
-	if v == starlark.None {
-		return out, nil
-	}
-	seq, ok := v.(starlark.Indexable)
-	if !ok || v.Type() == "string" || v.Type() == "dict" {
-		return nil, fmt.Errorf("the bot returned a %s, not a list of dicts", v.Type())
-	}
-	if seq.Len() > maxRows {
-		return nil, fmt.Errorf("the bot returned %d rows, over the limit of %d", seq.Len(), maxRows)
-	}
-	index := map[string]int{}
-	for i := 0; i < seq.Len(); i++ {
-		d, ok := seq.Index(i).(*starlark.Dict)
-		if !ok {
-			return nil, fmt.Errorf("row %d is a %s, not a dict", i+1, seq.Index(i).Type())
-		}
-		row := make([]any, len(out.Columns), max(len(out.Columns), d.Len()))
-		for _, item := range d.Items() {
-			k, ok := starlark.AsString(item[0])
-			if !ok {
-				return nil, fmt.Errorf("row %d has a key of type %s; columns are named by strings", i+1, item[0].Type())
-			}
-			val, err := starvalue.FromStarlark(item[1])
-			if err != nil {
-				return nil, fmt.Errorf("row %d, column %s: %v", i+1, k, err)
-			}
-			j, seen := index[k]
-			if !seen {
-				j = len(out.Columns)
-				index[k] = j
-				out.Columns = append(out.Columns, k)
-				row = append(row, nil)
-			}
-			row[j] = val
-		}
-		out.Rows = append(out.Rows, row)
-	}
-	for i, row := range out.Rows {
-		for len(row) < len(out.Columns) {
-			row = append(row, nil)
-		}
-		out.Rows[i] = row
-	}
-	return out, nil
 }

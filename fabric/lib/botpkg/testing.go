@@ -120,31 +120,51 @@ func prefix(msg string) string {
 	return msg + ": "
 }
 
+// Fixtures makes the frame a test's fixture(name) returns of its rows (a
+// list of dicts): the frame value bots get, given by the build that runs
+// them (fabric/lib/botframe); nil leaves the list as it is.
+type Fixtures func(thread *starlark.Thread, rows starlark.Value) (starlark.Value, error)
+
 // fixtureBuiltin is fixture(name): the rows of the package's
-// fixtures/NAME.json (a list of objects), a fixture frame for tests.
-func fixtureBuiltin(fsys fs.FS) *starlark.Builtin {
+// fixtures/NAME.json (a list of objects), a fixture frame for tests; or
+// fixture(rows): a frame of a list of dicts.
+func fixtureBuiltin(fsys fs.FS, frames Fixtures) *starlark.Builtin {
 	return starlark.NewBuiltin("fixture", func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-		var name string
-		if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &name); err != nil {
+		var arg starlark.Value
+		if err := starlark.UnpackPositionalArgs(b.Name(), args, kwargs, 1, &arg); err != nil {
 			return nil, err
 		}
-		if strings.Contains(name, "/") || strings.Contains(name, "..") {
-			return nil, fmt.Errorf("fixture(%q): a fixture is named, not a path", name)
+		rows, what := arg, "fixture(rows)"
+		if name, ok := starlark.AsString(arg); ok {
+			what = fmt.Sprintf("fixture(%q)", name)
+			if strings.Contains(name, "/") || strings.Contains(name, "..") {
+				return nil, fmt.Errorf("%s: a fixture is named, not a path", what)
+			}
+			data, err := fs.ReadFile(fsys, path.Join("fixtures", name+".json"))
+			if err != nil {
+				return nil, fmt.Errorf("%s: the package has no fixtures/%s.json", what, name)
+			}
+			if rows, err = starlark.Call(thread, jsonModule.Members["decode"], starlark.Tuple{starlark.String(data)}, nil); err != nil {
+				return nil, fmt.Errorf("%s: %v", what, err)
+			}
 		}
-		data, err := fs.ReadFile(fsys, path.Join("fixtures", name+".json"))
+		if frames == nil {
+			return rows, nil
+		}
+		v, err := frames(thread, rows)
 		if err != nil {
-			return nil, fmt.Errorf("fixture(%q): the package has no fixtures/%s.json", name, name)
+			return nil, fmt.Errorf("%s: %v", what, err)
 		}
-		return starlark.Call(thread, jsonModule.Members["decode"], starlark.Tuple{starlark.String(data)}, nil)
+		return v, nil
 	})
 }
 
 // RunTests loads the package of fsys and runs the functions named test_*
 // of its test_*.star modules, each in a fresh thread under the step
 // budget; a test module sees assert and fixture besides what a module
-// sees. A package that does not load is an error; a failing test is a
-// result.
-func RunTests(ctx context.Context, fsys fs.FS, l Limits) ([]TestResult, error) {
+// sees; fixture(name) is a frame made by frames. A package that does not
+// load is an error; a failing test is a result.
+func RunTests(ctx context.Context, fsys fs.FS, l Limits, frames Fixtures) ([]TestResult, error) {
 	p, err := Load(ctx, fsys, l)
 	if err != nil {
 		return nil, err
@@ -162,7 +182,7 @@ func RunTests(ctx context.Context, fsys fs.FS, l Limits) ([]TestResult, error) {
 	}
 	var out []TestResult
 	for _, file := range tests {
-		ld := &loader{files: files, limit: l, progs: map[string]*starlark.Program{}, done: map[string]*entry{}, fixtures: fsys}
+		ld := &loader{files: files, limit: l, progs: map[string]*starlark.Program{}, done: map[string]*entry{}, fixtures: fsys, frames: frames}
 		for name := range files {
 			if strings.HasSuffix(name, ".star") {
 				if err := ld.compile(name, IsTest(name)); err != nil {
@@ -202,7 +222,3 @@ func RunTests(ctx context.Context, fsys fs.FS, l Limits) ([]TestResult, error) {
 	}
 	return out, nil
 }
-
-// Rows turns a list of dicts (as a test's fixture or a bot's result)
-// into a Table; exported for the shell's ut output.
-func Rows(v starlark.Value) (*Table, error) { return fromRows(v, DefaultLimits.Rows) }

@@ -12,6 +12,7 @@ import (
 	"github.com/fabricops/fabric/fabric/infra/botpackages"
 	"github.com/fabricops/fabric/fabric/infra/secret"
 	"github.com/fabricops/fabric/fabric/infra/tenant"
+	"github.com/fabricops/fabric/fabric/lib/botframe"
 	"github.com/fabricops/fabric/fabric/lib/botpkg"
 	"github.com/fabricops/fabric/fabric/lib/cfxql/cfxarrow"
 	"github.com/fabricops/fabric/fabric/lib/engine"
@@ -208,7 +209,9 @@ func packageBot(data *tenant.Data, p *botpkg.Package, b botpkg.Bot, memory int64
 // callBot runs one call of a package's bot over the frame in hand.
 func callBot(ctx context.Context, data *tenant.Data, p *botpkg.Package, bot string, memory int64, last *lastSources,
 	in *frame.Frame, params map[string]string) (*frame.Frame, error) {
-	call := botpkg.Call{Bot: bot, Params: map[string]string{}, Memory: memory}
+	// What the bot prints is traced with its step (bounded, secrets
+	// redacted by the package), as the job's log.
+	call := botpkg.Call{Bot: bot, Params: map[string]string{}, Memory: memory, Print: func(msg string) { engine.Log(ctx, msg) }}
 	for k, v := range params {
 		if k != sourceParam {
 			call.Params[k] = v
@@ -228,17 +231,7 @@ func callBot(ctx context.Context, data *tenant.Data, p *botpkg.Package, bot stri
 		}
 		call.Config = config
 	}
-	if in != nil {
-		call.In = &botpkg.Table{Columns: in.Columns(), Rows: make([][]any, in.NumRows())}
-		for i := range call.In.Rows {
-			call.In.Rows[i] = in.Row(i)
-		}
-	}
-	out, err := p.Run(ctx, call)
-	if err != nil {
-		return nil, err
-	}
-	return frame.FromRows(out.Columns, out.Rows)
+	return botframe.Run(ctx, p, call, in)
 }
 
 // soleSource is the one source of a package, "" when it has none or
