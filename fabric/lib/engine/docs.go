@@ -156,7 +156,7 @@ func extensionBot(x Extension) *bot {
 		if x.Run == nil {
 			return nil, fmt.Errorf("bot has no implementation")
 		}
-		return x.Run(r.ctx, in, m)
+		return x.Run(r.withLog(r.ctx, r.at), in, m)
 	}
 	return b
 }

@@ -87,6 +87,8 @@ type run struct {
 	steps []Step
 	temps map[string]*frame.Frame
 	block int
+	// at is the step running (0-based), for what its bot prints.
+	at int
 }
 
 // Run runs the steps and returns the final frame of the last block: the
@@ -252,6 +254,7 @@ func (r *run) step(n *node, in *frame.Frame, vars map[string]string) (*frame.Fra
 	if err != nil {
 		return nil, r.fail(n.step, start, err)
 	}
+	r.at = n.step
 	out, err := n.bot.run(r, in, p)
 	if err != nil {
 		return nil, r.fail(n.step, start, err)

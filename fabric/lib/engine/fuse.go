@@ -193,6 +193,7 @@ func (r *run) runBatch(f *frame.Frame, steps []batchStep) (*frame.Frame, bool, e
 			done = done || s.left == 0
 			continue
 		}
+		r.at = s.n.step
 		out, err := s.n.bot.run(r, f, s.p)
 		if err != nil {
 			return nil, false, stepErr{s.n, err}

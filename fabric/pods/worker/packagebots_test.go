@@ -20,6 +20,7 @@ import (
 	"github.com/fabricops/fabric/fabric/infra/secret"
 	"github.com/fabricops/fabric/fabric/lib/botpkg"
 	"github.com/fabricops/fabric/fabric/lib/botquery"
+	"github.com/fabricops/fabric/fabric/lib/engine"
 )
 
 const acmeYML = `extension:
@@ -64,11 +65,10 @@ def items(frame, params, config):
     return r.json()
 
 def enrich(frame, params, config):
-    out = []
-    for row in frame:
-        row["total"] = row["n"] * params["factor"]
-        out.append(row)
-    return out
+    print("enrich: %d rows, type %s, token %s" % (len(frame), type(frame), config["token"]))
+    for i in range(150):
+        print("line", i)
+    return frame.with_column("total", lambda row: row["n"] * params["factor"])
 
 def spin(frame, params, config):
     n = 0
@@ -275,5 +275,20 @@ func TestPackageBots(t *testing.T) {
 	}
 	if strings.Contains(traces.String(), token) {
 		t.Fatal("a trace holds the token")
+	}
+	// What a bot prints is its step's log, bounded, secrets redacted;
+	// the bot got the job's frame as a frame.
+	var logs []string
+	for _, line := range strings.Split(traces.String(), "\n") {
+		var tr api.Trace
+		if json.Unmarshal([]byte(line), &tr) == nil && tr.Status == engine.StatusLog && tr.Tag == "@acme:enrich" && tr.Step == 2 {
+			logs = append(logs, tr.Message)
+		}
+	}
+	if len(logs) < engine.MaxLogLines+1 || logs[0] != "enrich: 3 rows, type frame, token ***" || logs[engine.MaxLogLines] != "(the step printed more: dropped)" {
+		t.Fatalf("the log of @acme:enrich (%d lines): %q", len(logs), logs[:min(len(logs), 3)])
+	}
+	if len(logs)%(engine.MaxLogLines+1) != 0 {
+		t.Fatalf("%d log lines: not %d a call", len(logs), engine.MaxLogLines+1)
 	}
 }
