@@ -261,7 +261,8 @@ func TestOutputPacks(t *testing.T) {
 // TestOutputPackCreate: pack create in tenant a, then pack upload and
 // pack activate in tenant b, give b the same artifacts: demo diff of
 // the two tenants' backups finds no difference, and b lists the same
-// streams and secrets (the secret's value asked for at activation).
+// streams, secrets and bot packages (the secret's value asked for at
+// activation).
 // Bad input: an unknown type or name in --artifact_config, a name and
 // version the catalogue has, a file there already.
 func TestOutputPackCreate(t *testing.T) {
@@ -281,6 +282,7 @@ func TestOutputPackCreate(t *testing.T) {
 		"deployment add --file $DIR/svc.yaml", "pstream add --name events --retention-hours 48"} {
 		s.setup("", s.expand(line))
 	}
+	s.setup("", "bot-package add --dir "+filepath.Join(wd, "..", "examples", "packs", "netops", "bot_packages", "netops-tools"))
 	s.setup("hunter2", "secret add --name db-password")
 	s.steps(
 		step{cmd: "pack create --name tenant-a --version 1.0.0 --artifact_config '{\"artifact\": {\"widget\": {\"backup_all\": true}}}'", code: 1},
@@ -295,10 +297,13 @@ func TestOutputPackCreate(t *testing.T) {
 	if strings.Contains(string(files["credentials/db-password.yaml"]), "hunter2") {
 		t.Fatal("pack create wrote a secret's value")
 	}
+	if _, ok := files["bot_packages/netops-tools/tools.star"]; !ok {
+		t.Fatal("pack create did not pack the bot package's folder")
+	}
 	s.setup("", "demo backup --to_dir "+filepath.Join(dir, "backup-a"))
 	lists := func() string {
 		var b strings.Builder
-		for _, line := range []string{"secret list --json", "pstream list --json", "pipeline list --json", "deployment status --json"} {
+		for _, line := range []string{"secret list --json", "pstream list --json", "pipeline list --json", "deployment status --json", "bot-package list --json"} {
 			out, _, code := run(t, "", strings.Fields(line)...)
 			if code != 0 {
 				t.Fatalf("%s: exit %d", line, code)
@@ -309,7 +314,7 @@ func TestOutputPackCreate(t *testing.T) {
 				if r["system"] == true {
 					continue
 				}
-				fmt.Fprintf(&b, "%s %v %v\n", strings.Fields(line)[0], r["name"], r["enabled"])
+				fmt.Fprintf(&b, "%s %v %v %v\n", strings.Fields(line)[0], r["name"], r["enabled"], r["version"])
 			}
 		}
 		return b.String()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/botpackages"
+	"github.com/fabricops/fabric/fabric/infra/store"
 	"github.com/fabricops/fabric/fabric/lib/botpkg"
 	"github.com/fabricops/fabric/fabric/lib/pack"
 )
@@ -78,7 +79,8 @@ func addBots(t *testing.T, cat *botpackages.Catalog, files map[string]string) {
 // before the pipeline that calls it and deleted by deactivation; one a
 // user has (creation_policy fail refuses, skip leaves it) or replaced
 // since the activation stays; a package that does not compile, or whose
-// namespace another package has, is refused before anything is written.
+// namespace another package has, is refused before anything is written;
+// --force takes back a half-way activation's package.
 func TestPackBotPackage(t *testing.T) {
 	e := startPacks(t)
 	ctx := context.Background()
@@ -199,6 +201,32 @@ func TestPackBotPackage(t *testing.T) {
 	}
 	if got := listed(); got != "netops-tools 2.0.0 @netops:grade" {
 		t.Fatalf("the package the user replaced after the activation: %s", got)
+	}
+
+	// An activation its api-server left half-way: --force deletes the
+	// package it added, unchanged since.
+	if _, err := bots.Delete(ctx, "netops-tools", ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.request(t, api.SubjectPackActivate, req("1.0.0")); err != nil {
+		t.Fatal(err)
+	}
+	key := store.Key("tools#common#")
+	var act api.PackActivation
+	if _, err := e.st.Get(ctx, api.PackActivationsBucket, key, &act); err != nil {
+		t.Fatal(err)
+	}
+	act.State = api.PackActivating
+	if err := e.st.Put(ctx, api.PackActivationsBucket, key, act, 0); err != nil {
+		t.Fatal(err)
+	}
+	force := req("1.0.0")
+	force.Force = true
+	if rows, err := e.request(t, api.SubjectPackDeactivate, force); err != nil || len(rows) != 2 {
+		t.Fatalf("deactivation with force: %v %+v", err, rows)
+	}
+	if after := e.snapshot(t); after != before || listed() != "" {
+		t.Fatalf("after deactivation with force the tenant has\n%s\n%s", after, listed())
 	}
 }
 
