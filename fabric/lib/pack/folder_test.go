@@ -37,7 +37,7 @@ func writeRead(t *testing.T, manifest string, files map[string][]byte, l Limits)
 	t.Helper()
 	m, err := ParseManifest([]byte(manifest))
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	var b bytes.Buffer
 	if err := Write(&b, m, files); err != nil {
@@ -113,18 +113,21 @@ func TestBotPackageFolderRefused(t *testing.T) {
 	delete(noManifest, "bot_packages/netops-tools/bots.yml")
 	big := botFiles()
 	big["bot_packages/netops-tools/big.star"] = bytes.Repeat([]byte("#"), 2000)
+	customer := strings.Replace(botManifest, "file: bot_packages/netops-tools}", "file: bot_packages/netops-tools, scope: customer}", 1)
 	for _, tc := range []struct {
-		name   string
-		files  map[string][]byte
-		limits Limits
-		want   string
+		name     string
+		manifest string
+		files    map[string][]byte
+		limits   Limits
+		want     string
 	}{
-		{"no bots.yml", noManifest, Limits{}, `manifest.yaml: artifact bot_package "netops-tools": folder bot_packages/netops-tools has no bots.yml at its top`},
-		{"a module over the pack's file limit", big, Limits{MaxFile: 1000}, "bots.tar.gz: entry bot_packages/netops-tools/big.star is over the limit of a file, 1000 B"},
-		{"over the pack's total", big, Limits{MaxSize: 1500}, "bots.tar.gz is over its limit of 1500 B uncompressed"},
+		{"no bots.yml", botManifest, noManifest, Limits{}, `manifest.yaml: artifact bot_package "netops-tools": folder bot_packages/netops-tools has no bots.yml at its top`},
+		{"customer scope", customer, botFiles(), Limits{}, `manifest.yaml: artifact bot_package "netops-tools": a bot package cannot be of scope customer`},
+		{"a module over the pack's file limit", botManifest, big, Limits{MaxFile: 1000}, "bots.tar.gz: entry bot_packages/netops-tools/big.star is over the limit of a file, 1000 B"},
+		{"over the pack's total", botManifest, big, Limits{MaxSize: 1500}, "bots.tar.gz is over its limit of 1500 B uncompressed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := writeRead(t, botManifest, tc.files, tc.limits)
+			_, err := writeRead(t, tc.manifest, tc.files, tc.limits)
 			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 				t.Fatalf("got %v, want %s", err, tc.want)
 			}

@@ -263,8 +263,9 @@ func parseArtifacts(typ string, n *yaml.Node) ([]Artifact, error) {
 // creation policy (empty takes the default); no two artifacts of the
 // same type and name in one scope; the deploy variables' names
 // ([A-Za-z_][A-Za-z0-9_]*, unique across the three lists, none of
-// ContextVars). The error starts with "manifest.yaml: " and names the
-// artifact (type and name) or the variable.
+// ContextVars); no bot package of the customer scope. The error starts
+// with "manifest.yaml: " and names the artifact (type and name) or the
+// variable.
 func (m Manifest) Check() error {
 	switch {
 	case m.Name == "":
@@ -310,6 +311,9 @@ func (m Manifest) Check() error {
 		scope := orDefault(a.Scope, ScopeCommon)
 		if !slices.Contains(Scopes, scope) {
 			return errorf("%s: unknown scope %q (known: %s)", what, a.Scope, strings.Join(Scopes, ", "))
+		}
+		if IsFolder(a.Type) && scope == ScopeCustomer {
+			return errorf("%s: a bot package cannot be of scope customer (the customers of a tenant share its bot packages: make it common)", what)
 		}
 		if p := orDefault(a.CreationPolicy, PolicyFail); p != PolicyFail && p != PolicySkip {
 			return errorf("%s: unknown creation_policy %q (known: %s, %s)", what, a.CreationPolicy, PolicyFail, PolicySkip)
