@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/fabricops/fabric/fabric/lib/cfxql/cfxarrow"
+	"github.com/fabricops/fabric/fabric/lib/frame"
+	"github.com/fabricops/fabric/fabric/lib/lazy"
 	"github.com/fabricops/fabric/fabric/lib/starvalue"
 	"go.starlark.net/starlark"
 )
@@ -72,22 +74,7 @@ func (v *Frame) selectCols(thread *starlark.Thread, b *starlark.Builtin, args st
 	if err != nil {
 		return nil, v.kit.fail(b.Name(), err)
 	}
-	if _, lz := v.State(); lz != nil {
-		next := lz.Select(names)
-		if err := next.Check(v.kit.context(thread)); err != nil {
-			return nil, v.kit.fail(b.Name(), err)
-		}
-		return v.kit.NewLazy(v.kit.context(thread), next), nil
-	}
-	f, err := v.Read(thread, b)
-	if err != nil {
-		return nil, err
-	}
-	out, err := f.Select(names)
-	if err != nil {
-		return nil, v.kit.fail(b.Name(), err)
-	}
-	return v.kit.New(out), nil
+	return v.apply(thread, b, func(lz *lazy.Table) *lazy.Table { return lz.Select(names) }, func(f *frame.Frame) (*frame.Frame, error) { return f.Select(names) })
 }
 
 func (v *Frame) sortBy(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -100,15 +87,7 @@ func (v *Frame) sortBy(thread *starlark.Thread, b *starlark.Builtin, args starla
 	if err != nil {
 		return nil, v.kit.fail(b.Name(), err)
 	}
-	f, err := v.Read(thread, b)
-	if err != nil {
-		return nil, err
-	}
-	out, err := f.Sort(names, desc)
-	if err != nil {
-		return nil, v.kit.fail(b.Name(), err)
-	}
-	return v.kit.New(out), nil
+	return v.apply(thread, b, nil, func(f *frame.Frame) (*frame.Frame, error) { return f.Sort(names, desc) })
 }
 
 func (v *Frame) rowsList(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
@@ -168,22 +147,7 @@ func (v *Frame) filter(thread *starlark.Thread, b *starlark.Builtin, args starla
 		if err != nil {
 			return nil, v.kit.fail(b.Name(), err)
 		}
-		if _, lz := v.State(); lz != nil {
-			next := lz.Filter(q)
-			if err := next.Check(v.kit.context(thread)); err != nil {
-				return nil, v.kit.fail(b.Name(), err)
-			}
-			return v.kit.NewLazy(v.kit.context(thread), next), nil
-		}
-		f, err := v.Read(thread, b)
-		if err != nil {
-			return nil, err
-		}
-		out, err := q.Filter(f)
-		if err != nil {
-			return nil, v.kit.fail(b.Name(), err)
-		}
-		return v.kit.New(out), nil
+		return v.apply(thread, b, func(lz *lazy.Table) *lazy.Table { return lz.Filter(q) }, q.Filter)
 	}
 	if _, ok := fn.(starlark.Callable); !ok {
 		return nil, fmt.Errorf("%s: want a function of the row, not %s", b.Name(), fn.Type())
@@ -192,16 +156,15 @@ func (v *Frame) filter(thread *starlark.Thread, b *starlark.Builtin, args starla
 	if err != nil {
 		return nil, err
 	}
-	cols := f.Columns()
 	var keep []int
-	for i := 0; i < f.NumRows(); i++ {
-		res, err := starlark.Call(thread, fn, starlark.Tuple{RowDict(cols, f.Row(i))}, nil)
-		if err != nil {
-			return nil, fmt.Errorf("%s: row %d: %w", b.Name(), i, err)
-		}
+	err = eachRow(thread, b, f, fn, func(i int, res starlark.Value) error {
 		if res.Truth() {
 			keep = append(keep, i)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return v.kit.New(f.Take(keep)), nil
 }
@@ -219,15 +182,14 @@ func (v *Frame) withColumn(thread *starlark.Thread, b *starlark.Builtin, args st
 	vals := make([]any, f.NumRows())
 	switch x := fn.(type) {
 	case starlark.Callable:
-		cols := f.Columns()
-		for i := range vals {
-			res, err := starlark.Call(thread, x, starlark.Tuple{RowDict(cols, f.Row(i))}, nil)
-			if err != nil {
-				return nil, fmt.Errorf("%s: row %d: %w", b.Name(), i, err)
-			}
+		err = eachRow(thread, b, f, x, func(i int, res starlark.Value) (err error) {
 			if vals[i], err = starvalue.FromStarlark(res); err != nil {
-				return nil, fmt.Errorf("%s: row %d: %v", b.Name(), i, err)
+				return fmt.Errorf("%s: row %d: %v", b.Name(), i, err)
 			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	case starlark.Indexable:
 		if _, isStr := x.(starlark.String); isStr {
@@ -250,4 +212,42 @@ func (v *Frame) withColumn(thread *starlark.Thread, b *starlark.Builtin, args st
 		return nil, v.kit.fail(b.Name(), err)
 	}
 	return v.kit.New(out), nil
+}
+
+// apply runs an operation on the frame: on its plan when it is lazy and
+// the operation has a plan form (checked at once, read later), else on
+// its rows.
+func (v *Frame) apply(thread *starlark.Thread, b *starlark.Builtin, onPlan func(*lazy.Table) *lazy.Table, onRows func(*frame.Frame) (*frame.Frame, error)) (starlark.Value, error) {
+	if _, lz := v.State(); lz != nil && onPlan != nil {
+		next := onPlan(lz)
+		if err := next.Check(v.kit.context(thread)); err != nil {
+			return nil, v.kit.fail(b.Name(), err)
+		}
+		return v.kit.NewLazy(v.kit.context(thread), next), nil
+	}
+	f, err := v.Read(thread, b)
+	if err != nil {
+		return nil, err
+	}
+	out, err := onRows(f)
+	if err != nil {
+		return nil, v.kit.fail(b.Name(), err)
+	}
+	return v.kit.New(out), nil
+}
+
+// eachRow calls fn with each row of f as a dict, in order, and use with
+// the row's index and fn's result; the first error stops it.
+func eachRow(thread *starlark.Thread, b *starlark.Builtin, f *frame.Frame, fn starlark.Value, use func(i int, res starlark.Value) error) error {
+	cols := f.Columns()
+	for i := 0; i < f.NumRows(); i++ {
+		res, err := starlark.Call(thread, fn, starlark.Tuple{RowDict(cols, f.Row(i))}, nil)
+		if err != nil {
+			return fmt.Errorf("%s: row %d: %w", b.Name(), i, err)
+		}
+		if err := use(i, res); err != nil {
+			return err
+		}
+	}
+	return nil
 }
