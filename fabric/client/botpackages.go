@@ -7,7 +7,9 @@ import (
 	"os"
 
 	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/infra/artifact"
 	"github.com/fabricops/fabric/fabric/infra/botpackages"
+	"github.com/fabricops/fabric/fabric/infra/botsources"
 	"github.com/fabricops/fabric/fabric/infra/secret"
 	"github.com/fabricops/fabric/fabric/lib/botpkg"
 )
@@ -23,7 +25,9 @@ func (c *Client) botPackages(ctx context.Context) (*botpackages.Catalog, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &botpackages.Catalog{Store: st}, nil
+	return &botpackages.Catalog{Store: st, Deployments: func(ctx context.Context, pipelines map[string]bool) ([]string, error) {
+		return artifact.DeploymentsRunning(ctx, st, pipelines)
+	}}, nil
 }
 
 // BotPackageArchive returns the .tar.gz of the package at path: a
@@ -102,33 +106,42 @@ func (c *Client) SetBotPackageDist(ctx context.Context, name, version string, di
 	return cat.SetDist(ctx, name, version, dist)
 }
 
-// BotSourceRow is botpackages.SourceRow.
-type BotSourceRow = botpackages.SourceRow
+// BotSourceRow is botsources.Row.
+type BotSourceRow = botsources.Row
 
-// AddBotSource checks a source against its package's config_template and
-// stores it, its $secure values sealed as secrets.
-func (c *Client) AddBotSource(ctx context.Context, src api.BotSource) (api.BotSource, error) {
-	cat, err := c.botPackages(ctx)
-	if err != nil {
-		return api.BotSource{}, err
-	}
-	return cat.PutSource(ctx, &secret.Store{Store: cat.Store}, src)
-}
-
-// DeleteBotSource deletes a bot source and the secrets sealed for it.
-func (c *Client) DeleteBotSource(ctx context.Context, name string) (api.BotSource, error) {
-	cat, err := c.botPackages(ctx)
-	if err != nil {
-		return api.BotSource{}, err
-	}
-	return cat.DeleteSource(ctx, &secret.Store{Store: cat.Store}, name)
-}
-
-// ListBotSources returns the sources as list-sources shows them.
-func (c *Client) ListBotSources(ctx context.Context) ([]BotSourceRow, error) {
+// botSources returns the tenant's bot sources.
+func (c *Client) botSources(ctx context.Context) (*botsources.Sources, error) {
 	cat, err := c.botPackages(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return cat.SourceRows(ctx)
+	return &botsources.Sources{Catalog: cat, Secrets: &secret.Store{Store: cat.Store}}, nil
+}
+
+// AddBotSource checks a source against its package's config_template and
+// stores it, its $secure values sealed as secrets.
+func (c *Client) AddBotSource(ctx context.Context, src api.BotSource) (api.BotSource, error) {
+	s, err := c.botSources(ctx)
+	if err != nil {
+		return api.BotSource{}, err
+	}
+	return s.Put(ctx, src)
+}
+
+// DeleteBotSource deletes a bot source and the secrets sealed for it.
+func (c *Client) DeleteBotSource(ctx context.Context, name string) (api.BotSource, error) {
+	s, err := c.botSources(ctx)
+	if err != nil {
+		return api.BotSource{}, err
+	}
+	return s.Delete(ctx, name)
+}
+
+// ListBotSources returns the sources as list-sources shows them.
+func (c *Client) ListBotSources(ctx context.Context) ([]BotSourceRow, error) {
+	s, err := c.botSources(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.Rows(ctx)
 }

@@ -2,8 +2,10 @@ package artifact
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/fabricops/fabric/fabric/api"
@@ -117,4 +119,38 @@ func pipelineNames(ctx context.Context, r *Repo) func(name string) (bool, error)
 		})
 		return known[name], nil
 	}
+}
+
+// DeploymentsRunning names the enabled deployments (as "deployment ID",
+// sorted) whose service, action or scheduled pipelines are among
+// pipelines: those a change to the pipelines' bots would stop.
+func DeploymentsRunning(ctx context.Context, st *store.Store, pipelines map[string]bool) ([]string, error) {
+	deps, err := (&Repo{Store: st}).List(ctx, Deployment)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var named []string
+	for _, d := range deps {
+		enabled := true
+		_ = json.Unmarshal(d.Doc.Raw("enabled"), &enabled)
+		if !enabled {
+			continue
+		}
+		id, _ := d.Doc.String("id")
+		for _, field := range []string{"service_pipelines", "action_pipelines", "scheduled_pipelines"} {
+			var entries []struct {
+				Name string `json:"name"`
+			}
+			_ = json.Unmarshal(d.Doc.Raw(field), &entries)
+			for _, e := range entries {
+				if pipelines[e.Name] && !seen[id] {
+					seen[id] = true
+					named = append(named, "deployment "+id)
+				}
+			}
+		}
+	}
+	sort.Strings(named)
+	return named, nil
 }

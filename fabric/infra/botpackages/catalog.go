@@ -11,7 +11,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,7 +20,6 @@ import (
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
-	"github.com/fabricops/fabric/fabric/infra/artifact"
 	"github.com/fabricops/fabric/fabric/infra/store"
 	"github.com/fabricops/fabric/fabric/lib/botpkg"
 )
@@ -37,6 +35,12 @@ type Catalog struct {
 	Store *store.Store
 	// Now is the clock of the records' times (time.Now when nil).
 	Now func() time.Time
+	// Deployments names the enabled deployments that run one of the
+	// pipelines given (artifact.DeploymentsRunning): the artifact
+	// layer's, given by the caller so that the catalog links no artifact
+	// kind. Delete refuses to remove a package some pipeline calls
+	// without it.
+	Deployments func(ctx context.Context, pipelines map[string]bool) ([]string, error)
 }
 
 func (c *Catalog) now() time.Time {
@@ -266,41 +270,12 @@ func (c *Catalog) Users(ctx context.Context, ns string) ([]string, error) {
 	if len(using) == 0 {
 		return out, nil
 	}
-	repo := &artifact.Repo{Store: c.Store}
-	deps, err := repo.List(ctx, artifact.Deployment)
+	if c.Deployments == nil {
+		return nil, errors.New("the catalog cannot tell which deployments run those pipelines")
+	}
+	named, err := c.Deployments(ctx, using)
 	if err != nil {
 		return nil, err
 	}
-	var named []string
-	for _, d := range deps {
-		var enabled = true
-		_ = json.Unmarshal(d.Doc.Raw("enabled"), &enabled)
-		if !enabled {
-			continue
-		}
-		id, _ := d.Doc.String("id")
-		for _, field := range []string{"service_pipelines", "action_pipelines", "scheduled_pipelines"} {
-			var entries []struct {
-				Name string `json:"name"`
-			}
-			_ = json.Unmarshal(d.Doc.Raw(field), &entries)
-			for _, e := range entries {
-				if using[e.Name] {
-					named = append(named, "deployment "+id)
-				}
-			}
-		}
-	}
-	sort.Strings(named)
-	return append(out, compact(named)...), nil
-}
-
-func compact(s []string) []string {
-	var out []string
-	for i, x := range s {
-		if i == 0 || s[i-1] != x {
-			out = append(out, x)
-		}
-	}
-	return out
+	return append(out, named...), nil
 }

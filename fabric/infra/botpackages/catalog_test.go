@@ -8,6 +8,7 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/fabrictest"
+	"github.com/fabricops/fabric/fabric/infra/artifact"
 	"github.com/fabricops/fabric/fabric/infra/botpackages"
 	"github.com/fabricops/fabric/fabric/infra/bus"
 	"github.com/fabricops/fabric/fabric/infra/gc"
@@ -56,7 +57,9 @@ func TestCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &botpackages.Catalog{Store: s}
+	c := &botpackages.Catalog{Store: s, Deployments: func(ctx context.Context, pipelines map[string]bool) ([]string, error) {
+		return artifact.DeploymentsRunning(ctx, s, pipelines)
+	}}
 	rec, err := c.Add(ctx, archive(t, "1.2.0"), false)
 	if err != nil || rec.Version != "1.2.0" || strings.Join(rec.Bots, ",") != "@acme:items" {
 		t.Fatalf("add: %+v %v", rec, err)

@@ -94,7 +94,9 @@ func NewTargets(e Env) Targets {
 		pack.TypePipeline:   &pipelines{data: e.Data},
 		pack.TypeCredential: &credentials{s: &secret.Store{Store: e.Store, Now: e.Now}},
 		pack.TypeStream:     &streamTarget{st: e.Store},
-		pack.TypeBotPackage: &botPackages{c: &botpackages.Catalog{Store: e.Store, Now: e.Now}},
+		pack.TypeBotPackage: &botPackages{c: &botpackages.Catalog{Store: e.Store, Now: e.Now, Deployments: func(ctx context.Context, pipelines map[string]bool) ([]string, error) {
+			return artifact.DeploymentsRunning(ctx, e.Store, pipelines)
+		}}},
 	}
 	for typ, k := range KindOf {
 		t[typ] = &records{repo: r, kind: k, typ: typ}

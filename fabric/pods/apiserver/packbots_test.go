@@ -7,6 +7,7 @@ import (
 	"testing/fstest"
 
 	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/infra/artifact"
 	"github.com/fabricops/fabric/fabric/infra/botpackages"
 	"github.com/fabricops/fabric/fabric/infra/store"
 	"github.com/fabricops/fabric/fabric/lib/botpkg"
@@ -84,7 +85,9 @@ func addBots(t *testing.T, cat *botpackages.Catalog, files map[string]string) {
 func TestPackBotPackage(t *testing.T) {
 	e := startPacks(t)
 	ctx := context.Background()
-	bots := &botpackages.Catalog{Store: e.st}
+	bots := &botpackages.Catalog{Store: e.st, Deployments: func(ctx context.Context, pipelines map[string]bool) ([]string, error) {
+		return artifact.DeploymentsRunning(ctx, e.st, pipelines)
+	}}
 	listed := func() string {
 		t.Helper()
 		recs, err := bots.List(ctx)

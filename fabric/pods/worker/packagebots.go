@@ -10,9 +10,9 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/botpackages"
+	"github.com/fabricops/fabric/fabric/infra/botsources"
 	"github.com/fabricops/fabric/fabric/infra/secret"
 	"github.com/fabricops/fabric/fabric/infra/tenant"
-	"github.com/fabricops/fabric/fabric/lib/botframe"
 	"github.com/fabricops/fabric/fabric/lib/botpkg"
 	"github.com/fabricops/fabric/fabric/lib/cfxql/cfxarrow"
 	"github.com/fabricops/fabric/fabric/lib/engine"
@@ -172,7 +172,7 @@ func packageBot(data *tenant.Data, p *botpkg.Package, b botpkg.Bot, memory int64
 		doc.Params = append(doc.Params, engine.ParamDoc{Name: mp.Name, Type: typ, Required: mp.Mandatory, Default: mp.Default, Description: mp.Description})
 	}
 	doc.Params = append(doc.Params, engine.ParamDoc{Name: sourceParam, Type: "string", Description: "the bot source (a configuration of the package) the bot runs against"})
-	star := engine.BotDoc{Tag: "*" + strings.TrimPrefix(doc.Tag, "@"), Description: b.Description + " (its rows filtered by a CFXQL query)"}
+	star := engine.BotDoc{Tag: "*" + strings.TrimPrefix(doc.Tag, "@"), Description: withNote(b.Description, "its rows filtered by a CFXQL query")}
 	bot := b.Name
 	filtered := func(pushDown bool) engine.BotFunc {
 		return func(ctx context.Context, in *frame.Frame, params map[string]string) (*frame.Frame, error) {
@@ -199,11 +199,20 @@ func packageBot(data *tenant.Data, p *botpkg.Package, b botpkg.Bot, memory int64
 	}
 	for _, mp := range b.ModelParameters {
 		if mp.Name == queryParam && mp.Type == "text" {
-			push := engine.BotDoc{Tag: "#" + strings.TrimPrefix(doc.Tag, "@"), Description: b.Description + " (a CFXQL query pushed down to its source, its rows filtered by it)"}
+			push := engine.BotDoc{Tag: "#" + strings.TrimPrefix(doc.Tag, "@"), Description: withNote(b.Description, "a CFXQL query pushed down to its source, its rows filtered by it")}
 			xs = append(xs, engine.Extension{Doc: push, Run: filtered(true)})
 		}
 	}
 	return xs
+}
+
+// withNote is a bot's description with a note in parentheses after it
+// (the note alone for a bot without one).
+func withNote(description, note string) string {
+	if description == "" {
+		return "(" + note + ")"
+	}
+	return description + " (" + note + ")"
 }
 
 // callBot runs one call of a package's bot over the frame in hand.
@@ -231,7 +240,7 @@ func callBot(ctx context.Context, data *tenant.Data, p *botpkg.Package, bot stri
 		}
 		call.Config = config
 	}
-	return botframe.Run(ctx, p, call, in)
+	return runBot(ctx, p, call, in)
 }
 
 // soleSource is the one source of a package, "" when it has none or
@@ -241,7 +250,7 @@ func soleSource(ctx context.Context, data *tenant.Data, pkg string) (string, err
 	if err != nil {
 		return "", err
 	}
-	all, err := (&botpackages.Catalog{Store: st}).Sources(ctx)
+	all, err := (&botsources.Sources{Catalog: &botpackages.Catalog{Store: st}}).List(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -264,15 +273,15 @@ func sourceConfig(ctx context.Context, data *tenant.Data, p *botpkg.Package, nam
 	if err != nil {
 		return nil, err
 	}
-	cat := &botpackages.Catalog{Store: st}
-	src, err := cat.Source(ctx, name)
+	srcs := &botsources.Sources{Catalog: &botpackages.Catalog{Store: st}, Secrets: &secret.Store{Store: st}}
+	src, err := srcs.Get(ctx, name)
 	if err != nil {
 		return nil, err
 	}
 	if src.Package != p.Manifest.Extension.DefaultName {
 		return nil, fmt.Errorf("source %s configures bot package %s, not %s", name, src.Package, p.Manifest.Extension.DefaultName)
 	}
-	return cat.ResolvedConfig(ctx, &secret.Store{Store: st}, src)
+	return srcs.Resolved(ctx, src)
 }
 
 // checkPackageSource checks the source name of the bot package typ (found

@@ -17,6 +17,7 @@ import (
 	"github.com/fabricops/fabric/fabric/client"
 	"github.com/fabricops/fabric/fabric/fabrictest"
 	"github.com/fabricops/fabric/fabric/infra/botpackages"
+	"github.com/fabricops/fabric/fabric/infra/botsources"
 	"github.com/fabricops/fabric/fabric/infra/secret"
 	"github.com/fabricops/fabric/fabric/lib/botpkg"
 	"github.com/fabricops/fabric/fabric/lib/botquery"
@@ -138,7 +139,7 @@ func TestPackageBots(t *testing.T) {
 	if _, err := cat.Add(ctx, archive, false); err != nil {
 		t.Fatal(err)
 	}
-	src, err := cat.PutSource(ctx, &secret.Store{Store: st}, api.BotSource{Name: "acme-api", Package: "acme-bots",
+	src, err := (&botsources.Sources{Catalog: cat, Secrets: &secret.Store{Store: st}}).Put(ctx, api.BotSource{Name: "acme-api", Package: "acme-bots",
 		Config: map[string]any{"hostname": u.Hostname(), "port": u.Port(), "token": token}})
 	if err != nil {
 		t.Fatal(err)
@@ -227,7 +228,7 @@ func TestPackageBots(t *testing.T) {
 
 	// check-credentials calls the package's check: the stored source
 	// passes, one with a wrong token fails without showing it.
-	if _, err := cat.PutSource(ctx, &secret.Store{Store: st}, api.BotSource{Name: "acme-wrong", Package: "acme-bots",
+	if _, err := (&botsources.Sources{Catalog: cat, Secrets: &secret.Store{Store: st}}).Put(ctx, api.BotSource{Name: "acme-wrong", Package: "acme-bots",
 		Config: map[string]any{"hostname": u.Hostname(), "port": u.Port(), "token": "wrong-" + token}}); err != nil {
 		t.Fatal(err)
 	}

@@ -3,12 +3,11 @@ package worker
 import (
 	"context"
 	"sort"
-	"strings"
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/botpackages"
+	"github.com/fabricops/fabric/fabric/infra/botsources"
 	"github.com/fabricops/fabric/fabric/infra/tenant"
-	"github.com/fabricops/fabric/fabric/lib/botpkg"
 )
 
 // packageSourceRows are the rows bots-by-source lists for the tenant's
@@ -18,13 +17,13 @@ import (
 // parameter named query), its type the manifest's bot_type, under the
 // source's name. A package that no longer loads is left out, as are the
 // packages no source configures; the rows are by source, then bot.
-func packageSourceRows(ctx context.Context, data *tenant.Data) ([][]any, error) {
+func packageSourceRows(ctx context.Context, data *tenant.Data, cache *packageCache) ([][]any, error) {
 	st, err := data.Store(ctx)
 	if err != nil {
 		return nil, err
 	}
 	cat := &botpackages.Catalog{Store: st}
-	sources, err := cat.Sources(ctx)
+	sources, err := (&botsources.Sources{Catalog: cat}).List(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -41,20 +40,16 @@ func packageSourceRows(ctx context.Context, data *tenant.Data) ([][]any, error) 
 		if !configured(sources, rec.Name) {
 			continue
 		}
-		fsys, err := cat.Files(ctx, rec)
-		if err != nil {
-			continue
-		}
-		p, err := botpkg.Load(ctx, fsys, botpkg.Limits{})
+		// Loaded as a job loads it (the worker's cache, its installed
+		// libraries): a package that cannot run here is left out.
+		p, err := cache.get(ctx, cat, rec)
 		if err != nil {
 			continue
 		}
 		var bots []bot
 		for _, b := range p.Manifest.Bots {
 			for _, x := range packageBot(data, p, b, 0, nil) {
-				// A bot without a description: " (its rows filtered...)"
-				// without the space.
-				bots = append(bots, bot{x.Doc.Tag, b.BotType, strings.TrimSpace(x.Doc.Description)})
+				bots = append(bots, bot{x.Doc.Tag, b.BotType, x.Doc.Description})
 			}
 		}
 		sort.Slice(bots, func(i, j int) bool { return bots[i].tag < bots[j].tag })

@@ -11,6 +11,7 @@ import (
 	"github.com/fabricops/fabric/fabric/client"
 	"github.com/fabricops/fabric/fabric/fabrictest"
 	"github.com/fabricops/fabric/fabric/infra/botpackages"
+	"github.com/fabricops/fabric/fabric/infra/botsources"
 	"github.com/fabricops/fabric/fabric/infra/secret"
 	"github.com/fabricops/fabric/fabric/lib/botpkg"
 )
@@ -75,7 +76,7 @@ func TestBotsBySourcePackages(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"notes-a", "notes-b"} {
-		if _, err := cat.PutSource(ctx, &secret.Store{Store: st}, api.BotSource{Name: name, Package: "notes-bots",
+		if _, err := (&botsources.Sources{Catalog: cat, Secrets: &secret.Store{Store: st}}).Put(ctx, api.BotSource{Name: name, Package: "notes-bots",
 			Config: map[string]any{"hostname": "notes.example"}}); err != nil {
 			t.Fatal(err)
 		}

@@ -1,18 +1,40 @@
-package botpackages
+// Package botsources keeps a tenant's bot sources: configured instances
+// of its bot packages' config_template (fabric/infra/botpackages), their
+// $secure values sealed as secrets (fabric/infra/secret) and opened only
+// for a worker's call. It is apart from the catalog so that what reads
+// packages alone (packs, the api-server) links no secret store.
+package botsources
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/infra/botpackages"
 	"github.com/fabricops/fabric/fabric/infra/secret"
 	"github.com/fabricops/fabric/fabric/infra/store"
 	"github.com/fabricops/fabric/fabric/lib/botpkg"
 )
+
+// Sources are the bot sources of a tenant: stored beside its catalog of
+// bot packages, their secrets in its secret store.
+type Sources struct {
+	Catalog *botpackages.Catalog
+	Secrets *secret.Store
+}
+
+func (s *Sources) now() time.Time {
+	if s.Catalog.Now != nil {
+		return s.Catalog.Now()
+	}
+	return time.Now()
+}
 
 var sourceNameRe = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 
@@ -20,23 +42,23 @@ var sourceNameRe = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 // key when it was given as a value.
 func SecretName(source, key string) string { return "bot-source." + source + "." + key }
 
-// PutSource checks a source against its package's config_template (its
+// Put checks a source against its package's config_template (its
 // keys known, the $mandatory ones given) and stores it; a $secure key
 // given as a value is sealed as the secret SecretName(source, key) and
 // the source keeps a reference to it.
-func (c *Catalog) PutSource(ctx context.Context, secrets *secret.Store, src api.BotSource) (api.BotSource, error) {
+func (s *Sources) Put(ctx context.Context, src api.BotSource) (api.BotSource, error) {
 	if !sourceNameRe.MatchString(src.Name) {
 		return src, fmt.Errorf("a source's name may hold letters, digits, '_', '-' and '.' only, not %q", src.Name)
 	}
-	rec, err := c.Get(ctx, src.Package)
+	rec, err := s.Catalog.Get(ctx, src.Package)
 	if err != nil {
 		return src, err
 	}
-	fsys, err := c.Files(ctx, rec)
+	fsys, err := s.Catalog.Files(ctx, rec)
 	if err != nil {
 		return src, err
 	}
-	data, err := readManifest(fsys)
+	data, err := fs.ReadFile(fsys, botpkg.ManifestFile)
 	if err != nil {
 		return src, err
 	}
@@ -69,15 +91,15 @@ func (c *Catalog) PutSource(ctx context.Context, secrets *secret.Store, src api.
 			continue
 		}
 		name := SecretName(src.Name, k)
-		if _, err := secrets.Put(ctx, name, fmt.Sprintf("%s of bot source %s", label(t, k), src.Name), []byte(fmt.Sprint(v)), true); err != nil {
+		if _, err := s.Secrets.Put(ctx, name, fmt.Sprintf("%s of bot source %s", label(t, k), src.Name), []byte(fmt.Sprint(v)), true); err != nil {
 			return src, fmt.Errorf("source %s: sealing %s: %v", src.Name, k, err)
 		}
 		config[k] = map[string]any{secret.RefKey: name}
 	}
 	src.Config = config
 	src.Package = rec.Name
-	src.SavedTime = api.Timestamp(c.now())
-	if err := c.Store.Put(ctx, api.BotSourcesBucket, key(src.Name), src, 0); err != nil {
+	src.SavedTime = api.Timestamp(s.now())
+	if err := s.Catalog.Store.Put(ctx, api.BotSourcesBucket, store.Key(src.Name), src, 0); err != nil {
 		return src, err
 	}
 	return src, nil
@@ -95,24 +117,24 @@ func contains(list []string, s string) bool {
 	return i < len(list) && list[i] == s
 }
 
-// Source returns a stored source.
-func (c *Catalog) Source(ctx context.Context, name string) (api.BotSource, error) {
+// Get returns a stored source.
+func (s *Sources) Get(ctx context.Context, name string) (api.BotSource, error) {
 	var src api.BotSource
-	_, err := c.Store.Get(ctx, api.BotSourcesBucket, key(name), &src)
+	_, err := s.Catalog.Store.Get(ctx, api.BotSourcesBucket, store.Key(name), &src)
 	if errors.Is(err, store.ErrNotFound) {
 		return src, fmt.Errorf("no bot source named %q", name)
 	}
 	return src, err
 }
 
-// DeleteSource deletes a stored source and the secrets PutSource sealed
-// for it (bot-source.NAME.KEY); secrets it only referred to stay.
-func (c *Catalog) DeleteSource(ctx context.Context, secrets *secret.Store, name string) (api.BotSource, error) {
-	src, err := c.Source(ctx, name)
+// Delete deletes a stored source and the secrets Put sealed for it
+// (bot-source.NAME.KEY); secrets it only referred to stay.
+func (s *Sources) Delete(ctx context.Context, name string) (api.BotSource, error) {
+	src, err := s.Get(ctx, name)
 	if err != nil {
 		return src, err
 	}
-	if err := c.Store.Delete(ctx, api.BotSourcesBucket, key(name)); err != nil {
+	if err := s.Catalog.Store.Delete(ctx, api.BotSourcesBucket, store.Key(name)); err != nil {
 		return src, err
 	}
 	for k, v := range src.Config {
@@ -120,7 +142,7 @@ func (c *Catalog) DeleteSource(ctx context.Context, secrets *secret.Store, name 
 			if ref != SecretName(name, k) {
 				continue
 			}
-			if err := secrets.Delete(ctx, ref); err != nil && !errors.Is(err, secret.ErrNotFound) {
+			if err := s.Secrets.Delete(ctx, ref); err != nil && !errors.Is(err, secret.ErrNotFound) {
 				return src, fmt.Errorf("source %s is deleted, but its secret %s is not: %v", name, ref, err)
 			}
 		}
@@ -128,9 +150,9 @@ func (c *Catalog) DeleteSource(ctx context.Context, secrets *secret.Store, name 
 	return src, nil
 }
 
-// Sources returns the stored sources by name.
-func (c *Catalog) Sources(ctx context.Context) ([]api.BotSource, error) {
-	all, err := store.ListOf[api.BotSource](ctx, c.Store, api.BotSourcesBucket)
+// List returns the stored sources by name.
+func (s *Sources) List(ctx context.Context) ([]api.BotSource, error) {
+	all, err := store.ListOf[api.BotSource](ctx, s.Catalog.Store, api.BotSourcesBucket)
 	if err != nil {
 		return nil, err
 	}
@@ -138,10 +160,10 @@ func (c *Catalog) Sources(ctx context.Context) ([]api.BotSource, error) {
 	return all, nil
 }
 
-// ResolvedConfig is a source's configuration with its secrets opened:
-// for the worker's call only, never to be shown.
-func (c *Catalog) ResolvedConfig(ctx context.Context, secrets *secret.Store, src api.BotSource) (map[string]any, error) {
-	v, err := secrets.Resolve(ctx, src.Config)
+// Resolved is a source's configuration with its secrets opened: for the
+// worker's call only, never to be shown.
+func (s *Sources) Resolved(ctx context.Context, src api.BotSource) (map[string]any, error) {
+	v, err := s.Secrets.Resolve(ctx, src.Config)
 	if err != nil {
 		return nil, fmt.Errorf("source %s: %v", src.Name, err)
 	}
@@ -149,34 +171,34 @@ func (c *Catalog) ResolvedConfig(ctx context.Context, secrets *secret.Store, src
 	return m, nil
 }
 
-// SourceRow is a source as list-sources shows it: its configuration by
+// Row is a source as list-sources shows it: its configuration by
 // the template's labels, the $secure values as ********.
-type SourceRow struct {
+type Row struct {
 	Name      string            `json:"name"`
 	Package   string            `json:"package"`
 	Config    map[string]string `json:"config"`
 	SavedTime string            `json:"saved_time"`
 }
 
-// SourceRows returns the sources as list-sources shows them, by name.
-func (c *Catalog) SourceRows(ctx context.Context) ([]SourceRow, error) {
-	all, err := c.Sources(ctx)
+// Rows returns the sources as list-sources shows them, by name.
+func (s *Sources) Rows(ctx context.Context) ([]Row, error) {
+	all, err := s.List(ctx)
 	if err != nil {
 		return nil, err
 	}
 	templates := map[string]*botpkg.Template{}
-	rows := make([]SourceRow, 0, len(all))
+	rows := make([]Row, 0, len(all))
 	for _, src := range all {
 		t, ok := templates[src.Package]
 		if !ok {
-			if data, err := c.Manifest(ctx, src.Package); err == nil {
+			if data, err := s.Catalog.Manifest(ctx, src.Package); err == nil {
 				if m, err := botpkg.ParseManifest(data); err == nil {
 					t, _ = botpkg.ParseTemplate(m.Extension.ConfigTemplate)
 				}
 			}
 			templates[src.Package] = t
 		}
-		row := SourceRow{Name: src.Name, Package: src.Package, Config: map[string]string{}, SavedTime: src.SavedTime}
+		row := Row{Name: src.Name, Package: src.Package, Config: map[string]string{}, SavedTime: src.SavedTime}
 		for k, v := range src.Config {
 			shown, name := fmt.Sprint(v), k
 			if t != nil {
