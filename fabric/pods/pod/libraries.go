@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"maps"
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
@@ -33,7 +35,30 @@ func (p *Pod) loadLibraries() {
 	for _, r := range refused {
 		p.Logf("libraries: %v", r)
 	}
+	p.installedMu.Lock()
 	p.installed = installed
+	p.installedMu.Unlock()
+}
+
+// KeepInstalled narrows the pod's installed libraries to those loaded
+// (by library name): a worker leaves out those over the bounds of what a
+// pod holds, and library list then shows them as not installed rather
+// than up to date.
+func (p *Pod) KeepInstalled(loaded map[string]fs.FS) {
+	p.installedMu.Lock()
+	defer p.installedMu.Unlock()
+	for name := range p.installed {
+		if _, ok := loaded[name]; !ok {
+			delete(p.installed, name)
+		}
+	}
+}
+
+// installedLibs are the pod's installed libraries.
+func (p *Pod) installedLibs() map[string]libraries.Name {
+	p.installedMu.Lock()
+	defer p.installedMu.Unlock()
+	return maps.Clone(p.installed)
 }
 
 // handleLibraries answers library list and install (SPEC 4.11): the pod's
@@ -67,7 +92,7 @@ func (p *Pod) handleLibraries(r micro.Request) {
 	}
 	switch req.Op {
 	case "list":
-		ans.Rows = libraries.Rows(req.Latest, p.installed, staged)
+		ans.Rows = libraries.Rows(req.Latest, p.installedLibs(), staged)
 	case "install":
 		ans.Install = p.install(req.Install, staged)
 	default:
@@ -81,6 +106,7 @@ func (p *Pod) handleLibraries(r micro.Request) {
 // what the pod has installed or staged.
 func (p *Pod) install(files []api.LibraryFile, staged map[string]libraries.Name) []api.LibraryInstallRow {
 	rows := []api.LibraryInstallRow{}
+	installed := p.installedLibs()
 	row := func(f api.LibraryFile, status, msg string) {
 		rows = append(rows, api.LibraryInstallRow{PodID: p.ID, Hostname: p.hostname, Filename: f.Filename, Status: status, Message: msg})
 	}
@@ -92,7 +118,7 @@ func (p *Pod) install(files []api.LibraryFile, staged map[string]libraries.Name)
 			row(f, "FAILED", "the pod has no package directory")
 			continue
 		}
-		if inst, ok := p.installed[f.Package]; ok && libraries.CompareVersions(f.Version, inst.Version) <= 0 {
+		if inst, ok := installed[f.Package]; ok && libraries.CompareVersions(f.Version, inst.Version) <= 0 {
 			row(f, api.LibraryUpToDate, "version "+inst.Version+" is installed")
 			continue
 		}

@@ -106,8 +106,10 @@ type Pod struct {
 	onStop     []func()
 	checks     []healthCheck
 
-	// installed are the libraries installed when the pod started.
-	installed map[string]libraries.Name
+	// installed are the libraries installed when the pod started (less
+	// those its worker could not load: KeepInstalled).
+	installedMu sync.Mutex
+	installed   map[string]libraries.Name
 
 	// onRestart is called (in its own goroutine) when a restart is asked.
 	onRestart func()
