@@ -9,9 +9,9 @@ import (
 
 	"github.com/fabricops/fabric/builtins"
 	"github.com/fabricops/fabric/fabric/client"
-	"github.com/fabricops/fabric/fabric/lib/botframe"
 	"github.com/fabricops/fabric/fabric/lib/botpkg"
 	"github.com/fabricops/fabric/fabric/lib/safefile"
+	"github.com/fabricops/fabric/fabric/lib/starframe"
 	"github.com/fabricops/fabric/fabric/lib/starvalue"
 	"github.com/fabricops/fabric/runtime/doc"
 	"github.com/fabricops/fabric/runtime/host"
@@ -19,7 +19,7 @@ import (
 )
 
 // botPackageMembers are the members of bot_package that run a package's
-// bots: its tests see the frames the bots see on a worker (botframe).
+// bots: its tests see the frames the bots see on a worker (fabric/lib/starframe).
 func (e env) botPackageMembers() starlark.StringDict {
 	return starlark.StringDict{
 		"build": doc.Builtin("bot_package.build", `build(dir)
@@ -46,7 +46,7 @@ error (one line with file:line:col, "" when it passed).`, func(thread *starlark.
 			if err := starlark.UnpackArgs(b.Name(), args, kwargs, "dir", &dir); err != nil {
 				return nil, err
 			}
-			res, err := botpkg.RunTests(host.Context(thread), os.DirFS(host.From(thread).Path(dir)), botpkg.Limits{}, botframe.Fixtures)
+			res, err := botpkg.RunTests(host.Context(thread), os.DirFS(host.From(thread).Path(dir)), botpkg.Limits{}, botFixtures)
 			if err != nil {
 				return nil, builtins.Fail(b.Name(), err)
 			}
@@ -72,7 +72,7 @@ func (e env) buildBotPackage(thread *starlark.Thread, b *starlark.Builtin, dir s
 	if err != nil {
 		return nil, builtins.Fail(b.Name(), err)
 	}
-	res, err := botpkg.RunTests(ctx, fsys, botpkg.Limits{}, botframe.Fixtures)
+	res, err := botpkg.RunTests(ctx, fsys, botpkg.Limits{}, botFixtures)
 	if err != nil {
 		return nil, builtins.Fail(b.Name(), err)
 	}
@@ -112,4 +112,17 @@ func (e env) buildBotPackage(thread *starlark.Thread, b *starlark.Builtin, dir s
 	}
 	return starvalue.ToStarlark(starvalue.Map{{Key: "file", Value: file}, {Key: "name", Value: x.DefaultName}, {Key: "version", Value: x.Version},
 		{Key: "tests", Value: len(res)}, {Key: "recorded", Value: recorded}})
+}
+
+// botFrames is the kit of the frames bots get in their tests: as on a
+// worker, reads bounded by the call's context and no file method.
+var botFrames = &starframe.Kit{Context: botpkg.Context}
+
+// botFixtures makes a test's fixture rows into the frame a bot gets.
+func botFixtures(thread *starlark.Thread, rows starlark.Value) (starlark.Value, error) {
+	f, err := starframe.FromValue(botpkg.Context(thread), rows, 0)
+	if err != nil {
+		return nil, err
+	}
+	return botFrames.New(f), nil
 }

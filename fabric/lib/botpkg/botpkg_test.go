@@ -16,7 +16,7 @@ import (
 )
 
 // listOf is rows as a list of dicts, a frame in hand as a bot may get it
-// (a worker gives it as a frame value: fabric/lib/botframe).
+// (a worker gives it as a frame value: fabric/lib/starframe).
 func listOf(cols []string, rows ...[]any) starlark.Value {
 	out := make([]starlark.Value, len(rows))
 	for i, row := range rows {

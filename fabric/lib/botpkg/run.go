@@ -29,7 +29,7 @@ type Call struct {
 	// Bot is the bot's name in bots.yml.
 	Bot string
 	// In is the frame in hand as the bot gets it: the frame value of the
-	// build that runs bots (fabric/lib/botframe); nil is an empty list.
+	// build that runs bots (a fabric/lib/starframe value); nil is an empty list.
 	In starlark.Value
 	// Params are the step's parameters, checked against the bot's
 	// model_parameters (CheckParams).
@@ -50,7 +50,7 @@ func (p *Package) Tag(bot string) string { return "@" + p.Manifest.Extension.Nam
 // Run calls a bot in a fresh thread: the step budget, the context's
 // cancellation, the value bound and the memory watch apply, and the http
 // module reaches only the host and port of c.Config. It returns what the
-// bot returned, for the caller to read as a frame (fabric/lib/botframe).
+// bot returned, for the caller to read as a frame (fabric/lib/starframe).
 // Errors are one line naming the package, the bot and the file:line:col,
 // with the values of the template's $secure keys redacted (see CallError).
 func (p *Package) Run(ctx context.Context, c Call) (v starlark.Value, err error) {

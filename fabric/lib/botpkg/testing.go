@@ -121,8 +121,8 @@ func prefix(msg string) string {
 }
 
 // Fixtures makes the frame a test's fixture(name) returns of its rows (a
-// list of dicts): the frame value bots get, given by the build that runs
-// them (fabric/lib/botframe); nil leaves the list as it is.
+// list of dicts): the frame value bots get (fabric/lib/starframe), given
+// by the build that runs the tests; nil leaves the list as it is.
 type Fixtures func(thread *starlark.Thread, rows starlark.Value) (starlark.Value, error)
 
 // fixtureBuiltin is fixture(name): the rows of the package's

@@ -197,4 +197,19 @@ func TestPackageDirBounds(t *testing.T) {
 	if found != 1 {
 		t.Fatalf("%d lines of %q in %q", found, over, logs)
 	}
+	// library list tells what the worker loaded: fabric_big_b is not
+	// installed, fabric_big_a is up to date.
+	rep, err := c.LibraryList(ctx, target, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range rep.Pods {
+		status := map[string]string{}
+		for _, r := range p.Rows {
+			status[r.Package] = r.Status
+		}
+		if status["fabric_big_b"] != api.LibraryNotInstalled || status["fabric_big_a"] != api.LibraryUpToDate {
+			t.Errorf("pod %s: fabric_big_a %s, fabric_big_b %s", p.PodID, status["fabric_big_a"], status["fabric_big_b"])
+		}
+	}
 }

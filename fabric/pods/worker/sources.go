@@ -85,7 +85,7 @@ func classify(tag string) botSource {
 // sources a configuration names: what bots-by-source and
 // check-credentials run on a worker. all returns every bot of the
 // worker, these included.
-func sourceBots(data *tenant.Data, js jetstream.JetStream, dataDir string, all func() []engine.BotDoc) []engine.Extension {
+func sourceBots(data *tenant.Data, js jetstream.JetStream, dataDir string, packages *packageCache, all func() []engine.BotDoc) []engine.Extension {
 	return []engine.Extension{
 		{Doc: engine.BotDoc{Tag: api.BotBotsBySource,
 			Description: "Lists the bots of this worker with their type (source, sink, transform, control) and the source they reach (dataset, object, files, stream, logarchive, secret, frame, control, or the name of a bot package's configured source, under which the package's bots are listed): a row per bot (Bot, Type, Description, Source).",
@@ -93,7 +93,7 @@ func sourceBots(data *tenant.Data, js jetstream.JetStream, dataDir string, all f
 				{Name: "sources", Type: "list", Description: "only the bots of these sources, types or bot sources' names (default: all)"},
 			}},
 			Run: func(ctx context.Context, _ *frame.Frame, p map[string]string) (*frame.Frame, error) {
-				pkgRows, err := packageSourceRows(ctx, data)
+				pkgRows, err := packageSourceRows(ctx, data, packages)
 				if err != nil {
 					return nil, err
 				}

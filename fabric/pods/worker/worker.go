@@ -116,6 +116,7 @@ func Serve(p *pod.Pod, o Options) error {
 		} else if libs != nil {
 			w.packages.libs = libs
 		}
+		p.KeepInstalled(w.packages.libs)
 		// A library over the bounds of what a pod loads is left out, a
 		// line each; bots load the others.
 		for _, r := range refused {
@@ -299,7 +300,7 @@ func (w *Worker) extensions() []engine.Extension {
 		return docs
 	}
 	xs = append(streamBots(js), archiveBots(w.store.c.Data, js)...)
-	xs = append(xs, sourceBots(w.store.c.Data, js, w.store.dataDir, all)...)
+	xs = append(xs, sourceBots(w.store.c.Data, js, w.store.dataDir, &w.packages, all)...)
 	return xs
 }
 

@@ -1,4 +1,4 @@
-package botframe
+package worker
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"github.com/fabricops/fabric/fabric/lib/frame"
 )
 
-const manifest = `extension:
+const framesManifest = `extension:
   namespace: acme
   type: bot-package
   version: 1.0.0
@@ -27,7 +27,7 @@ const manifest = `extension:
 bots:
 `
 
-const module = `
+const framesModule = `
 def scale(frame, params, config):
     return frame.with_column("total", lambda r: r["n"] * 10)
 
@@ -60,13 +60,13 @@ Bots = struct(scale = scale, listed = listed, same = same, picked = picked, noth
     leak = leak, talk = talk, writes = writes)
 `
 
-func load(t *testing.T, l botpkg.Limits) *botpkg.Package {
+func loadBots(t *testing.T, l botpkg.Limits) *botpkg.Package {
 	t.Helper()
-	yml := manifest
+	yml := framesManifest
 	for _, b := range []string{"scale", "listed", "same", "picked", "nothing", "text", "leak", "talk", "writes"} {
 		yml += "  - {name: " + b + ", bot_type: transform, model_type: api}\n"
 	}
-	fsys := fstest.MapFS{"bots.yml": {Data: []byte(yml)}, "acme.star": {Data: []byte(module)}}
+	fsys := fstest.MapFS{"bots.yml": {Data: []byte(yml)}, "acme.star": {Data: []byte(framesModule)}}
 	p, err := botpkg.Load(context.Background(), fsys, l)
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +74,7 @@ func load(t *testing.T, l botpkg.Limits) *botpkg.Package {
 	return p
 }
 
-func sample(t *testing.T) *frame.Frame {
+func sampleFrame(t *testing.T) *frame.Frame {
 	t.Helper()
 	f, err := frame.FromRows([]string{"id", "n"}, [][]any{{"a", int64(1)}, {"b", int64(3)}, {"c", int64(5)}})
 	if err != nil {
@@ -83,7 +83,7 @@ func sample(t *testing.T) *frame.Frame {
 	return f
 }
 
-func dump(f *frame.Frame) string {
+func dumpFrame(f *frame.Frame) string {
 	rows := make([][]any, f.NumRows())
 	for i := range rows {
 		rows[i] = f.Row(i)
@@ -91,11 +91,11 @@ func dump(f *frame.Frame) string {
 	return fmt.Sprint(f.Columns(), rows)
 }
 
-// TestRun: a bot gets the frame in hand as the shell's frame value and
+// TestRunBot: a bot gets the frame in hand as the shell's frame value and
 // returns a frame (the one it got, without a copy, or a new one), a list
 // of dicts or None; anything else, too many rows or a file method is one
 // line naming the bot; a secret in its rows or its prints is redacted.
-func TestRun(t *testing.T) {
+func TestRunBot(t *testing.T) {
 	config := map[string]any{"token": "s3cr3t-token"}
 	for _, tc := range []struct {
 		bot, want, fails string
@@ -114,12 +114,12 @@ func TestRun(t *testing.T) {
 		{bot: "writes", in: true, fails: "frame has no .write field or method"},
 	} {
 		t.Run(tc.bot, func(t *testing.T) {
-			p := load(t, botpkg.Limits{Rows: tc.rows})
+			p := loadBots(t, botpkg.Limits{Rows: tc.rows})
 			var in *frame.Frame
 			if tc.in {
-				in = sample(t)
+				in = sampleFrame(t)
 			}
-			out, err := Run(context.Background(), p, botpkg.Call{Bot: tc.bot, Config: config}, in)
+			out, err := runBot(context.Background(), p, botpkg.Call{Bot: tc.bot, Config: config}, in)
 			if tc.fails != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.fails) {
 					t.Fatalf("got %v, want an error with %q", err, tc.fails)
@@ -129,15 +129,15 @@ func TestRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := dump(out); got != tc.want {
+			if got := dumpFrame(out); got != tc.want {
 				t.Fatalf("got %s, want %s", got, tc.want)
 			}
 		})
 	}
-	p := load(t, botpkg.Limits{})
-	in := sample(t)
+	p := loadBots(t, botpkg.Limits{})
+	in := sampleFrame(t)
 	var printed []string
-	out, err := Run(context.Background(), p, botpkg.Call{Bot: "talk", Config: config, Print: func(s string) { printed = append(printed, s) }}, in)
+	out, err := runBot(context.Background(), p, botpkg.Call{Bot: "talk", Config: config, Print: func(s string) { printed = append(printed, s) }}, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,40 +146,5 @@ func TestRun(t *testing.T) {
 	}
 	if fmt.Sprint(printed) != "[rows in hand: 3 token ***]" {
 		t.Errorf("printed %q", printed)
-	}
-}
-
-// TestFixtures: bot-package ut's fixtures are frames, as a worker's
-// bots get them.
-func TestFixtures(t *testing.T) {
-	fsys := fstest.MapFS{
-		"fixtures/numbers.json": {Data: []byte(`[{"id": "a", "n": 1}, {"id": "b", "n": 3}]`)},
-		"test_acme.star": {Data: []byte(`load("acme.star", "Bots")
-
-def test_scale():
-    f = fixture("numbers")
-    assert.eq(type(f), "frame")
-    out = Bots.scale(f, {}, {})
-    assert.eq(out.column("total"), [10, 30])
-    assert.eq(out.dtypes["total"], "int64")
-
-def test_fails():
-    assert.eq(Bots.listed(fixture("numbers"), {}, {})[0]["doubled"], 3)
-`)},
-	}
-	yml := manifest + "  - {name: scale, bot_type: transform, model_type: api}\n  - {name: listed, bot_type: transform, model_type: api}\n"
-	fsys["bots.yml"] = &fstest.MapFile{Data: []byte(yml)}
-	fsys["acme.star"] = &fstest.MapFile{Data: []byte(module)}
-	res, err := botpkg.RunTests(context.Background(), fsys, botpkg.Limits{}, Fixtures)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, r := range res {
-		got = append(got, fmt.Sprintf("%s %v", r.Name, r.Err))
-	}
-	want := "[test_fails test_acme.star:11:14: got 2, want 3 test_scale <nil>]"
-	if fmt.Sprint(got) != want {
-		t.Fatalf("got %v\nwant %s", got, want)
 	}
 }
