@@ -89,7 +89,7 @@ func TestFrameErrors(t *testing.T) {
 		{`f.filter("units >")`, "col "},
 		{`f.filter(3)`, "want a function of the row"},
 		{`f.filter(lambda r: r["nope"])`, "row 0"},
-		{`frame.from_rows([1])`, "row 0 is a int, want a dict"},
+		{`frame.from_rows([1])`, "row 0 is a int, not a dict"},
 		{`{f: 1}`, "unhashable"},
 	}
 	write(t, dir, "bad.csv", "a,b\n1,2\n3,4,5\n")
