@@ -8,7 +8,7 @@ VERSION  := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -s -w -X github.com/fabricops/fabric/cli.Version=$(VERSION)
 DLDFLAGS := -s -w -X main.Version=$(VERSION)
 
-.PHONY: all build test demo bench lint install deps fuzz hostile clean
+.PHONY: all build dist test demo bench lint install deps fuzz hostile clean
 
 all: build
 
@@ -20,6 +20,16 @@ build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/client ./cmd/client
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/client-data ./cmd/client-data
 	$(GO) build -trimpath -ldflags '$(DLDFLAGS)' -o $(BIN)/fabricd ./cmd/fabricd
+
+# A build directory (DIST, default dist/VERSION) as client update and fabric
+# upgrade take it: the three binaries, VERSION and SHA256SUMS.
+DIST ?= dist/$(VERSION)
+dist: build
+	@mkdir -p $(DIST)
+	cp $(BIN)/client $(BIN)/client-data $(BIN)/fabricd $(DIST)/
+	cd $(DIST) && sha256sum client client-data fabricd > SHA256SUMS.tmp && mv SHA256SUMS.tmp SHA256SUMS
+	echo $(VERSION) > $(DIST)/VERSION
+	@echo "build $(VERSION) in $(DIST)"
 
 # Debian packages the tests use, installed when missing (COMMAND:PACKAGE when
 # the names differ): tmux drives the REPL in a real terminal; nats-server is
@@ -132,4 +142,4 @@ install:
 	$(GO) install -trimpath -ldflags '$(DLDFLAGS)' ./cmd/fabricd
 
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) dist
