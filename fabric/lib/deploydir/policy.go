@@ -187,9 +187,12 @@ func EncryptCredentials(data []byte, encrypt func(string) (string, error)) ([]by
 		if err != nil {
 			return nil, false, err
 		}
-		q, _ := json.Marshal(enc)
+		var q bytes.Buffer
+		je := json.NewEncoder(&q)
+		je.SetEscapeHTML(false)
+		_ = je.Encode(enc)
 		out.Write(data[at:s.start])
-		out.Write(q)
+		out.Write(bytes.TrimSuffix(q.Bytes(), []byte("\n")))
 		at = s.end
 	}
 	out.Write(data[at:])

@@ -176,7 +176,7 @@ type Result struct {
 // stops the run with its error; the next run starts with it. A run
 // after the last step changes nothing.
 func Apply(o Options) (Result, error) {
-	var res Result
+	res := Result{Applied: []StepPlan{}, Manual: []StepPlan{}}
 	st, err := readState(o.Dir)
 	if err != nil {
 		return res, err

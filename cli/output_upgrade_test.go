@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+)
+
+// copyTree copies the directory src to dst.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestOutputUpgrade: the 8.0.0 -> 8.1.0.1 procedure over a copy of the
+// sample deployment directory (no fabric): plan, a dry run, an apply
+// stopped after step 4 and resumed, the manual steps confirmed, a second
+// apply, and the refusals.
+func TestOutputUpgrade(t *testing.T) {
+	s := newSession(t, "upgrade-plan", "upgrade-apply", "upgrade-status")
+	dir := s.vars["DIR"]
+	t.Setenv("FABRIC_HOME", filepath.Join(dir, "home"))
+	t.Setenv("FABRIC_UPGRADE_STOP_AFTER", "")
+	disk := regexp.MustCompile(`disk: \d+% used`)
+	s.normalize = func(_, errOut string) string { return disk.ReplaceAllString(errOut, "disk: N% used") }
+	sample := filepath.Join("..", "examples", "upgrade", "deployment-8.0.0")
+	copyTree(t, sample, filepath.Join(dir, "dep"))
+	copyTree(t, sample, filepath.Join(dir, "bad"))
+	write(t, dir, "bad/values.yaml", "rda_api_server:\n  hosts: [\n")
+	copyTree(t, sample, filepath.Join(dir, "nonats"))
+	os.Remove(filepath.Join(dir, "nonats", "nats.conf"))
+
+	s.steps(
+		step{cmd: "upgrade plan --dir $DIR/dep"},
+		step{cmd: "upgrade plan --dir $DIR/dep --from 7.2.0", code: 1},
+		step{cmd: "upgrade plan --dir $DIR/bad", code: 1},
+		step{cmd: "upgrade plan", code: 2},
+		step{cmd: "upgrade status --dir $DIR/dep"},
+		step{cmd: "upgrade apply --dir $DIR/dep --dry-run"},
+		step{cmd: "upgrade apply --dir $DIR/dep --no-proxy 10.0.0.1", code: 2},
+		step{cmd: "upgrade apply --dir $DIR/bad", code: 1},
+		step{cmd: "upgrade apply --dir $DIR/nonats", code: 1},
+		step{do: func() { os.Setenv("FABRIC_UPGRADE_STOP_AFTER", "4") }},
+		step{cmd: "upgrade apply --dir $DIR/dep"},
+		step{do: func() { os.Setenv("FABRIC_UPGRADE_STOP_AFTER", "") }},
+		step{cmd: "upgrade status --dir $DIR/dep"},
+		step{cmd: "upgrade apply --dir $DIR/dep --proxy http://proxy.acme.example:3128"},
+		step{cat: "$DIR/dep/values.yaml", key: "upgrade-apply"},
+		step{cmd: "upgrade apply --dir $DIR/dep --yes --json"},
+		step{cmd: "upgrade apply --dir $DIR/dep"},
+		step{cmd: "upgrade status --dir $DIR/dep --json"},
+		step{cmd: "upgrade status --dir $DIR/none", code: 1},
+		step{do: func() { os.Remove(filepath.Join(dir, "dep", ".upgrade-state.json")) }},
+		step{cmd: "upgrade apply --dir $DIR/dep", code: 1},
+	)
+}
