@@ -26,7 +26,7 @@ func Modules(env *Env) starlark.StringDict {
 	m := starlark.StringDict{"fabric": env.fabricModule(), "stored": env.storedModule(), "secret": env.secretModule(),
 		"project": env.projectModule(), "demo": env.demoModule(), "pipeline": env.pipelineModule(), "dataset": env.datasetModule(),
 		"schema": env.schemaModule(), "object": env.objectModule(), "bundle": env.bundleModule(), "pack": env.packModule(), "library": env.libraryModule()}
-	for _, all := range []starlark.StringDict{env.artifactModules(), env.platform(), env.jobBuiltins()} {
+	for _, all := range []starlark.StringDict{env.artifactModules(), env.platform(), env.jobBuiltins(), env.podOps()} {
 		for k, v := range all {
 			m[k] = v
 		}

@@ -75,6 +75,10 @@ type LogLine struct {
 	Time    string `json:"time"`
 	PodType string `json:"pod_type"`
 	PodID   string `json:"pod_id"`
+	// Level and Logger are the line's level (LogLevels) and the part
+	// of the pod that logged it (LoggersOf).
+	Level   string `json:"level,omitempty"`
+	Logger  string `json:"logger,omitempty"`
 	Message string `json:"message"`
 }
 

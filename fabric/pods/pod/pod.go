@@ -67,16 +67,9 @@ type Spec struct {
 
 // Logf logs a line of the pod, naming it, and publishes it on the pod's
 // log subject (watch logs).
-func (p *Pod) Logf(format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
-	if p.Logger != nil {
-		p.Logger.Printf("[%s %s %s] %s", p.Tenant, p.Type, p.ID, msg)
-	}
-	if p.nc != nil {
-		data, _ := json.Marshal(api.LogLine{Time: api.Timestamp(time.Now()), PodType: p.Type, PodID: p.ID, Message: msg})
-		_ = p.nc.Publish(api.LogSubject(p.Type, p.ID), data)
-	}
-}
+// It is an info line of the pod's logger its message names first
+// ("libraries: ..."), else of the pod (logging.go).
+func (p *Pod) Logf(format string, args ...any) { p.logf(format, args...) }
 
 // NewID returns a new 8-hex pod id.
 func NewID() string {
@@ -119,6 +112,9 @@ type Pod struct {
 	limitsMu sync.Mutex
 	limits   []api.LimitRow
 	runtimes map[string]string
+
+	// logs is the pod's logging configuration (logging.go).
+	logs logState
 
 	stopOnce sync.Once
 	done     chan struct{}
@@ -169,6 +165,8 @@ func Start(ctx context.Context, nc *nats.Conn, spec Spec, onRestart func()) (*Po
 		{api.EndpointRestart, p.handleRestart},
 		{api.EndpointLimits, p.handleLimits},
 		{api.EndpointLibraries, p.handleLibraries},
+		{api.EndpointLogging, p.handleLogging},
+		{api.EndpointObjInfo, p.handleObjInfo},
 	}
 	for _, e := range endpoints {
 		if err := svc.AddEndpoint(e.name, e.handler, micro.WithEndpointSubject(api.PodSubject(spec.ID, e.name)), micro.WithEndpointQueueGroupDisabled()); err != nil {

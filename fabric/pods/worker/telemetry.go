@@ -67,10 +67,11 @@ func (w *Worker) reportResources() {
 // jobEnded logs a job's end and writes its summary.
 func (w *Worker) jobEnded(job api.Job, status, reason string, rows int64, took time.Duration) {
 	if reason != "" {
-		w.p.Logf("job %s (%s) %s in %s: %s", job.JobID, job.Pipeline, status, took.Round(time.Millisecond), reason)
+		w.p.Infof(api.LoggerJobs, "job %s (%s) %s in %s: %s", job.JobID, job.Pipeline, status, took.Round(time.Millisecond), reason)
 	} else {
-		w.p.Logf("job %s (%s) %s in %s", job.JobID, job.Pipeline, status, took.Round(time.Millisecond))
+		w.p.Infof(api.LoggerJobs, "job %s (%s) %s in %s", job.JobID, job.Pipeline, status, took.Round(time.Millisecond))
 	}
+	w.p.Debugf(api.LoggerJobs, "jobs: job %s finished: %s, %d rows out, %d steps, in %s", job.JobID, status, rows, job.Steps, took)
 	w.publishRecord(api.StreamTraceSummaries, traceSummary{Timestamp: api.Timestamp(time.Now()), JobID: job.JobID, Pipeline: job.Pipeline,
 		Version: job.Version, PodID: w.p.ID, Hostname: w.host, Site: job.Site, Status: status, Reason: reason, Rows: rows,
 		DurationMS: float64(took.Microseconds()) / 1000})

@@ -262,6 +262,8 @@ func (w *Worker) handleRun(m *nats.Msg) {
 	w.wg.Add(1)
 	w.mu.Unlock()
 	w.p.JobStarted()
+	w.p.Debugf(api.LoggerJobs, "jobs: job %s (%s version %q) started: %d steps, limits rows %d, memory %g MB, %s; site %s", job.JobID, job.Pipeline, job.Version,
+		job.Steps, limits.MaxRows, limits.MaxMemoryMB, limit, job.Site)
 	go func() {
 		defer tcancel()
 		w.run(tctx, job, runSteps)

@@ -1,0 +1,76 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/nats-io/nats.go"
+)
+
+// Select returns the pod ids a request to t asks: with t.PodIDs, those
+// ids (a pod that is not live is asked too, and counts as one that did
+// not answer; with t.PodType too, a live pod of another type is left
+// out); otherwise every live pod of t.PodType, sorted.
+func Select(regs []api.Registration, t api.PodTarget) ([]string, error) {
+	var ids []string
+	seen := map[string]bool{}
+	if len(t.PodIDs) > 0 {
+		live := map[string]api.Registration{}
+		for _, r := range regs {
+			live[r.PodID] = r
+		}
+		for _, id := range t.PodIDs {
+			r, ok := live[id]
+			if seen[id] || (ok && t.PodType != "" && r.PodType != t.PodType) {
+				continue
+			}
+			seen[id] = true
+			ids = append(ids, id)
+		}
+		if len(ids) == 0 {
+			return nil, fmt.Errorf("no %s pod among the pod ids %s", t.PodType, strings.Join(t.PodIDs, " "))
+		}
+		return ids, nil
+	}
+	if t.PodType == "" {
+		return nil, errors.New("no pod named: give pod ids or a pod type")
+	}
+	for _, r := range regs {
+		if r.PodType == t.PodType && !seen[r.PodID] {
+			seen[r.PodID] = true
+			ids = append(ids, r.PodID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("no live %s pod", t.PodType)
+	}
+	sort.Strings(ids)
+	return ids, nil
+}
+
+// AskEach sends data to the endpoint of each pod of ids at once and
+// returns their answers, in the order of ids: nil for a pod that is gone
+// (no responders, at once) or did not answer within wait.
+func AskEach(ctx context.Context, nc *nats.Conn, ids []string, endpoint string, data []byte, wait time.Duration) [][]byte {
+	answers := make([][]byte, len(ids))
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if msg, err := nc.RequestWithContext(wctx, api.PodSubject(id, endpoint), data); err == nil {
+				answers[i] = msg.Data
+			}
+		}()
+	}
+	wg.Wait()
+	return answers
+}
