@@ -15,7 +15,7 @@ import (
 // fabricModule manages the local fabric and shows the network
 // configuration.
 func (e *Env) fabricModule() starlark.Value {
-	return doc.Module("fabric", "The local fabric (the embedded default) and the network configuration.", starlark.StringDict{
+	members := starlark.StringDict{
 		"up": doc.Builtin("fabric.up", `up(tenants=None, workers=0, graphdb_url="", graphdb_user="")
 
 Starts the local fabric in the background (an embedded NATS server and
@@ -52,7 +52,11 @@ left alone) and freed_bytes.`, e.fabricGC),
 
 Returns the network configuration in use, with its secrets redacted,
 and its path under "path".`, e.fabricConfig),
-	})
+	}
+	for k, v := range e.fabricUpgradeMembers() {
+		members[k] = v
+	}
+	return doc.Module("fabric", "The local fabric (the embedded default), the network configuration, and rolling upgrades.", members)
 }
 
 func (e *Env) fabricUp(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {

@@ -8,6 +8,7 @@ import (
 	"log"
 	"net/url"
 	"os"
+	"path/filepath"
 	"syscall"
 
 	"github.com/fabricops/fabric/fabric/infra/bus"
@@ -43,6 +44,7 @@ func runLocal(args []string, stderr io.Writer) int {
 	workers := fs.Int("workers", local.DefaultWorkers, "workers per tenant")
 	graphURL := fs.String("graphdb-url", "", "a real ArangoDB for every tenant (embedded: the local store; default: as last time)")
 	graphUser := fs.String("graphdb-user", "root", "the ArangoDB user, with --graphdb-url")
+	podIDsFile := fs.String("pod-ids-file", "", "a JSON file of each tenant's pod ids, which an upgrade writes for the new build (read, then removed)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -63,6 +65,24 @@ func runLocal(args []string, stderr io.Writer) int {
 		return 1
 	}
 	so := embedded.ServeOptions{Tenants: names, Workers: *workers, Version: Version, Logger: logger}
+	if *podIDsFile != "" {
+		ids, err := readPodIDs(*podIDsFile)
+		if err != nil {
+			logger.Printf("warning: %v (the pods get new ids)", err)
+		}
+		so.PodIDs = ids
+	}
+	// An upgrade request runs the fabricd of a build of the local
+	// fabric's builds directory in this process's place, once every pod
+	// stopped and the server shut down: the same pid, arguments and
+	// environment, the pods' ids in a file.
+	so.Upgrade = func(dir string, ids map[string][]string) error {
+		file := filepath.Join(local.Dir(*home), "pod-ids.json")
+		if err := writePodIDs(file, ids); err != nil {
+			return err
+		}
+		return syscall.Exec(filepath.Join(dir, "fabricd"), append([]string{filepath.Join(dir, "fabricd"), "local"}, append(withoutFlag(args, "pod-ids-file"), "--pod-ids-file", file)...), os.Environ())
+	}
 	switch *graphURL {
 	case "":
 	case "embedded":

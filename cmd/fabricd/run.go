@@ -35,6 +35,9 @@ type Settings struct {
 	Password      string   `yaml:"password"`
 	CredsFile     string   `yaml:"creds_file"`
 	Pods          []string `yaml:"pods"`
+	// PodIDs are the pods' ids in the order of Pods (an upgrade starts
+	// the new build with its pods' ids; empty: new ones).
+	PodIDs        []string `yaml:"pod_ids"`
 	Site          string   `yaml:"site"`
 	LicenseExpiry string   `yaml:"license_expires"`
 	DataDir       string   `yaml:"data_dir"`
@@ -42,6 +45,7 @@ type Settings struct {
 	CertDir       string   `yaml:"cert_dir"`
 	PortsDir      string   `yaml:"ports_dir"`
 	PackagesDir   string   `yaml:"packages_dir"`
+	UpgradesDir   string   `yaml:"upgrades_dir"`
 	GraphDBListen string   `yaml:"graphdb_listen"`
 	// ControllerPeriod and LeaseTTL are durations ("5s"); CapacityFilter
 	// is the pods' CFXQL capacity filter.
@@ -66,8 +70,8 @@ local" runs the local fabric (what 'client fabric up' starts).
 The password is best given in FABRIC_PASSWORD (a flag shows in ps).
 The YAML file takes the same keys: network_config, nats, tenant, user,
 password, creds_file, pods (a list), site, license_expires (YYYY-MM-DD),
-data_dir, graphdb_dir, graphdb_listen, cert_dir, ports_dir, controller_period,
-lease_ttl, capacity_filter, and limits (the tenant's, YAML only; zero
+data_dir, graphdb_dir, graphdb_listen, cert_dir, ports_dir, upgrades_dir,
+pod_ids (a list), controller_period, lease_ttl, capacity_filter, and limits (the tenant's, YAML only; zero
 or missing: the defaults 'client limits' lists):
 
   limits:
@@ -82,6 +86,12 @@ A graphdb pod serves ArangoDB's HTTP API from a store in --graphdb-dir on
 password of the network configuration (FABRIC_GRAPHDB_USER and
 FABRIC_GRAPHDB_PASSWORD with --nats); clients reach it through the graphdb
 url of theirs.
+
+A rolling upgrade ('client fabric upgrade --to BUILD') asks each fabricd
+in turn to run the build of that name in its --upgrades-dir in its place:
+its pods go into maintenance, their jobs finish, and the same pods (same
+ids, the same pid) come back on the new build. Put the build (make dist)
+in every host's upgrades directory first.
 
 An event-gateway pod runs the tenant's ingestion endpoints (client
 event-endpoint add) of its site, or of every site; the webhook
@@ -102,8 +112,9 @@ func parseArgs(args []string, stderr io.Writer) (*Settings, error) {
 		fs.PrintDefaults()
 	}
 	var s Settings
-	var pods, config string
+	var pods, podIDs, config string
 	fs.StringVar(&config, "config", "", "YAML file of settings")
+	fs.StringVar(&podIDs, "pod-ids", "", "comma-separated ids of the pods, in the order of --pods (an upgrade passes them to the new build; default: new ones)")
 	fs.StringVar(&pods, "pods", "", "comma-separated pod types to run, a type once per pod ("+strings.Join(runner.Names(), ", ")+")")
 	for _, f := range s.flags() {
 		fs.StringVar(f.value, f.name, "", f.usage)
@@ -136,6 +147,9 @@ func parseArgs(args []string, stderr io.Writer) (*Settings, error) {
 	if pods != "" {
 		s.Pods = strings.Split(pods, ",")
 	}
+	if podIDs != "" {
+		s.PodIDs = strings.Split(podIDs, ",")
+	}
 	return &s, nil
 }
 
@@ -163,6 +177,7 @@ func (s *Settings) flags() []settingFlag {
 		{"graphdb-listen", &s.GraphDBListen, "the address a graphdb pod listens on (default :8529)"},
 		{"cert-dir", &s.CertDir, "where event gateways keep the webhook certificates they generate (none: generated at each start)"},
 		{"packages-dir", &s.PackagesDir, "where the pods keep their package directories (libraries), DIR/<pod id> (default: DATA_DIR/packages; none when both are empty)"},
+		{"upgrades-dir", &s.UpgradesDir, "the host's builds (directories as make dist writes them) that 'client fabric upgrade' may name: this process runs one of them in its place (none: it takes no upgrade)"},
 		{"ports-dir", &s.PortsDir, "the host's register of event gateway ports, the same directory for every fabricd of the host (none: this process's gateways see only their own reservations)"},
 		{"controller-period", &s.ControllerPeriod, "how often the leading scheduler's deployment controller looks (default 5s)"},
 		{"lease-ttl", &s.LeaseTTL, "how long the scheduler lease outlives its last renewal: a dead leader's successor takes over within it (default 6s)"},
@@ -214,7 +229,7 @@ func (s *Settings) options() (runner.Options, error) {
 	if err != nil {
 		return o, fmt.Errorf("--pods: %v", err)
 	}
-	o = runner.Options{Config: cfg, Pods: pods, Site: s.Site, BuildTag: Version, PlatformVersion: Version, PackagesDir: s.PackagesDir,
+	o = runner.Options{Config: cfg, Pods: pods, IDs: s.PodIDs, UpgradesDir: s.UpgradesDir, Site: s.Site, BuildTag: Version, PlatformVersion: Version, PackagesDir: s.PackagesDir,
 		Worker:       worker.Options{DataDir: s.DataDir, Limits: s.Limits.Job, MaxLimits: s.Limits.JobMax, MemoryMB: s.Limits.WorkerMemoryMB},
 		GraphDB:      graphdb.PodOptions{Dir: s.GraphDBDir, Listen: s.GraphDBListen, Limits: s.Limits.Query.aql()},
 		EventGateway: eventgw.Options{CertDir: s.CertDir, DataDir: s.DataDir, PortsDir: s.PortsDir}}
@@ -282,6 +297,16 @@ func run(args []string, stderr io.Writer, stop stopper) int {
 	}
 	logger := log.New(stderr, "fabricd: ", log.LstdFlags)
 	opts.Logger = logger
+	// An upgrade request runs another build in this process's place
+	// (syscall.Exec: the same pid, arguments and environment, the pods'
+	// ids added); when that fails, the pods are stopped already: exit 1,
+	// for the supervisor to start this build again.
+	upgradeFailed := make(chan error, 1)
+	opts.Upgrade = func(dir string, ids []string) error {
+		err := execBuild(dir, args, ids)
+		upgradeFailed <- err
+		return err
+	}
 	r, err := runner.Start(opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "fabricd: %v\n", err)
@@ -295,6 +320,9 @@ func run(args []string, stderr io.Writer, stop stopper) int {
 	case sig := <-sigs:
 		logger.Printf("%s: stopping", sig)
 	case <-stop:
+	case err := <-upgradeFailed:
+		logger.Printf("the upgrade failed: %v; exiting", err)
+		return 1
 	}
 	r.Stop()
 	logger.Printf("stopped")

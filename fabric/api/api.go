@@ -10,10 +10,6 @@ import (
 	"time"
 )
 
-// ServiceVersion is the semantic version pods announce as NATS micro
-// services; it changes when the protocol does.
-const ServiceVersion = "1.0.0"
-
 // Pod types.
 const (
 	APIServer    = "api-server"
@@ -186,6 +182,9 @@ type PodInfo struct {
 	PublicAccess   bool         `json:"public_access"`
 	CapacityFilter string       `json:"capacity_filter"`
 	LocalTime      float64      `json:"_local_time"`
+	// Maintenance is whether the pod is in maintenance mode: it takes
+	// no new jobs (see EndpointMaintenance).
+	Maintenance bool `json:"maintenance"`
 	// Runtimes are the bot runtimes the pod runs, by name (RuntimeStarlark:
 	// the Starlark dialect of its bot packages' bots); absent on a pod that
 	// runs no bots or does not advertise them.

@@ -100,6 +100,10 @@ type StartResponse struct {
 	Now           string `json:"now"`
 	StatusSubject string `json:"status-subject"`
 	JobID         string `json:"jobid"`
+	// Maintenance marks a start the worker refused because it is in
+	// maintenance mode: no job was made, and the scheduler places the
+	// request again.
+	Maintenance bool `json:"maintenance,omitempty"`
 }
 
 // EvictRequest asks a worker to stop a job.

@@ -81,7 +81,12 @@ func Home() string {
 }
 
 // Paths of the local fabric's files under a FABRIC_HOME.
-func Dir(home string) string       { return filepath.Join(home, "local") }
+func Dir(home string) string { return filepath.Join(home, "local") }
+
+// BuildsDir is the local fabric's upgrades directory: the builds
+// 'client fabric upgrade' copies there, which the local fabric may run
+// in its place.
+func BuildsDir(home string) string { return filepath.Join(Dir(home), "builds") }
 func stateFile(home string) string { return filepath.Join(Dir(home), "fabric.json") }
 
 // LogFile is where the local fabric logs.

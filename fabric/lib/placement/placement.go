@@ -40,6 +40,9 @@ type Worker struct {
 	Resources      map[string]any
 	ActiveJobs     int
 	CapacityFilter string
+	// Maintenance is whether the worker is in maintenance mode: it takes
+	// no new jobs.
+	Maintenance bool
 }
 
 // ErrNoWorker is the error of a pick when no worker runs at all.
@@ -176,6 +179,8 @@ func (m *matcher) refuses(w Worker) (string, bool) {
 	labels["site_name"], labels["pod_id"], labels["hostname"] = w.Site, w.ID, w.Hostname
 	resources["pod_usage_active_jobs"] = float64(w.ActiveJobs)
 	switch {
+	case w.Maintenance:
+		return "in maintenance", true // waiting may help: it comes back
 	case m.site != nil && !m.site(w.Site):
 		return "not at site " + m.pl.Site, false
 	case m.lf != nil && !matches(m.lf, labels):

@@ -49,6 +49,15 @@ func TestPick(t *testing.T) {
 	if _, err := Pick(nil, Placement{}); err != ErrNoWorker {
 		t.Errorf("no workers: %v", err)
 	}
+	// A worker in maintenance takes no new job.
+	inMaintenance := worker("m", "local", 0)
+	inMaintenance.Maintenance = true
+	if w, err := Pick([]Worker{inMaintenance, worker("b", "local", 2)}, Placement{}); err != nil || w.ID != "b" {
+		t.Errorf("with a worker in maintenance: %v %v", w.ID, err)
+	}
+	if _, err := Pick([]Worker{inMaintenance}, Placement{}); err == nil || err.Error() != "no worker matches: of 1 workers, 1 in maintenance" {
+		t.Errorf("only a worker in maintenance: %v", err)
+	}
 	// Picks in a row spread, and stop at each worker's capacity.
 	p := NewPicker([]Worker{worker("a", "x", 0), worker("b", "x", 0)})
 	n := map[string]int{}

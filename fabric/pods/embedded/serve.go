@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -38,6 +39,15 @@ type ServeOptions struct {
 	// one with a URL is the user's (a real ArangoDB), one without is the
 	// embedded store.
 	GraphDB *bus.GraphDBConfig
+	// PodIDs are each tenant's pods' ids, in the runner's order (an
+	// upgraded process keeps its pods'); a tenant without: new ones.
+	PodIDs map[string][]string
+	// Upgrade, when set, lets an upgrade request to a pod replace the
+	// process with the fabricd of a build of the local fabric's builds
+	// directory (local.BuildsDir): every tenant's pods drain and stop,
+	// the server shuts down, and Upgrade runs the build with the pods'
+	// ids. It returns only when it failed.
+	Upgrade func(dir string, podIDs map[string][]string) error
 }
 
 // Serve runs the local fabric in the foreground until SIGTERM or SIGINT,
@@ -102,14 +112,41 @@ func Serve(home string, o ServeOptions) error {
 		}
 		srv.Shutdown()
 	}
+	upgradeFailed := make(chan error, 1)
+	var upgradeOnce sync.Once
+	upgrade := func(dir string, _ []string) error {
+		// The runner asked drained and stopped its pods; the others
+		// drain now (a drain that does not end gives the upgrade up).
+		err := errors.New("an upgrade is under way")
+		upgradeOnce.Do(func() {
+			ids := map[string][]string{}
+			for i, r := range runners {
+				if err = r.Drain(runner.DefaultDrainTimeout); err != nil {
+					err = fmt.Errorf("tenant %s: %w", tenants[i].Name, err)
+					break
+				}
+				ids[tenants[i].Name] = r.IDs()
+			}
+			if err == nil {
+				logger.Printf("upgrade: every pod stopped, the server shuts down, running %s", filepath.Join(dir, "fabricd"))
+				stopAll()
+				err = o.Upgrade(dir, ids)
+			}
+			upgradeFailed <- err
+		})
+		return err
+	}
 	for i, t := range tenants {
 		cfg := &bus.Config{Tenant: t.Name, Local: true, NATS: bus.NATSConfig{URLs: []string{srv.URL()}, User: t.User, Password: t.Password}}
 		dataDir := local.DataDir(home, t.Name)
-		ro := runner.Options{Config: cfg, Pods: runner.LocalPods(o.Workers), Site: local.Site, BuildTag: o.Version,
+		ro := runner.Options{Config: cfg, Pods: runner.LocalPods(o.Workers), IDs: o.PodIDs[t.Name], Site: local.Site, BuildTag: o.Version,
 			PlatformVersion: o.Version, LicenseExpires: expires, Logger: logger,
 			Worker: worker.Options{DataDir: dataDir},
 			EventGateway: eventgw.Options{Defaults: true, CertDir: filepath.Join(local.Dir(home), "certs"),
 				DataDir: dataDir, PortsDir: filepath.Join(local.Dir(home), "ports")}}
+		if o.Upgrade != nil {
+			ro.Upgrade, ro.UpgradesDir = upgrade, local.BuildsDir(home)
+		}
 		if err := runner.PrepareLocal(&ro, runner.Local{Dir: local.Dir(home), UserGraphDB: set.GraphDB, LastGraphDB: lastGraphs[i]}); err != nil {
 			stopAll()
 			return err
@@ -148,8 +185,14 @@ func Serve(home string, o ServeOptions) error {
 		return err
 	}
 	logger.Printf("local fabric ready at %s, tenants %v, pid %d", srv.URL(), o.Tenants, st.PID)
-	sig := <-sigs
-	logger.Printf("%s: stopping the local fabric", sig)
+	select {
+	case sig := <-sigs:
+		logger.Printf("%s: stopping the local fabric", sig)
+	case err := <-upgradeFailed:
+		local.RemoveState(home)
+		stopAll()
+		return fmt.Errorf("the upgrade failed: %w", err)
+	}
 	local.RemoveState(home)
 	stopAll()
 	logger.Printf("local fabric stopped")

@@ -24,6 +24,9 @@ func (p *Pod) Health(ctx context.Context) []api.HealthRow {
 		return r
 	}
 	rows := []api.HealthRow{row("service-status", nil, "running for "+time.Since(p.started).Round(time.Second).String())}
+	if p.InMaintenance() {
+		rows = append(rows, row("maintenance", nil, fmt.Sprintf("in maintenance: takes no new jobs (%d running)", p.ActiveJobs())))
+	}
 
 	var objErr error
 	if p.objects == nil {

@@ -107,6 +107,12 @@ type Pod struct {
 	// onRestart is called (in its own goroutine) when a restart is asked.
 	onRestart func()
 
+	// maintenance is whether the pod takes no new jobs; onMaintenance
+	// and onUpgrade are its service's and its controller's hooks.
+	maintenance   atomic.Bool
+	onMaintenance func(on bool)
+	onUpgrade     func(api.UpgradeRequest) (api.UpgradeAccepted, error)
+
 	// limits are what the pod enforces (SetLimits), runtimes the bot
 	// runtimes it runs (SetRuntimes); limitsMu guards both.
 	limitsMu sync.Mutex
@@ -147,7 +153,7 @@ func Start(ctx context.Context, nc *nats.Conn, spec Spec, onRestart func()) (*Po
 
 	svc, err := micro.AddService(nc, micro.Config{
 		Name:        spec.Type,
-		Version:     api.ServiceVersion,
+		Version:     api.ServiceVersionOf(spec.BuildTag),
 		Description: fmt.Sprintf("fabric %s pod %s", spec.Type, spec.ID),
 		Metadata:    map[string]string{"pod_id": spec.ID, "site_name": spec.Site, "tenant": spec.Tenant},
 	})
@@ -167,6 +173,8 @@ func Start(ctx context.Context, nc *nats.Conn, spec Spec, onRestart func()) (*Po
 		{api.EndpointLibraries, p.handleLibraries},
 		{api.EndpointLogging, p.handleLogging},
 		{api.EndpointObjInfo, p.handleObjInfo},
+		{api.EndpointMaintenance, p.handleMaintenance},
+		{api.EndpointUpgrade, p.handleUpgrade},
 	}
 	for _, e := range endpoints {
 		if err := svc.AddEndpoint(e.name, e.handler, micro.WithEndpointSubject(api.PodSubject(spec.ID, e.name)), micro.WithEndpointQueueGroupDisabled()); err != nil {
@@ -303,6 +311,7 @@ func (p *Pod) Info() api.PodInfo {
 		CapacityFilter: p.CapacityFilter,
 		LocalTime:      float64(now.UnixNano()) / 1e9,
 		Runtimes:       p.Runtimes(),
+		Maintenance:    p.InMaintenance(),
 	}
 }
 

@@ -31,6 +31,16 @@ type Options struct {
 	// Pods lists the pod types to run, a type once per pod
 	// ("worker", "worker").
 	Pods []string
+	// IDs are the pods' ids in the order of Pods ("" or missing: a new
+	// one): a process started again on another build keeps its pods'.
+	IDs []string
+	// Upgrade, when set with UpgradesDir, lets an upgrade request to one
+	// of the pods replace the process with a build of UpgradesDir (see
+	// upgrade.go): the runner drains and stops its pods, then calls it
+	// with the build's directory and its pods' ids in the order of Pods.
+	// It returns only when it failed.
+	Upgrade     func(dir string, ids []string) error
+	UpgradesDir string
 	// Site is the site of the workers and agents.
 	Site string
 	// BuildTag and PlatformVersion are reported in each pod's info.
@@ -73,6 +83,8 @@ type Runner struct {
 	mu      sync.Mutex
 	slots   []*slot
 	stopped bool
+	// upgrading is set while an upgrade drains the pods.
+	upgrading bool
 }
 
 type slot struct {
@@ -85,7 +97,7 @@ type slot struct {
 // Start starts every pod of opts; on failure it stops those it started.
 func Start(opts Options) (*Runner, error) {
 	r := &Runner{opts: opts}
-	for _, name := range opts.Pods {
+	for i, name := range opts.Pods {
 		t, ok := Lookup(name)
 		if !ok {
 			r.Stop()
@@ -94,7 +106,7 @@ func Start(opts Options) (*Runner, error) {
 		spec := pod.Spec{
 			Type:            t.Name,
 			Category:        t.Category,
-			ID:              pod.NewID(),
+			ID:              podID(opts.IDs, i),
 			Tenant:          opts.Config.Tenant,
 			BuildTag:        opts.BuildTag,
 			PlatformVersion: opts.PlatformVersion,
@@ -137,6 +149,9 @@ func (r *Runner) startSlot(s *slot) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	p, err := pod.Start(ctx, nc, s.spec, func() { r.restart(s) })
+	if err == nil && r.opts.Upgrade != nil {
+		p.OnUpgrade(r.upgrade)
+	}
 	if err == nil {
 		if err = s.typ.Serve(p, r.opts); err != nil {
 			p.Stop()

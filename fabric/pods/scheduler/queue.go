@@ -146,6 +146,8 @@ func (pl *Placer) start(w *waiting, podID string) {
 	defer cancel()
 	m, err := pl.nc.RequestWithContext(ctx, api.PodSubject(podID, endpoint), data)
 	switch {
+	case errors.Is(err, nats.ErrNoResponders) && pl.requeue(w):
+		return // the worker went away before it took the job (an upgrade replaces it): another will
 	case errors.Is(err, nats.ErrNoResponders):
 		pl.send(w.reply, api.PlaceReply{PodID: podID, Error: fmt.Sprintf("%s on worker %s: the worker is gone", what, podID)})
 		return
@@ -167,5 +169,22 @@ func (pl *Placer) start(w *waiting, podID string) {
 	if err != nil {
 		r = api.PlaceReply{PodID: podID, Error: fmt.Sprintf("%s on worker %s: bad answer: %v", what, podID, err)}
 	}
+	if r.Start != nil && r.Start.Maintenance && pl.requeue(w) {
+		return // the worker went into maintenance since the view: another takes the job
+	}
 	pl.send(w.reply, r)
+}
+
+// requeue puts a request a worker did not take back in the queue, to be
+// placed again within its max wait; false when the placer stopped or the
+// wait is over.
+func (pl *Placer) requeue(w *waiting) bool {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	if pl.stopped || time.Now().After(w.deadline) {
+		return false
+	}
+	w.why = "a worker went into maintenance or away as the job was placed"
+	pl.queue = append(pl.queue, w)
+	return true
 }

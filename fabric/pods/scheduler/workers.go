@@ -17,7 +17,7 @@ func Workers(pods []api.PodInfo) []placement.Worker {
 		}
 		out = append(out, placement.Worker{ID: p.PodID, Site: p.SiteName, Hostname: p.Hostname,
 			Labels: asMap(p.Labels), Resources: asMap(p.Resources), ActiveJobs: p.Resources.PodUsageActiveJobs,
-			CapacityFilter: p.CapacityFilter})
+			CapacityFilter: p.CapacityFilter, Maintenance: p.Maintenance})
 	}
 	return out
 }

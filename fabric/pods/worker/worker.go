@@ -59,6 +59,7 @@ type Worker struct {
 	// while the worker is not stopping.
 	mu       sync.Mutex
 	running  map[string]context.CancelCauseFunc
+	services map[string]bool // the running jobs that are service instances
 	stopping bool
 	wg       sync.WaitGroup
 }
@@ -105,7 +106,7 @@ func Serve(p *pod.Pod, o Options) error {
 		return err
 	}
 	host, _ := os.Hostname()
-	w := &Worker{p: p, recs: jobs.Open(s), store: NewStore(data, o.DataDir), host: host, running: map[string]context.CancelCauseFunc{}}
+	w := &Worker{p: p, recs: jobs.Open(s), store: NewStore(data, o.DataDir), host: host, running: map[string]context.CancelCauseFunc{}, services: map[string]bool{}}
 	// The libraries bots may load are those the pod installed when it
 	// started: a library staged since waits for the next start.
 	w.packages.libs = map[string]fs.FS{}
@@ -161,8 +162,26 @@ func Serve(p *pod.Pod, o Options) error {
 		}
 		w.stopAll()
 	})
+	p.OnMaintenance(w.maintenance)
 	go w.reportResources()
 	return nil
+}
+
+// maintenance hands the worker's service instances back to the
+// controller when the pod goes into maintenance mode: they are evicted
+// (their deployment's controller starts them again on another worker);
+// the other jobs finish.
+func (w *Worker) maintenance(on bool) {
+	if !on {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for id := range w.services {
+		if cancel, ok := w.running[id]; ok {
+			cancel(stopCause{api.JobEvicted, fmt.Sprintf("worker %s went into maintenance: the service instance starts again on another worker", w.p.ID)})
+		}
+	}
 }
 
 // failLeftovers fails the jobs this pod left active: it was restarted
@@ -201,6 +220,12 @@ func (w *Worker) handleRun(m *nats.Msg) {
 	var req api.RunRequest
 	if err := json.Unmarshal(m.Data, &req); err != nil {
 		pod.Reply(m, failed(fmt.Sprintf("bad run request: %v", err)))
+		return
+	}
+	if w.p.InMaintenance() {
+		r := failed(fmt.Sprintf("worker %s is in maintenance: it takes no new jobs", w.p.ID))
+		r.Maintenance = true
+		pod.Reply(m, r)
 		return
 	}
 	steps := engineSteps(req.Steps)
@@ -259,6 +284,9 @@ func (w *Worker) handleRun(m *nats.Msg) {
 		return
 	}
 	w.running[job.JobID] = jcancel
+	if req.Owner != nil && req.Owner.Kind == api.OwnerService {
+		w.services[job.JobID] = true
+	}
 	w.wg.Add(1)
 	w.mu.Unlock()
 	w.p.JobStarted()
@@ -314,6 +342,7 @@ func (w *Worker) run(ctx context.Context, job api.Job, runSteps func(context.Con
 	defer func() {
 		w.mu.Lock()
 		delete(w.running, job.JobID)
+		delete(w.services, job.JobID)
 		w.mu.Unlock()
 	}()
 	rctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
