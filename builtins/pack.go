@@ -78,6 +78,25 @@ catalogue too. artifact_config (a dict): default_artifact_type_backup
 "artifacts": [names]}}. None: every artifact of every type but datasets.
 A credential's value is never packed: activation asks for it as the
 secret deploy variable NAME_value.`, e.packCreate),
+		"cleanup_system": doc.Builtin("pack.cleanup_system", `cleanup_system(test=False)
+
+Deletes the system-bundle packs (a manifest with publisher: system) that
+are not activated (no activation, whole or partial, no single-tenant or
+customer enablement) and returns the report: test, total, processed (the
+system-bundle packs), marked, deleted, skipped_activated,
+skipped_not_found, and packs: a row for each (name, version, action).
+test=True deletes nothing; deleted then counts what would be.`, e.packCleanupSystem),
+		"install_catalogue": doc.Builtin("pack.install_catalogue", `install_catalogue(dir, all=False, replace=False, inputs=None)
+
+Uploads every pack (*.tar.gz) of dir not uploaded yet, then activates the
+base packs (a name with the word base) first, then the others that are
+deployed (a version of the same name is activated; every one with
+all=True). A version is not activated while another is: replace=True
+deactivates the other first. inputs maps a pack name to its deploy
+variables. Returns a
+row for each pack: name, version, base, file, upload, activation
+(activated, activated already, not deployed, or "failed: ..." when its
+activation was refused; the others go on).`, e.packInstallCatalogue),
 	})
 }
 
