@@ -21,6 +21,7 @@ import (
 	"github.com/fabricops/fabric/fabric/client"
 	"github.com/fabricops/fabric/fabric/infra/bus"
 	"github.com/fabricops/fabric/fabric/infra/jobs"
+	"github.com/fabricops/fabric/fabric/infra/local"
 	"github.com/fabricops/fabric/fabric/infra/streams"
 	"github.com/fabricops/fabric/fabric/infra/tenant"
 	"github.com/fabricops/fabric/fabric/lib/release"
@@ -338,4 +339,74 @@ func TestRollingUpgrade(t *testing.T) {
 		t.Errorf("%d instances after the upgrade", n)
 	}
 	t.Logf("%d jobs completed, %d submissions refused (%q), instances below two for at most %s", len(started), len(refused), refused, longestBelow)
+}
+
+// TestLocalUpgrade: the local fabric (one process: the server and every
+// pod of two tenants) upgraded by client fabric upgrade: the build is
+// copied into its builds directory, every pod drains, and the process
+// (the same pid) runs the new build with the same pods; a job that ran
+// during it completed.
+func TestLocalUpgrade(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds fabricd twice")
+	}
+	bin := fabricdBinary(t)
+	build := newBuild(t, t.TempDir(), "next", "9.9.9-local")
+	home := t.TempDir()
+	t.Setenv("FABRIC_HOME", home)
+	t.Setenv("FABRIC_NETWORK_CONFIG", "")
+	st := up(t, bin, home, "a", "b")
+	pods := func(tenantName string) map[string]string {
+		t.Helper()
+		t.Setenv("FABRIC_NETWORK_CONFIG", filepath.Join(home, "tenants", tenantName, bus.ConfigFileName))
+		out := map[string]string{}
+		for _, p := range clientPods(t) {
+			out[p.PodID] = p.PodType + " " + p.BuildTag
+		}
+		return out
+	}
+	before := map[string]map[string]string{"a": pods("a"), "b": pods("b")}
+	// A job of two seconds runs as the upgrade starts: the drain waits
+	// for it.
+	cfgPath := filepath.Join(home, "tenants", "a", bus.ConfigFileName)
+	t.Setenv("FABRIC_NETWORK_CONFIG", cfgPath)
+	cfg, err := bus.LoadConfig(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := bus.Connect(cfg, "local-upgrade-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	c := client.New(nc)
+	ctx := context.Background()
+	resp, err := c.Run(ctx, api.RunRequest{Pipeline: "tick", Steps: []api.PipelineStep{{Tag: "@c:timed-loop", Query: "interval = 0.5 & count = 4"}, {Tag: "@dm:empty"}}}, client.Placement{Site: local.Site})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := cli.Main([]string{"fabric", "upgrade", "--to", build, "--yes", "--timeout", "30"}, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Fatalf("fabric upgrade: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	for _, tn := range []string{"a", "b"} {
+		after := pods(tn)
+		if len(after) != len(before[tn]) {
+			t.Fatalf("tenant %s: pods %v, were %v", tn, after, before[tn])
+		}
+		for id, was := range before[tn] {
+			typ, _, _ := strings.Cut(was, " ")
+			if after[id] != typ+" 9.9.9-local" {
+				t.Errorf("tenant %s: pod %s is %q, was %q", tn, id, after[id], was)
+			}
+		}
+	}
+	if now, _ := local.Status(home); now == nil || now.PID != st.PID {
+		t.Fatalf("the local fabric's state after the upgrade: %+v (pid was %d)", now, st.PID)
+	}
+	t.Setenv("FABRIC_NETWORK_CONFIG", cfgPath)
+	j, err := c.Wait(ctx, resp.JobID, time.Minute, nil)
+	if err != nil || j.Status != api.JobCompleted {
+		t.Fatalf("the job that ran during the upgrade: %s %s %v", j.Status, j.Reason, err)
+	}
 }
