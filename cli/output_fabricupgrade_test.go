@@ -1,9 +1,6 @@
 package cli
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,17 +18,14 @@ func writeBuild(t *testing.T, dir, version string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	var sums strings.Builder
 	for _, name := range release.Binaries {
-		data := []byte("#!/bin/sh\necho " + name + " " + version + "\n")
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o755); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\necho "+name+" "+version+"\n"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		h := sha256.Sum256(data)
-		fmt.Fprintf(&sums, "%s  %s\n", hex.EncodeToString(h[:]), name)
 	}
-	os.WriteFile(filepath.Join(dir, release.SumsFile), []byte(sums.String()), 0o644)
-	os.WriteFile(filepath.Join(dir, release.VersionFile), []byte(version+"\n"), 0o644)
+	if err := release.Seal(dir, version); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestOutputFabricUpgrade: maintenance mode on and off, as pods shows

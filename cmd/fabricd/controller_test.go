@@ -116,42 +116,11 @@ func TestControllerSurvivesKills(t *testing.T) {
 	for _, w := range []string{"w1", "w2"} {
 		hosts = append(hosts, startHost(t, bin, url, tn, w, "worker", "--site", "dc1"))
 	}
-	cfg := &bus.Config{Tenant: tn.Name, NATS: bus.NATSConfig{URLs: []string{url}, User: tn.User, Password: tn.Password}}
-	home := t.TempDir()
-	t.Setenv("FABRIC_HOME", home)
-	path := filepath.Join(home, "acme.json")
-	if err := cfg.Save(path); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("FABRIC_NETWORK_CONFIG", path)
-	nc, err := bus.Connect(cfg, "controller-test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	nc := useTenant(t, tn, url, "controller-test")
 	js, _ := jetstream.New(nc)
 	ctx := context.Background()
-	dump := func() string {
-		var b strings.Builder
-		for _, h := range hosts {
-			fmt.Fprintf(&b, "--- %s\n%s", h.name, h.log.String())
-		}
-		return b.String()
-	}
-	waitFor := func(timeout time.Duration, what string, cond func() (bool, string)) {
-		t.Helper()
-		deadline := time.Now().Add(timeout)
-		for {
-			ok, state := cond()
-			if ok {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("timed out after %s waiting for %s: %s\n%s", timeout, what, state, dump())
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	}
+	w := waiter{t: t, hosts: &hosts}
+	dump, waitFor := w.dump, w.wait
 	waitFor(20*time.Second, "the api-server and the workers", func() (bool, string) {
 		n := len(clientPods(t))
 		return n == 3, fmt.Sprintf("%d pods", n)

@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -41,23 +39,14 @@ func newBuild(t *testing.T, dir, name, version string) string {
 	if b, err := exec.Command("go", "build", "-ldflags", "-X main.Version="+version, "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, b)
 	}
-	var sums strings.Builder
-	for _, name := range release.Binaries {
-		p := filepath.Join(out, name)
-		if name != "fabricd" {
-			if err := os.WriteFile(p, []byte("#!/bin/sh\necho "+name+" "+version+"\n"), 0o755); err != nil {
-				t.Fatal(err)
-			}
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
+	for _, name := range []string{"client", "client-data"} {
+		if err := os.WriteFile(filepath.Join(out, name), []byte("#!/bin/sh\necho "+name+" "+version+"\n"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		h := sha256.Sum256(data)
-		fmt.Fprintf(&sums, "%s  %s\n", hex.EncodeToString(h[:]), name)
 	}
-	os.WriteFile(filepath.Join(out, release.SumsFile), []byte(sums.String()), 0o644)
-	os.WriteFile(filepath.Join(out, release.VersionFile), []byte(version+"\n"), 0o644)
+	if err := release.Seal(out, version); err != nil {
+		t.Fatal(err)
+	}
 	return out
 }
 
@@ -118,42 +107,11 @@ func TestRollingUpgrade(t *testing.T) {
 	for _, name := range []string{"w1", "w2", "w3"} {
 		hosts = append(hosts, startHost(t, bin, url, tn, name, "worker", append([]string{"--site", "dc1"}, up...)...))
 	}
-	cfg := &bus.Config{Tenant: tn.Name, NATS: bus.NATSConfig{URLs: []string{url}, User: tn.User, Password: tn.Password}}
-	home := t.TempDir()
-	t.Setenv("FABRIC_HOME", home)
-	path := filepath.Join(home, "acme.json")
-	if err := cfg.Save(path); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("FABRIC_NETWORK_CONFIG", path)
-	nc, err := bus.Connect(cfg, "upgrade-test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	nc := useTenant(t, tn, url, "upgrade-test")
 	c := client.New(nc)
 	ctx := context.Background()
-	dump := func() string {
-		var b strings.Builder
-		for _, h := range hosts {
-			fmt.Fprintf(&b, "--- %s\n%s", h.name, h.log.String())
-		}
-		return b.String()
-	}
-	waitFor := func(timeout time.Duration, what string, cond func() (bool, string)) {
-		t.Helper()
-		deadline := time.Now().Add(timeout)
-		for {
-			ok, state := cond()
-			if ok {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("timed out after %s waiting for %s: %s\n%s", timeout, what, state, dump())
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	}
+	w := waiter{t: t, hosts: &hosts}
+	dump, waitFor := w.dump, w.wait
 	waitFor(30*time.Second, "six pods and a leading scheduler", func() (bool, string) {
 		pods, err := c.Pods(ctx)
 		_, lerr := c.SchedulerLeader(ctx)

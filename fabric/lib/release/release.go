@@ -152,3 +152,21 @@ func readSmall(path string) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// Seal writes VERSION (version) and SHA256SUMS (every binary's checksum)
+// in dir, which holds the binaries: a build directory as make dist
+// writes one.
+func Seal(dir, version string) error {
+	var sums strings.Builder
+	for _, name := range Binaries {
+		sum, err := FileSum(filepath.Join(dir, name))
+		if err != nil {
+			return fmt.Errorf("build %s: %w", dir, err)
+		}
+		fmt.Fprintf(&sums, "%s  %s\n", sum, name)
+	}
+	if err := os.WriteFile(filepath.Join(dir, SumsFile), []byte(sums.String()), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, VersionFile), []byte(version+"\n"), 0o644)
+}

@@ -1,32 +1,23 @@
 package release
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// writeBuild writes a build directory as make dist does.
+// writeBuild writes a build directory as make dist does, with stand-in
+// binaries.
 func writeBuild(t *testing.T, version string) string {
 	t.Helper()
 	dir := t.TempDir()
-	var sums strings.Builder
 	for _, name := range Binaries {
-		data := []byte("#!/bin/sh\necho " + name + " " + version + "\n")
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o755); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\necho "+name+" "+version+"\n"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		h := sha256.Sum256(data)
-		fmt.Fprintf(&sums, "%s  %s\n", hex.EncodeToString(h[:]), name)
 	}
-	if err := os.WriteFile(filepath.Join(dir, SumsFile), []byte(sums.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, VersionFile), []byte(version+"\n"), 0o644); err != nil {
+	if err := Seal(dir, version); err != nil {
 		t.Fatal(err)
 	}
 	return dir
