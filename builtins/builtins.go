@@ -32,6 +32,7 @@ func Modules(env *Env) starlark.StringDict {
 		}
 	}
 	m["bot_package"] = env.botPackageModule()
+	m["client_update"] = env.clientUpdateModule()
 	m["upgrade"] = env.upgradeModule()
 	extend(env, m)
 	return m

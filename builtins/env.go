@@ -16,6 +16,8 @@ type Env struct {
 	Home string
 	// Notice prints a one-line notice for the user (on stderr).
 	Notice func(msg string)
+	// Version is the client's version (client update reports it).
+	Version string
 	// Daemon is the fabricd binary that runs the local fabric (default:
 	// the one beside the client, then on PATH).
 	Daemon string

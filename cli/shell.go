@@ -53,7 +53,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		NoColor:        os.Getenv("NO_COLOR") != "" || !outTerm,
 	}
 	sh.debug = os.Getenv("FABRIC_DEBUG") != ""
-	sh.env = &builtins.Env{Home: Home(), Notice: func(msg string) { fmt.Fprintln(stderr, msg) }}
+	sh.env = &builtins.Env{Home: Home(), Version: Version, Notice: func(msg string) { fmt.Fprintln(stderr, msg) }}
 	defer sh.env.Close()
 	code := sh.main(args)
 	if pipe.broken.Load() {
