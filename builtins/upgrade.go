@@ -52,12 +52,16 @@ and when it was done or confirmed.`, upgradeStatus),
 Returns where the key of dir's policy credentials is kept.`, upgradeKeyPath),
 		"interactive": doc.Builtin("upgrade.interactive", `interactive()
 
-Returns whether the standard input is a terminal, where a person can
-confirm the manual steps one by one.`, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+Returns whether the standard input and output are a terminal, where a
+person can confirm the manual steps one by one.`, func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 			if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
 				return nil, err
 			}
-			return starlark.Bool(host.IsTerminal(host.From(thread).Stdin)), nil
+			// The shell buffers its stdin: a terminal is known by the
+			// process's own, and only when the output goes to one too (a
+			// test's buffers never ask).
+			io := host.From(thread)
+			return starlark.Bool(io.StdoutTerminal && (host.IsTerminal(io.Stdin) || host.IsTerminal(os.Stdin))), nil
 		}),
 	})
 }
