@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -30,6 +32,25 @@ func copyTree(t *testing.T, src, dst string) {
 	}
 }
 
+// treeSums is a checksum of every file and directory under dir.
+func treeSums(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			out[p] = "dir"
+			return err
+		}
+		data, err := os.ReadFile(p)
+		out[p] = fmt.Sprintf("%x", sha256.Sum256(data))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // TestOutputUpgrade: the 8.0.0 -> 8.1.0.1 procedure over a copy of the
 // sample deployment directory (no fabric): plan, a dry run, an apply
 // stopped after step 4 and resumed, the manual steps confirmed, a second
@@ -48,6 +69,8 @@ func TestOutputUpgrade(t *testing.T) {
 	copyTree(t, sample, filepath.Join(dir, "nonats"))
 	os.Remove(filepath.Join(dir, "nonats", "nats.conf"))
 
+	// plan and --dry-run change no byte (nor make the key).
+	before := treeSums(t, dir)
 	s.steps(
 		step{cmd: "upgrade plan --dir $DIR/dep"},
 		step{cmd: "upgrade plan --dir $DIR/dep --from 7.2.0", code: 1},
@@ -55,6 +78,11 @@ func TestOutputUpgrade(t *testing.T) {
 		step{cmd: "upgrade plan", code: 2},
 		step{cmd: "upgrade status --dir $DIR/dep"},
 		step{cmd: "upgrade apply --dir $DIR/dep --dry-run"},
+		step{do: func() {
+			if after := treeSums(t, dir); fmt.Sprint(after) != fmt.Sprint(before) {
+				t.Errorf("plan or --dry-run changed the tree:\n%v\n%v", before, after)
+			}
+		}},
 		step{cmd: "upgrade apply --dir $DIR/dep --no-proxy 10.0.0.1", code: 2},
 		step{cmd: "upgrade apply --dir $DIR/bad", code: 1},
 		step{cmd: "upgrade apply --dir $DIR/nonats", code: 1},
