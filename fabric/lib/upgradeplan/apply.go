@@ -126,7 +126,7 @@ func MakePlan(o Options) (Plan, error) {
 	p := Plan{Dir: o.Dir, From: o.From, To: o.To, Checks: checks}
 	w := newWork(&o, previewEncrypt)
 	for _, s := range Steps() {
-		sp := status(s, st)
+		sp := statusFor(s, st, &o)
 		if s.Kind == File && sp.Status == Pending {
 			note, err := s.edit(w)
 			if err != nil {
@@ -144,12 +144,20 @@ func MakePlan(o Options) (Plan, error) {
 }
 
 // status is a step's status from the state.
-func status(s Step, st *State) StepPlan {
+func status(s Step, st *State) StepPlan { return statusFor(s, st, nil) }
+
+// statusFor is status under the options of a run: a step done that the
+// options would do more (step 8, recorded without --proxy, given one
+// now) is pending again.
+func statusFor(s Step, st *State, o *Options) StepPlan {
 	sp := StepPlan{Step: s, Status: Pending}
 	if s.Kind == Manual {
 		sp.Status = NeedsConfirmation
 	}
 	if r, ok := st.get(s.ID); ok {
+		if o != nil && s.redo != nil && s.redo(o, r) {
+			return sp
+		}
 		sp.Status, sp.At, sp.Note, sp.Files = Done, r.At, r.Note, r.Files
 	}
 	return sp
@@ -200,7 +208,7 @@ func Apply(o Options) (Result, error) {
 		return enc.Encrypt(plain)
 	}
 	for _, s := range Steps() {
-		sp := status(s, st)
+		sp := statusFor(s, st, &o)
 		switch {
 		case sp.Status == Done:
 		case s.Kind == Manual:
@@ -220,7 +228,7 @@ func Apply(o Options) (Result, error) {
 			}
 			sp.Status, sp.At, sp.Note = Done, o.now(), note
 			st.From, st.To = o.From, o.To
-			st.Steps = append(st.Steps, Record{ID: s.ID, At: sp.At, Files: sp.Files, Note: note})
+			st.set(Record{ID: s.ID, At: sp.At, Files: sp.Files, Note: note})
 			if err := st.save(o.Dir); err != nil {
 				return res, fmt.Errorf("recording step %s: %v", s.ID, err)
 			}

@@ -43,6 +43,17 @@ func (s *State) get(id string) (Record, bool) {
 	return Record{}, false
 }
 
+// set records a step, in place of its record when it has one.
+func (s *State) set(r Record) {
+	for i := range s.Steps {
+		if s.Steps[i].ID == r.ID {
+			s.Steps[i] = r
+			return
+		}
+	}
+	s.Steps = append(s.Steps, r)
+}
+
 // readState reads a directory's state file; a missing one is an empty
 // state.
 func readState(dir string) (*State, error) {

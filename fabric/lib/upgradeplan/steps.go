@@ -35,6 +35,9 @@ type Step struct {
 	// edit makes a file step's edits; it returns a note when it has
 	// nothing to do.
 	edit func(w *work) (string, error)
+	// redo reports whether a step done is to be done again under the
+	// options of a run.
+	redo func(o *Options, r Record) bool
 }
 
 // Steps returns the steps of the 8.0.0 -> 8.1.0.1 upgrade, in order.
@@ -56,7 +59,8 @@ func Steps() []Step {
 		{ID: "5", Kind: File, Title: "FSM purge and cache settings in " + d, edit: fileEdit(d, deploydir.SetFSM)},
 		{ID: "6", Kind: File, Title: "Image tags 1.0.4 (infra) and 8.1.0.1 (platform, workers, applications)", edit: imageTags},
 		{ID: "7", Kind: Manual, Title: "Upgrade the infra services", Todo: "Download the new images, upgrade the infra services, then check their status and health (ports, service status, firewall port); upgrade the external search store if installed."},
-		{ID: "8", Kind: File, Title: "Proxy variables of the API server and the workers", edit: proxy},
+		{ID: "8", Kind: File, Title: "Proxy variables of the API server and the workers", edit: proxy,
+			redo: func(o *Options, r Record) bool { return o.Proxy != "" && strings.HasPrefix(r.Note, noProxy) }},
 		{ID: "9", Kind: Manual, Title: "Upgrade the platform services", Todo: "Upgrade the platform services (rolling optional); check every container shows 8.1.0.1, the scheduler is the elected leader and every health parameter is ok."},
 		{ID: "10", Kind: Manual, Title: "Upgrade the client CLI", Todo: "Upgrade the client CLI (client update)."},
 		{ID: "11", Kind: Manual, Title: "Upgrade the worker services", Todo: "Upgrade the worker services (rolling optional), wait 120 seconds for the new workers to join, then check status and health."},
@@ -138,9 +142,12 @@ func hostDirs(w *work) (string, error) {
 	return "", nil
 }
 
+// noProxy starts the note of step 8 done without a proxy.
+const noProxy = "no --proxy given"
+
 func proxy(w *work) (string, error) {
 	if w.o.Proxy == "" {
-		return "no --proxy given: the API server reaches the public catalogue directly", nil
+		return noProxy + ": the API server reaches the public catalogue directly", nil
 	}
 	return "", w.edit(deploydir.Values, func(b []byte) ([]byte, bool, error) { return deploydir.SetProxy(b, w.o.Proxy, w.o.NoProxy) })
 }

@@ -406,3 +406,33 @@ func TestRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestProxyLater: step 8 done without --proxy is done again when a later
+// apply gives one.
+func TestProxyLater(t *testing.T) {
+	dir := copySample(t)
+	o := options(dir)
+	if _, err := Apply(o); err != nil {
+		t.Fatal(err)
+	}
+	o.Proxy = "http://proxy:3128"
+	res, err := Apply(o)
+	if err != nil || len(res.Applied) != 1 || res.Applied[0].ID != "8" {
+		t.Fatalf("%+v %v", res.Applied, err)
+	}
+	if e := services(t, dir)["rda_worker"]["environment"].(map[string]any); e["HTTPS_PROXY"] != o.Proxy {
+		t.Errorf("worker environment: %v", e)
+	}
+	st, _ := readState(dir)
+	n := 0
+	for _, r := range st.Steps {
+		if r.ID == "8" {
+			n++
+		}
+	}
+	after := sums(t, dir)
+	if res, err := Apply(o); err != nil || len(res.Applied) != 0 || n != 1 {
+		t.Fatalf("again: %+v %v (%d records of step 8)", res.Applied, err, n)
+	}
+	same(t, "a third apply", after, sums(t, dir))
+}
