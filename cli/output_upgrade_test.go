@@ -56,7 +56,7 @@ func treeSums(t *testing.T, dir string) map[string]string {
 // stopped after step 4 and resumed, the manual steps confirmed, a second
 // apply, and the refusals.
 func TestOutputUpgrade(t *testing.T) {
-	s := newSession(t, "upgrade-plan", "upgrade-apply", "upgrade-status")
+	s := newSession(t, "upgrade-plan", "upgrade-apply", "upgrade-status", "upgrade-confirm")
 	dir := s.vars["DIR"]
 	t.Setenv("FABRIC_HOME", filepath.Join(dir, "home"))
 	t.Setenv("FABRIC_UPGRADE_STOP_AFTER", "")
@@ -89,6 +89,11 @@ func TestOutputUpgrade(t *testing.T) {
 		step{do: func() { os.Setenv("FABRIC_UPGRADE_STOP_AFTER", "4") }},
 		step{cmd: "upgrade apply --dir $DIR/dep"},
 		step{do: func() { os.Setenv("FABRIC_UPGRADE_STOP_AFTER", "") }},
+		step{cmd: "upgrade confirm --dir $DIR/dep --step pre-2 pre-3"},
+		step{cmd: "upgrade confirm --dir $DIR/dep --step pre-3 pre-4 --json"},
+		step{cmd: "upgrade confirm --dir $DIR/dep --step 4", code: 1},
+		step{cmd: "upgrade confirm --dir $DIR/dep --step 9.9", code: 1},
+		step{cmd: "upgrade confirm --dir $DIR/dep", code: 2},
 		step{cmd: "upgrade status --dir $DIR/dep"},
 		step{cmd: "upgrade apply --dir $DIR/dep --proxy http://proxy.acme.example:3128"},
 		step{cat: "$DIR/dep/values.yaml", key: "upgrade-apply"},
