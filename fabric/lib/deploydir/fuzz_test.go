@@ -72,3 +72,25 @@ func FuzzRemoveKeys(f *testing.F) {
 		}
 	})
 }
+
+// FuzzValues: the edits of values.yaml never panic, and an edit made
+// once changes nothing the second time.
+func FuzzValues(f *testing.F) {
+	f.Add([]byte("rda_api_server:\n  hosts: [a]\nrda_fsm:\n  environment: {X: 1}\nrda_alert_ingester: {}\nrda_event_consumer: {}\nrda_worker: {hosts: [b]}\n"))
+	f.Add([]byte("rda_api_server: 3\n"))
+	f.Add([]byte("- a\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		edits := []func([]byte) ([]byte, bool, error){AddGeoDR, SetFSM, SetIngesterAndConsumer, AddPtrace,
+			func(d []byte) ([]byte, bool, error) { return SetProxy(d, "http://p:1", "") },
+			func(d []byte) ([]byte, bool, error) { return RemoveServices(d, Removed...) }}
+		for _, edit := range edits {
+			out, changed, err := edit(data)
+			if err != nil || !changed {
+				continue
+			}
+			if again, c, err := edit(out); err != nil || c || !bytes.Equal(again, out) {
+				t.Fatalf("a second edit changed it (%v):\n%s\n---\n%s", err, out, again)
+			}
+		}
+	})
+}
