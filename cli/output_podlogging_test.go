@@ -185,3 +185,19 @@ func TestOutputPodLogging(t *testing.T) {
 		step{cmd: "worker-obj-info --pod-id $W1 $W2", code: 1},
 	)
 }
+
+// TestPodOpsWithoutAPIServer: with no api-server to ask the pods, the
+// client asks them itself.
+func TestPodOpsWithoutAPIServer(t *testing.T) {
+	fabrictest.Start(t, fabrictest.Options{Pods: []string{api.Worker}})
+	for _, args := range [][]string{
+		{"set-pod-log-level", "--pod-type", "worker", "debug"},
+		{"pod-logging-get", "--pod-type", "worker"},
+		{"worker-obj-info"},
+	} {
+		out, errOut, code := run(t, "", args...)
+		if code != 0 || !strings.Contains(errOut, "Received responses from 1/1 worker pod(s)") {
+			t.Errorf("client %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errOut)
+		}
+	}
+}

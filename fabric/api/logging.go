@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -189,4 +190,32 @@ type LoggingReport struct {
 	Responded int          `json:"responded"`
 	Targeted  int          `json:"targeted"`
 	Missing   []string     `json:"missing,omitempty"`
+}
+
+// SubjectPodAsk asks the api-server to send a request to the pods a
+// PodAsk selects, on one of their endpoints (EndpointLogging or
+// EndpointObjInfo), and to gather their answers (a PodAnswers, or an
+// Error).
+const SubjectPodAsk = "fabric.api.podask"
+
+// PodAskEndpoints are the endpoints a PodAsk may name.
+var PodAskEndpoints = []string{EndpointLogging, EndpointObjInfo}
+
+// PodAsk is a request for the pods Target selects on Endpoint, with
+// Request as its body, answered within WaitSeconds.
+type PodAsk struct {
+	Target      PodTarget       `json:"target"`
+	Endpoint    string          `json:"endpoint"`
+	Request     json.RawMessage `json:"request,omitempty"`
+	WaitSeconds float64         `json:"wait_seconds"`
+}
+
+// PodAnswers are the answers of the pods a PodAsk asked: each pod's
+// (PodIDs[i] answered Answers[i], as the pod answered it: an Error or
+// the endpoint's answer), and those that did not answer in time or are
+// gone.
+type PodAnswers struct {
+	PodIDs  []string          `json:"pod_ids"`
+	Answers []json.RawMessage `json:"answers"`
+	Missing []string          `json:"missing,omitempty"`
 }

@@ -3,12 +3,14 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/registry"
+	"github.com/nats-io/nats.go"
 )
 
 // PodAskWait is how long pod-logging, set-pod-log-level,
@@ -41,48 +43,66 @@ func (c *Client) WorkerObjInfo(ctx context.Context, ids []string, wait time.Dura
 }
 
 // askPods asks the pods t selects on endpoint (req as JSON; nil: no
-// body) within wait, calls add with each answer and counts answers,
-// pods asked and those missing. An error answer fails the whole.
+// body) within wait, through the api-server (without one, the client
+// asks them itself), calls add with each answer and counts answers, pods
+// asked and those missing. An error answer fails the whole.
 func askPods[T any](ctx context.Context, c *Client, t api.PodTarget, endpoint string, req any, wait time.Duration, responded, targeted *int, missing *[]string, add func(T)) error {
 	if wait <= 0 || wait > LibraryMaxWait {
 		return fmt.Errorf("the wait must be more than 0 seconds and at most %s", LibraryMaxWait)
 	}
-	lctx, cancel := context.WithTimeout(ctx, Timeout)
-	regs, err := registry.List(lctx, c.JetStream())
-	cancel()
-	if err != nil {
-		return timeoutError(err)
-	}
-	ids, err := registry.Select(regs, t)
-	if err != nil {
-		return err
-	}
-	var data []byte
+	ask := api.PodAsk{Target: t, Endpoint: endpoint, WaitSeconds: wait.Seconds()}
 	if req != nil {
-		if data, err = json.Marshal(req); err != nil {
+		data, err := json.Marshal(req)
+		if err != nil {
 			return err
 		}
+		ask.Request = data
 	}
-	answers := registry.AskEach(ctx, c.nc, ids, endpoint, data, wait)
-	if err := ctx.Err(); err != nil {
+	ans, err := c.podAsk(ctx, ask, wait)
+	if err != nil {
 		return err
 	}
-	*targeted = len(ids)
-	for i, a := range answers {
-		if a == nil {
-			*missing = append(*missing, ids[i])
-			continue
-		}
+	*targeted = len(ans.PodIDs) + len(ans.Missing)
+	*missing = ans.Missing
+	for i, a := range ans.Answers {
 		var e api.Error
 		if json.Unmarshal(a, &e) == nil && e.Error != "" {
-			return fmt.Errorf("pod %s: %s", ids[i], e.Error)
+			return fmt.Errorf("pod %s: %s", ans.PodIDs[i], e.Error)
 		}
 		var v T
 		if err := json.Unmarshal(a, &v); err != nil {
-			return fmt.Errorf("pod %s: bad answer: %v", ids[i], err)
+			return fmt.Errorf("pod %s: bad answer: %v", ans.PodIDs[i], err)
 		}
 		add(v)
 		*responded++
 	}
 	return nil
+}
+
+// podAsk sends a PodAsk to the api-server, which asks the pods; without
+// an api-server the client asks them itself.
+func (c *Client) podAsk(ctx context.Context, ask api.PodAsk, wait time.Duration) (api.PodAnswers, error) {
+	var ans api.PodAnswers
+	data, err := json.Marshal(ask)
+	if err != nil {
+		return ans, err
+	}
+	rctx, cancel := context.WithTimeout(ctx, wait+Timeout)
+	defer cancel()
+	msg, err := c.nc.RequestWithContext(rctx, api.SubjectPodAsk, data)
+	switch {
+	case errors.Is(err, nats.ErrNoResponders):
+		lctx, cancel := context.WithTimeout(ctx, Timeout)
+		regs, err := registry.List(lctx, c.JetStream())
+		cancel()
+		if err != nil {
+			return ans, timeoutError(err)
+		}
+		return registry.AskPods(ctx, c.nc, regs, ask)
+	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+		return ans, fmt.Errorf("the api-server did not answer within %s", wait+Timeout)
+	case err != nil:
+		return ans, err
+	}
+	return ans, decode(msg.Data, &ans)
 }

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -73,4 +74,34 @@ func AskEach(ctx context.Context, nc *nats.Conn, ids []string, endpoint string, 
 	}
 	wg.Wait()
 	return answers
+}
+
+// AskPods does a PodAsk over the live pods regs: the pods it selects
+// asked at once, their answers gathered within its wait.
+func AskPods(ctx context.Context, nc *nats.Conn, regs []api.Registration, req api.PodAsk) (api.PodAnswers, error) {
+	var ans api.PodAnswers
+	known := false
+	for _, e := range api.PodAskEndpoints {
+		known = known || e == req.Endpoint
+	}
+	if !known {
+		return ans, fmt.Errorf("no pod endpoint %q to ask: one of %s", req.Endpoint, strings.Join(api.PodAskEndpoints, ", "))
+	}
+	wait := time.Duration(req.WaitSeconds * float64(time.Second))
+	if wait <= 0 || wait > time.Hour {
+		return ans, errors.New("the wait must be more than 0 seconds and at most 1h0m0s")
+	}
+	ids, err := Select(regs, req.Target)
+	if err != nil {
+		return ans, err
+	}
+	for i, a := range AskEach(ctx, nc, ids, req.Endpoint, req.Request, wait) {
+		if a == nil {
+			ans.Missing = append(ans.Missing, ids[i])
+			continue
+		}
+		ans.PodIDs = append(ans.PodIDs, ids[i])
+		ans.Answers = append(ans.Answers, json.RawMessage(a))
+	}
+	return ans, ctx.Err()
 }

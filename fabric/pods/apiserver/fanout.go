@@ -15,7 +15,8 @@ import (
 )
 
 // fanouts are the api-server's answers that ask a kind of pod each: the
-// agents' bots, the event gateways' status and their ports. regs are the
+// agents' bots, the event gateways' status and their ports, and the pod
+// asks (podask.go). regs are the
 // live pods.
 type fanouts struct {
 	nc   *nats.Conn
@@ -28,6 +29,7 @@ func (f *fanouts) handlers() map[string]nats.MsgHandler {
 		api.SubjectAgentBots:     f.agentBots,
 		api.SubjectGatewayStatus: f.gatewayStatus,
 		api.SubjectPortFree:      f.portFree,
+		api.SubjectPodAsk:        f.podAsk,
 	}
 }
 
