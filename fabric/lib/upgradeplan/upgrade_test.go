@@ -436,3 +436,31 @@ func TestProxyLater(t *testing.T) {
 	}
 	same(t, "a third apply", after, sums(t, dir))
 }
+
+// TestRegistryVolume: the registry's data volume, when it is on this
+// host, needs below 80% used and 25 GB free.
+func TestRegistryVolume(t *testing.T) {
+	dir := copySample(t)
+	vol := t.TempDir()
+	infra := strings.Replace(readFile(t, dir, deploydir.Infra), "/opt/rdaf-registry/data", vol, 1)
+	if err := os.WriteFile(filepath.Join(dir, deploydir.Infra), []byte(infra), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := options(dir)
+	o.Statfs = func(p string) (Usage, error) {
+		if p == vol {
+			return Usage{Total: 100 << 30, Free: 20 << 30, Avail: 20 << 30}, nil
+		}
+		return Usage{Total: 100 << 30, Free: 50 << 30, Avail: 50 << 30}, nil
+	}
+	before := sums(t, dir)
+	if _, err := Apply(o); err == nil || !strings.Contains(err.Error(), "the registry volume "+vol+" is 80% used with 20 GB free: clean old tags first") {
+		t.Fatalf("got %v", err)
+	}
+	same(t, "a refused apply", before, sums(t, dir))
+	o.Statfs = func(string) (Usage, error) { return Usage{Total: 100 << 30, Free: 60 << 30, Avail: 60 << 30}, nil }
+	p, err := MakePlan(o)
+	if err != nil || p.Checks[len(p.Checks)-1].Result != vol+": 60 GB free" {
+		t.Fatalf("%+v %v", p.Checks, err)
+	}
+}
