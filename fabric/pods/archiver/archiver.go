@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/logarchive"
 	"github.com/fabricops/fabric/fabric/infra/store"
 	"github.com/fabricops/fabric/fabric/infra/streams"
@@ -50,7 +51,7 @@ func Run(p *pod.Pod) {
 			}
 			expire := time.Since(lastExpire) > expireEvery
 			if err := Pass(ctx, p.Conn(), time.Now(), expire); err != nil {
-				p.Logf("archiving: %v", err)
+				p.Warnf(api.LoggerArchiver, "archiving: %v", err)
 			} else if expire {
 				lastExpire = time.Now()
 			}

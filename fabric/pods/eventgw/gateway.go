@@ -112,7 +112,7 @@ func Serve(p *pod.Pod, o Options) error {
 		return err
 	}
 	if err := boundErrorStream(ctx, g.js); err != nil {
-		p.Logf("%v", err) // the stream stays bounded by count
+		p.Warnf(api.LoggerEndpoints, "%v", err) // the stream stays bounded by count
 	}
 	g.errs = newSink(g.js, api.StreamGatewayErrors, p.ID, "errors", 100, g.inflight)
 	if o.Defaults {
@@ -207,7 +207,7 @@ func (g *Gateway) reconcile(ctx context.Context) {
 	recs, err := g.repo.List(lctx, artifact.EventEndpoint)
 	cancel()
 	if err != nil {
-		g.p.Logf("reading the event endpoints: %v", err)
+		g.p.Warnf(api.LoggerEndpoints, "reading the event endpoints: %v", err)
 		return
 	}
 	want := map[string]Config{}
@@ -234,7 +234,7 @@ func (g *Gateway) reconcile(ctx context.Context) {
 			e.stop()
 			delete(g.running, name)
 			if !ok {
-				g.p.Logf("endpoint %s stopped", name)
+				g.p.Infof(api.LoggerEndpoints, "endpoint %s stopped", name)
 			}
 		}
 	}
@@ -257,9 +257,9 @@ func (g *Gateway) reconcile(ctx context.Context) {
 		}
 		g.running[name] = e
 		if e.state == stateListening {
-			g.p.Logf("endpoint %s (%s) listening on %s into stream %s", name, e.cfg.Type, e.addr, e.cfg.Stream)
+			g.p.Infof(api.LoggerEndpoints, "endpoint %s (%s) listening on %s into stream %s", name, e.cfg.Type, e.addr, e.cfg.Stream)
 		} else if e.err != "" {
-			g.p.Logf("endpoint %s (%s): %s", name, e.cfg.Type, e.err)
+			g.p.Warnf(api.LoggerEndpoints, "endpoint %s (%s): %s", name, e.cfg.Type, e.err)
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/bus"
 	"github.com/fabricops/fabric/fabric/lib/aql"
 	"github.com/fabricops/fabric/fabric/lib/graphstore"
@@ -132,10 +133,10 @@ func Serve(p *pod.Pod, o PodOptions) error {
 	go func() {
 		defer close(served)
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			p.Logf("graph database server: %v", err)
+			p.Warnf(api.LoggerGraphDB, "graph database server: %v", err)
 		}
 	}()
-	p.Logf("graph database on http://%s, store %s", ln.Addr(), o.Dir)
+	p.Infof(api.LoggerGraphDB, "graph database on http://%s, store %s", ln.Addr(), o.Dir)
 	addr := ln.Addr().String()
 	p.AddHealthCheck("DB-connectivity", func(ctx context.Context) (string, error) {
 		r, err := st.NewReader() // the store answers reads
@@ -153,7 +154,7 @@ func Serve(p *pod.Pod, o PodOptions) error {
 		}
 		<-served
 		if err := st.Close(); err != nil {
-			p.Logf("closing the graph store: %v", err)
+			p.Warnf(api.LoggerGraphDB, "closing the graph store: %v", err)
 		}
 	})
 	return nil
