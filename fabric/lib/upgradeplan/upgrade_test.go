@@ -356,6 +356,13 @@ func TestDryRunAndPlanWriteNothing(t *testing.T) {
 		if s.ID == "8" && s.Note == "" {
 			t.Error("step 8 without --proxy has no note")
 		}
+		// A credential of policy.json is never printed, not even the
+		// one a step seals.
+		for _, secret := range []string{"Adm1n-Passw0rd", "C0llect-0r"} {
+			if strings.Contains(s.Diff, secret) {
+				t.Errorf("step %s's diff shows a credential:\n%s", s.ID, s.Diff)
+			}
+		}
 	}
 	if diffs != 14 {
 		t.Errorf("%d steps with a diff", diffs)

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	udiff "github.com/aymanbagabas/go-udiff"
+	"github.com/fabricops/fabric/fabric/lib/deploydir"
 )
 
 // Change is one edit of a step: a file's old and new text, or a
@@ -34,7 +36,22 @@ func (c Change) Diff() string {
 	if c.Created {
 		from = "/dev/null"
 	}
-	return udiff.Unified(from, "b/"+c.Path, string(c.Old), string(c.New))
+	old, new := c.Old, c.New
+	if path.Base(c.Path) == deploydir.Policy {
+		// A credential that is not sealed yet is never printed.
+		old, new = hideCredentials(old), hideCredentials(new)
+	}
+	return udiff.Unified(from, "b/"+c.Path, string(old), string(new))
+}
+
+// hideCredentials is policy.json with its credentials not sealed yet
+// shown as ********.
+func hideCredentials(data []byte) []byte {
+	out, _, err := deploydir.EncryptCredentials(data, func(string) (string, error) { return "********", nil })
+	if err != nil {
+		return []byte("(policy.json does not read as JSON: its text is not shown)\n")
+	}
+	return out
 }
 
 // work is the deployment directory as the steps see it: its files on
