@@ -17,9 +17,7 @@ const manifest = `extension:
   default_name: acme-bots
   publisher: Acme
   support_email: ops@acme.test
-  config_template:
-    token: ""
-    $secure: [token]
+  config_template: {}
   implementation:
     code: acme.Bots
 bots:
@@ -32,30 +30,7 @@ def scale(frame, params, config):
 def listed(frame, params, config):
     return [dict(r, doubled = r["n"] * 2) for r in frame]
 
-def same(frame, params, config):
-    return frame
-
-def picked(frame, params, config):
-    return frame.filter("n > 2").select(["id"]).sort("id", desc = True)
-
-def nothing(frame, params, config):
-    return None
-
-def text(frame, params, config):
-    return "rows"
-
-def leak(frame, params, config):
-    return [{"said": "the token is " + config["token"]}]
-
-def talk(frame, params, config):
-    print("rows in hand:", len(frame), "token", config["token"])
-    return frame
-
-def writes(frame, params, config):
-    return frame.write("/tmp/x.csv")
-
-Bots = struct(scale = scale, listed = listed, same = same, picked = picked, nothing = nothing, text = text,
-    leak = leak, talk = talk, writes = writes)
+Bots = struct(scale = scale, listed = listed)
 `
 
 // TestFixtures: bot-package ut's fixtures are frames, as a worker's

@@ -1,7 +1,6 @@
 package worker_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -15,11 +14,8 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client"
-	"github.com/fabricops/fabric/fabric/fabrictest"
-	"github.com/fabricops/fabric/fabric/infra/botpackages"
 	"github.com/fabricops/fabric/fabric/infra/botsources"
 	"github.com/fabricops/fabric/fabric/infra/secret"
-	"github.com/fabricops/fabric/fabric/lib/botpkg"
 	"github.com/fabricops/fabric/fabric/lib/botquery"
 	"github.com/fabricops/fabric/fabric/lib/engine"
 )
@@ -119,26 +115,8 @@ func TestPackageBots(t *testing.T) {
 	defer srv.Close()
 	u, _ := url.Parse(srv.URL)
 
-	f := fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer, api.Scheduler, api.Worker}})
-	c, err := client.Connect(f.Configs["a"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	st, err := c.Data.Store(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	archive, err := botpkg.Pack(fstest.MapFS{"bots.yml": {Data: []byte(acmeYML)}, "acme.star": {Data: []byte(acmeStar)}}, botpkg.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat := &botpackages.Catalog{Store: st}
-	if _, err := cat.Add(ctx, archive, false); err != nil {
-		t.Fatal(err)
-	}
+	pf := startPackageFabric(t, 3*time.Minute, fstest.MapFS{"bots.yml": {Data: []byte(acmeYML)}, "acme.star": {Data: []byte(acmeStar)}})
+	c, ctx, st, cat := pf.c, pf.ctx, pf.st, pf.cat
 	src, err := (&botsources.Sources{Catalog: cat, Secrets: &secret.Store{Store: st}}).Put(ctx, api.BotSource{Name: "acme-api", Package: "acme-bots",
 		Config: map[string]any{"hostname": u.Hostname(), "port": u.Port(), "token": token}})
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,9 +14,6 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client"
-	"github.com/fabricops/fabric/fabric/fabrictest"
-	"github.com/fabricops/fabric/fabric/infra/botpackages"
-	"github.com/fabricops/fabric/fabric/lib/botpkg"
 )
 
 const mathYML = `extension:
@@ -48,25 +44,8 @@ Bots = struct(double = double)
 // loadable (the job names the library), after the worker restarts the
 // pipeline runs.
 func TestPackageBotsLoadLibraries(t *testing.T) {
-	f := fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer, api.Scheduler, api.Worker}})
-	c, err := client.Connect(f.Configs["a"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	st, err := c.Data.Store(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	archive, err := botpkg.Pack(fstest.MapFS{"bots.yml": {Data: []byte(mathYML)}, "calc.star": {Data: []byte(mathStar)}}, botpkg.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := (&botpackages.Catalog{Store: st}).Add(ctx, archive, false); err != nil {
-		t.Fatal(err)
-	}
+	pf := startPackageFabric(t, 2*time.Minute, fstest.MapFS{"bots.yml": {Data: []byte(mathYML)}, "calc.star": {Data: []byte(mathStar)}})
+	c, ctx := pf.c, pf.ctx
 
 	// The library: fabric_math-1.0.0.tar.gz with ops.star.
 	var buf bytes.Buffer

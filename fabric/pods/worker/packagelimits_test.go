@@ -4,7 +4,6 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,10 +17,7 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client"
-	"github.com/fabricops/fabric/fabric/fabrictest"
-	"github.com/fabricops/fabric/fabric/infra/botpackages"
 	"github.com/fabricops/fabric/fabric/infra/libraries"
-	"github.com/fabricops/fabric/fabric/lib/botpkg"
 	"github.com/nats-io/nats.go"
 )
 
@@ -64,25 +60,8 @@ func libFile(t *testing.T, dir, name string, files map[string]string, zeros int6
 // for one past it, and serves with the others (a bot package's bots load
 // fabric_math).
 func TestPackageDirBounds(t *testing.T) {
-	f := fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer, api.Scheduler, api.Worker}})
-	c, err := client.Connect(f.Configs["a"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	st, err := c.Data.Store(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	archive, err := botpkg.Pack(fstest.MapFS{"bots.yml": {Data: []byte(mathYML)}, "calc.star": {Data: []byte(mathStar)}}, botpkg.Limits{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := (&botpackages.Catalog{Store: st}).Add(ctx, archive, false); err != nil {
-		t.Fatal(err)
-	}
+	pf := startPackageFabric(t, 3*time.Minute, fstest.MapFS{"bots.yml": {Data: []byte(mathYML)}, "calc.star": {Data: []byte(mathStar)}})
+	c, ctx := pf.c, pf.ctx
 
 	// fabric_big_a and fabric_big_b unpack to 40 MiB each: each within
 	// what a pod loads, not both.

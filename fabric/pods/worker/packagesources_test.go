@@ -1,7 +1,6 @@
 package worker_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"testing/fstest"
@@ -9,11 +8,8 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client"
-	"github.com/fabricops/fabric/fabric/fabrictest"
-	"github.com/fabricops/fabric/fabric/infra/botpackages"
 	"github.com/fabricops/fabric/fabric/infra/botsources"
 	"github.com/fabricops/fabric/fabric/infra/secret"
-	"github.com/fabricops/fabric/fabric/lib/botpkg"
 )
 
 const notesYML = `extension:
@@ -51,30 +47,9 @@ Bots = struct(list = rows, find = rows, tidy = rows)
 // #ns:bot for the bot with a text parameter query), and not those of a
 // package that no source configures; --sources keeps a source's bots.
 func TestBotsBySourcePackages(t *testing.T) {
-	f := fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer, api.Scheduler, api.Worker}})
-	c, err := client.Connect(f.Configs["a"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	st, err := c.Data.Store(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat := &botpackages.Catalog{Store: st}
-	for _, yml := range []string{notesYML, mathYML} {
-		star := map[string]string{notesYML: notesStar, mathYML: mathStar}[yml]
-		module := map[string]string{notesYML: "notes.star", mathYML: "calc.star"}[yml]
-		archive, err := botpkg.Pack(fstest.MapFS{"bots.yml": {Data: []byte(yml)}, module: {Data: []byte(star)}}, botpkg.Limits{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := cat.Add(ctx, archive, false); err != nil {
-			t.Fatal(err)
-		}
-	}
+	pf := startPackageFabric(t, 2*time.Minute, fstest.MapFS{"bots.yml": {Data: []byte(notesYML)}, "notes.star": {Data: []byte(notesStar)}},
+		fstest.MapFS{"bots.yml": {Data: []byte(mathYML)}, "calc.star": {Data: []byte(mathStar)}})
+	c, ctx, st, cat := pf.c, pf.ctx, pf.st, pf.cat
 	for _, name := range []string{"notes-a", "notes-b"} {
 		if _, err := (&botsources.Sources{Catalog: cat, Secrets: &secret.Store{Store: st}}).Put(ctx, api.BotSource{Name: name, Package: "notes-bots",
 			Config: map[string]any{"hostname": "notes.example"}}); err != nil {
