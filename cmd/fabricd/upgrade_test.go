@@ -269,12 +269,10 @@ func TestRollingUpgrade(t *testing.T) {
 	if len(started) < 5 {
 		t.Fatalf("only %d jobs started during the upgrade (refused: %q)", len(started), refused)
 	}
-	for _, r := range refused {
-		// Submissions answered while the scheduler's process was
-		// replaced; no job was made of them.
-		if !strings.Contains(r, "scheduler") {
-			t.Errorf("a job was refused: %s", r)
-		}
+	if len(refused) > 0 {
+		// A scheduler going into maintenance hands its lease over, and a
+		// client asks again until one acknowledges: no submission fails.
+		t.Errorf("%d submissions refused: %q", len(refused), refused)
 	}
 	var states []string
 	for _, id := range started {

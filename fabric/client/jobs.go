@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
@@ -63,6 +64,10 @@ func (c *Client) Verify(ctx context.Context, req api.RunRequest, pl Placement) (
 	return *r.Verify, nil
 }
 
+// placeResend is how often a placement request no scheduler
+// acknowledged is sent again.
+const placeResend = time.Second
+
 // placeSlack is how much longer than a request's max wait the client
 // waits for the scheduler's final reply: the start itself on the worker.
 const placeSlack = 15 * time.Second
@@ -84,10 +89,19 @@ func (c *Client) place(ctx context.Context, run api.RunRequest, pl Placement, ve
 		return api.PlaceReply{}, err
 	}
 	defer func() { _ = sub.Unsubscribe() }()
-	if err := c.nc.PublishMsg(&nats.Msg{Subject: api.SubjectPlace, Reply: inbox, Data: data}); err != nil {
-		return api.PlaceReply{}, fmt.Errorf("asking the scheduler: %v", err)
+	ask := func() error {
+		if err := c.nc.PublishMsg(&nats.Msg{Subject: api.SubjectPlace, Reply: inbox, Data: data}); err != nil {
+			return fmt.Errorf("asking the scheduler: %v", err)
+		}
+		return nil
 	}
-	next := func(timeout time.Duration, what string) (api.PlaceReply, error) {
+	if err := ask(); err != nil {
+		return api.PlaceReply{}, err
+	}
+	// next waits for the next reply; a wait that times out withdraws the
+	// request when final (an acknowledgement's wait is not final until
+	// the last resend).
+	next := func(timeout time.Duration, what string, final bool) (api.PlaceReply, error) {
 		wctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		m, err := sub.NextMsgWithContext(wctx)
@@ -104,15 +118,32 @@ func (c *Client) place(ctx context.Context, run api.RunRequest, pl Placement, ve
 			c.cancelPlace(req.ID)
 			return api.PlaceReply{}, ctx.Err()
 		case errors.Is(err, context.DeadlineExceeded):
-			c.cancelPlace(req.ID)
+			if final {
+				c.cancelPlace(req.ID)
+			}
 			return api.PlaceReply{}, errors.New(what)
 		}
 		return api.PlaceReply{}, fmt.Errorf("waiting for the scheduler: %v", err)
 	}
-	r, err := next(api.PlaceAckTimeout, fmt.Sprintf("no scheduler leads: none answered within %s (start one, or wait for the election)", api.PlaceAckTimeout))
+	// Until a scheduler acknowledges, the request is sent again every
+	// placeResend: one that came as the leading scheduler changed (one
+	// stepping down for an upgrade, the next not yet leading) is taken
+	// by the next; a scheduler takes a request id once.
+	var r api.PlaceReply
+	for waited := time.Duration(0); ; waited += placeResend {
+		wait := min(placeResend, api.PlaceAckTimeout-waited)
+		last := waited+wait >= api.PlaceAckTimeout
+		r, err = next(wait, fmt.Sprintf("no scheduler leads: none answered within %s (start one, or wait for the election)", api.PlaceAckTimeout), last)
+		if err == nil || ctx.Err() != nil || last || !strings.HasPrefix(err.Error(), "no scheduler leads") {
+			break
+		}
+		if err = ask(); err != nil {
+			return r, err
+		}
+	}
 	if err == nil && r.Queued {
 		wait := req.Wait() + placeSlack
-		r, err = next(wait, fmt.Sprintf("timed out after %s waiting for the scheduler to start the job", wait))
+		r, err = next(wait, fmt.Sprintf("timed out after %s waiting for the scheduler to start the job", wait), true)
 	}
 	if err != nil {
 		return r, err

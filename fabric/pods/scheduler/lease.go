@@ -6,6 +6,7 @@ package scheduler
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
@@ -38,6 +39,10 @@ func Elect(p *pod.Pod, ttl time.Duration) error {
 	}
 	l := &lease{p: p, kv: kv, ttl: ttl}
 	l.try() // a scheduler that can lead leads before it is called started
+	// A scheduler going into maintenance (an upgrade replaces its
+	// process) gives the lease up at once, so that another leads while
+	// it is away.
+	p.OnMaintenance(func(bool) { l.try() })
 	go l.run()
 	return nil
 }
@@ -46,14 +51,25 @@ type lease struct {
 	p   *pod.Pod
 	kv  jetstream.KeyValue
 	ttl time.Duration
+	mu  sync.Mutex // guards rev and orders the tries
 	rev uint64
 }
 
-// try takes the lease when it is free, or renews it when held.
+// try takes the lease when it is free, or renews it when held; a
+// scheduler in maintenance gives it up and takes it no more.
 func (l *lease) try() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	p, kv := l.p, l.kv
 	ctx, cancel := context.WithTimeout(context.Background(), l.ttl/3)
 	defer cancel()
+	if p.InMaintenance() {
+		if p.Leader() {
+			_ = kv.Delete(ctx, leaseKey, jetstream.LastRevision(l.rev))
+			p.SetLeader(false)
+		}
+		return
+	}
 	if p.Leader() {
 		r, err := kv.Update(ctx, leaseKey, []byte(p.ID), l.rev)
 		if err != nil {
@@ -81,12 +97,14 @@ func (l *lease) run() {
 	for {
 		select {
 		case <-p.Done():
+			l.mu.Lock()
 			if p.Leader() {
 				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 				_ = kv.Delete(ctx, leaseKey, jetstream.LastRevision(l.rev))
 				cancel()
 				p.SetLeader(false)
 			}
+			l.mu.Unlock()
 			return
 		case <-tick.C:
 			l.try()

@@ -42,6 +42,9 @@ type Placer struct {
 	// counts do not show them yet.
 	inflight map[string]int
 	stopped  bool
+	// seen are the ids of the requests taken lately: a client that had
+	// no acknowledgement asks again, and the request is taken once.
+	seen map[string]time.Time
 
 	kick chan struct{}
 }
@@ -182,8 +185,12 @@ func (pl *Placer) handlePlace(m *nats.Msg) {
 	pl.mu.Lock()
 	switch {
 	case pl.stopped:
+		// Not answered: the client asks again, and the scheduler that
+		// leads next takes it.
 		pl.mu.Unlock()
-		pl.send(m.Reply, api.PlaceReply{Error: "the scheduler is stopping: try again"})
+		return
+	case pl.taken(req.ID):
+		pl.mu.Unlock()
 		return
 	case len(pl.queue) >= pl.o.MaxQueue:
 		pl.mu.Unlock()
@@ -195,6 +202,30 @@ func (pl *Placer) handlePlace(m *nats.Msg) {
 	pl.mu.Unlock()
 	pl.send(m.Reply, api.PlaceReply{Queued: true, Position: n})
 	pl.Kick()
+}
+
+// seenFor is how long a request's id is remembered.
+const seenFor = 2 * time.Minute
+
+// taken reports whether the request id was taken already, and records
+// it; pl.mu is held.
+func (pl *Placer) taken(id string) bool {
+	now := time.Now()
+	if pl.seen == nil {
+		pl.seen = map[string]time.Time{}
+	}
+	if _, ok := pl.seen[id]; ok && id != "" {
+		return true
+	}
+	if len(pl.seen) > 1000 {
+		for k, at := range pl.seen {
+			if now.Sub(at) > seenFor {
+				delete(pl.seen, k)
+			}
+		}
+	}
+	pl.seen[id] = now
+	return false
 }
 
 // handleCancel drops a waiting request whose client stopped waiting.
