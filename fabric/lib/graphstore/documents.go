@@ -87,7 +87,15 @@ func DecodeDoc(data []byte) (Doc, error) {
 // existing key is handled by mode. Each document gets its result; the
 // error is the whole request's (a missing collection, the disk).
 func (s *Store) Insert(db, coll string, docs []any, mode OverwriteMode, keepNull, mergeObjects bool) ([]Result, error) {
-	return s.insert(db, coll, docs, nil, mode, keepNull, mergeObjects, false)
+	return s.insert(db, coll, docs, nil, mode, keepNull, mergeObjects, false, Precondition{})
+}
+
+// InsertIf is Insert with pre checked, as ModifyIf checks it, of each
+// existing document the insert would replace or update (overwrite modes
+// replace and update); a document whose key is new is written as Insert
+// writes it, with no check and no cost.
+func (s *Store) InsertIf(db, coll string, docs []any, mode OverwriteMode, keepNull, mergeObjects bool, pre Precondition) ([]Result, error) {
+	return s.insert(db, coll, docs, nil, mode, keepNull, mergeObjects, false, pre)
 }
 
 // HeadNames are the members a bulk insert reads of a document it has as
@@ -107,7 +115,7 @@ type Head struct {
 // the others are decoded and inserted as Insert does (keepNull and
 // mergeObjects on).
 func (s *Store) InsertLines(db, coll string, lines [][]byte, heads []Head, mode OverwriteMode) ([]Result, error) {
-	return s.insert(db, coll, make([]any, len(lines)), &lineDocs{lines, heads}, mode, true, true, false)
+	return s.insert(db, coll, make([]any, len(lines)), &lineDocs{lines, heads}, mode, true, true, false, Precondition{})
 }
 
 // lineDocs are the texts and heads of InsertLines' documents.
@@ -119,7 +127,7 @@ type lineDocs struct {
 // InsertAll is Insert that stores nothing when any document fails (an
 // import with complete=true); committed reports whether it stored.
 func (s *Store) InsertAll(db, coll string, docs []any, mode OverwriteMode) (results []Result, committed bool, err error) {
-	results, err = s.insert(db, coll, docs, nil, mode, true, true, true)
+	results, err = s.insert(db, coll, docs, nil, mode, true, true, true, Precondition{})
 	if err != nil {
 		return nil, false, err
 	}
@@ -131,7 +139,7 @@ func (s *Store) InsertAll(db, coll string, docs []any, mode OverwriteMode) (resu
 	return results, true, nil
 }
 
-func (s *Store) insert(db, coll string, docs []any, lines *lineDocs, mode OverwriteMode, keepNull, mergeObjects, allOrNothing bool) ([]Result, error) {
+func (s *Store) insert(db, coll string, docs []any, lines *lineDocs, mode OverwriteMode, keepNull, mergeObjects, allOrNothing bool, cond Precondition) ([]Result, error) {
 	keys := make([]string, 0, len(docs))
 	for i, x := range docs {
 		if lines != nil {
@@ -224,7 +232,7 @@ func (s *Store) insert(db, coll string, docs []any, lines *lineDocs, mode Overwr
 			}
 			docs[i] = d
 		}
-		return s.insertOne(w, info, docs[i], mode, keepNull, mergeObjects)
+		return s.insertOne(w, info, docs[i], mode, keepNull, mergeObjects, &cond)
 	})
 }
 
@@ -296,8 +304,9 @@ func (s *Store) prepare(info *CollectionInfo, x any) *prepared {
 	return f
 }
 
-// insertOne writes one document into the batch.
-func (s *Store) insertOne(w *writer, info *CollectionInfo, x any, mode OverwriteMode, keepNull, mergeObjects bool) Result {
+// insertOne writes one document into the batch; pre is checked of the
+// document it would replace or update.
+func (s *Store) insertOne(w *writer, info *CollectionInfo, x any, mode OverwriteMode, keepNull, mergeObjects bool, pre *Precondition) Result {
 	d, ok := x.(map[string]any)
 	if !ok {
 		return Result{Err: ErrDocumentType}
@@ -327,9 +336,16 @@ func (s *Store) insertOne(w *writer, info *CollectionInfo, x any, mode Overwrite
 		switch mode {
 		case OverwriteIgnore:
 			return Result{Key: k, ID: id, Rev: old["_rev"].(string), Ignored: true}
-		case OverwriteReplace:
-		case OverwriteUpdate:
-			doc = merge(old, doc, keepNull, mergeObjects)
+		case OverwriteReplace, OverwriteUpdate:
+			if r, ok := pre.conflict(info.Name, k, old, d); !ok {
+				return r
+			}
+			if r, skip := pre.stale(info.Name, k, old, d); skip {
+				return r
+			}
+			if mode == OverwriteUpdate {
+				doc = merge(old, doc, keepNull, mergeObjects)
+			}
 		default:
 			return Result{Err: ErrUniqueConstraint, Key: k}
 		}
@@ -464,6 +480,14 @@ var ErrIdentifier = errors.New("illegal document identifier")
 // Modify replaces (replace) or patches documents, each an object with its
 // _key, in one synced batch; edges keep needing _from and _to.
 func (s *Store) Modify(db, coll string, items []any, replace, keepNull, mergeObjects bool) ([]Result, error) {
+	return s.ModifyIf(db, coll, items, replace, keepNull, mergeObjects, Precondition{})
+}
+
+// ModifyIf is Modify with pre checked of each document, under the lock
+// that orders writes: a document that fails it is left as it is (its
+// result is ErrConflict's, or the stored document for a stale external
+// version); the others are written.
+func (s *Store) ModifyIf(db, coll string, items []any, replace, keepNull, mergeObjects bool, pre Precondition) ([]Result, error) {
 	return s.writeDocs(db, coll, len(items), itemKeys(items), false, nil, func(w *writer, info *CollectionInfo, i int) Result {
 		x := items[i]
 		k, d, ok := itemKey(x)
@@ -478,6 +502,12 @@ func (s *Store) Modify(db, coll string, items []any, replace, keepNull, mergeObj
 		old, err := w.old(k)
 		if err != nil {
 			return Result{Err: err, Key: k}
+		}
+		if res, ok := pre.conflict(coll, k, old, d); !ok {
+			return res
+		}
+		if res, skip := pre.stale(coll, k, old, d); skip {
+			return res
 		}
 		doc := userAttrs(d)
 		if !replace {
@@ -503,14 +533,25 @@ func (s *Store) Modify(db, coll string, items []any, replace, keepNull, mergeObj
 // Remove deletes documents by key (strings or objects with _key) in one
 // synced batch.
 func (s *Store) Remove(db, coll string, items []any) ([]Result, error) {
+	return s.RemoveIf(db, coll, items, Precondition{})
+}
+
+// RemoveIf is Remove with pre's revision checked of each document (an
+// item's _rev is that of an object item), under the lock that orders
+// writes: a document that fails it is left as it is, its result
+// ErrConflict's; the others are deleted.
+func (s *Store) RemoveIf(db, coll string, items []any, pre Precondition) ([]Result, error) {
 	return s.writeDocs(db, coll, len(items), itemKeys(items), false, nil, func(w *writer, info *CollectionInfo, i int) Result {
-		k, _, ok := itemKey(items[i])
+		k, d, ok := itemKey(items[i])
 		if !ok {
 			return Result{Err: ErrIdentifier}
 		}
 		old, err := w.old(k)
 		if err != nil {
 			return Result{Err: err, Key: k}
+		}
+		if res, ok := pre.conflict(coll, k, old, d); !ok {
+			return res
 		}
 		w.del(k)
 		if info.Type == EdgeCollection {
