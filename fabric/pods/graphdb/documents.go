@@ -29,6 +29,8 @@ func docError(err error) *apiError {
 		return newError(400, 1222, "unexpected document key")
 	case errors.Is(err, graphstore.ErrIdentifier):
 		return newError(400, 1205, "illegal document identifier")
+	case errors.Is(err, graphstore.ErrConflict):
+		return newError(412, 1200, conflictMessage)
 	}
 	return storeError(err)
 }
@@ -64,16 +66,7 @@ func (s *Server) document(w http.ResponseWriter, r *request, rest []string) {
 		r.Method == http.MethodDelete && len(rest) <= 2:
 		s.modify(w, r, coll, rest[1:])
 	case len(rest) == 2 && (r.Method == http.MethodGet || r.Method == http.MethodHead):
-		data, err := s.store.Document(r.db, coll, rest[1])
-		if err != nil {
-			writeError(w, docError(err))
-			return
-		}
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.WriteHeader(200)
-		if r.Method == http.MethodGet {
-			w.Write(data)
-		}
+		s.read(w, r, coll, rest[1])
 	default:
 		writeError(w, newError(405, 405, "method not supported"))
 	}
@@ -81,7 +74,8 @@ func (s *Server) document(w http.ResponseWriter, r *request, rest []string) {
 
 // insert serves POST /_api/document/{collection}: one document (an
 // object) or many (an array), with overwriteMode, returnNew, returnOld,
-// silent, keepNull and mergeObjects.
+// silent, keepNull, mergeObjects, and versionAttribute (and _rev with
+// ignoreRevs=false) for the documents it replaces or updates.
 func (s *Server) insert(w http.ResponseWriter, r *request, coll string) {
 	q := r.URL.Query()
 	body, e := readJSONBody(r.Request)
@@ -109,7 +103,8 @@ func (s *Server) insert(w http.ResponseWriter, r *request, coll string) {
 		}
 		docs = []any{body}
 	}
-	results, err := s.store.Insert(r.db, coll, docs, mode, q.Get("keepNull") != "false", q.Get("mergeObjects") != "false")
+	pre := precondition(r, true) // If-Match is not one of an insert's
+	results, err := s.store.InsertIf(r.db, coll, docs, mode, q.Get("keepNull") != "false", q.Get("mergeObjects") != "false", pre)
 	if err != nil {
 		writeError(w, docError(err))
 		return
@@ -129,7 +124,11 @@ func respond(w http.ResponseWriter, r *request, results []graphstore.Result, bul
 	item := func(res graphstore.Result) map[string]any {
 		if res.Err != nil {
 			e := docError(res.Err)
-			return map[string]any{"error": true, "errorNum": e.num, "errorMessage": e.msg}
+			m := map[string]any{"error": true, "errorNum": e.num, "errorMessage": e.msg}
+			if errors.Is(res.Err, graphstore.ErrConflict) {
+				m["_id"], m["_key"], m["_rev"] = res.ID, res.Key, res.Rev
+			}
+			return m
 		}
 		m := map[string]any{"_id": res.ID, "_key": res.Key, "_rev": res.Rev}
 		if res.OldRev != "" {
@@ -145,10 +144,15 @@ func respond(w http.ResponseWriter, r *request, results []graphstore.Result, bul
 	}
 	if !bulk {
 		res := results[0]
+		if errors.Is(res.Err, graphstore.ErrConflict) {
+			writeConflict(w, res.ID, res.Key, res.Rev)
+			return
+		}
 		if res.Err != nil {
 			writeError(w, docError(res.Err))
 			return
 		}
+		w.Header().Set("Etag", etag(res.Rev))
 		if silent {
 			writeJSON(w, status, map[string]any{})
 			return
@@ -191,7 +195,9 @@ func readJSONBody(r *http.Request) (any, *apiError) {
 }
 
 // modify serves PUT (replace), PATCH (update) and DELETE of one document
-// (its key in the path) or many (an array body).
+// (its key in the path) or many (an array body), with their revision
+// preconditions: If-Match (one document), _rev with ignoreRevs=false,
+// versionAttribute (replace and update).
 func (s *Server) modify(w http.ResponseWriter, r *request, coll string, key []string) {
 	q := r.URL.Query()
 	var items []any
@@ -224,13 +230,15 @@ func (s *Server) modify(w http.ResponseWriter, r *request, coll string, key []st
 	var results []graphstore.Result
 	var err error
 	status := 202
+	pre := precondition(r, bulk)
 	if r.Method == http.MethodDelete {
-		results, err = s.store.Remove(r.db, coll, items)
+		pre.VersionAttribute = "" // not one of a delete's
+		results, err = s.store.RemoveIf(r.db, coll, items, pre)
 		if !bulk {
 			status = 200
 		}
 	} else {
-		results, err = s.store.Modify(r.db, coll, items, r.Method == http.MethodPut, q.Get("keepNull") != "false", q.Get("mergeObjects") != "false")
+		results, err = s.store.ModifyIf(r.db, coll, items, r.Method == http.MethodPut, q.Get("keepNull") != "false", q.Get("mergeObjects") != "false", pre)
 	}
 	if err != nil {
 		writeError(w, docError(err))
@@ -239,7 +247,9 @@ func (s *Server) modify(w http.ResponseWriter, r *request, coll string, key []st
 	respond(w, r, results, bulk, status)
 }
 
-// lookup serves PUT ?onlyget=true: the documents of a list of keys.
+// lookup serves PUT ?onlyget=true: the documents of a list of keys (or
+// objects with _key; with ignoreRevs=false, a _rev other than the
+// document's is the item's error 1200).
 func (s *Server) lookup(w http.ResponseWriter, r *request, coll string) {
 	body, e := readJSONBody(r.Request)
 	if e != nil {
@@ -256,8 +266,17 @@ func (s *Server) lookup(w http.ResponseWriter, r *request, coll string) {
 		writeError(w, docError(err))
 		return
 	}
+	checkRevs := r.URL.Query().Get("ignoreRevs") == "false"
 	out := make([]any, len(items))
 	for i := range items {
+		if checkRevs && errs[i] == nil {
+			if rev, stale := staleRev(items[i], docs[i]); stale {
+				k, _ := items[i].(map[string]any)["_key"].(string)
+				out[i] = map[string]any{"error": true, "errorNum": 1200, "errorMessage": conflictMessage,
+					"_id": coll + "/" + k, "_key": k, "_rev": rev}
+				continue
+			}
+		}
 		if errs[i] != nil {
 			e := docError(errs[i])
 			out[i] = map[string]any{"error": true, "errorNum": e.num, "errorMessage": e.msg}
