@@ -169,6 +169,10 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 		s.login(w, r)
 		return
 	}
+	if len(parts) == 3 && parts[0] == "_admin" && parts[1] == "server" && parts[2] == "availability" {
+		s.availability(w, req) // without credentials, as in ArangoDB
+		return
+	}
 	if !s.auth.allowed(r) {
 		writeError(w, newError(401, 11, "not authorized to execute this request"))
 		return
@@ -196,12 +200,17 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 // route runs the request's endpoint.
 func (s *Server) route(r *request) (any, int, error) {
 	p := r.path
+	if len(p) >= 2 && p[0] == "_admin" {
+		return s.admin(r, p[1:])
+	}
 	if len(p) < 2 || p[0] != "_api" {
 		return nil, 0, newError(404, 404, "unknown path '/"+strings.Join(p, "/")+"'")
 	}
 	switch p[1] {
 	case "version":
-		return map[string]any{"server": "arango", "version": Version, "license": "community"}, 200, nil
+		return s.version(r)
+	case "key-generators":
+		return keyGeneratorsOf(r)
 	case "database":
 		return s.database(r, p[2:])
 	case "collection":
