@@ -22,7 +22,8 @@
 // goroutine ends only its own process; a test that did not end within
 // -timeout counts as failed.
 //
-//	go run ./internal/compat [-run REGEXP] [-v] [-json FILE] [-timeout 3m] [-parallel 4] [-min PERCENT]
+//	go run ./internal/compat [-run REGEXP] [-v] [-json FILE] [-timeout 3m] [-parallel 4]
+//	                       [-min PERCENT] [-green GROUP,...]
 package main
 
 import (
@@ -72,6 +73,7 @@ func main() {
 	flag.StringVar(&o.events, "json", "", "also write the suite's go test -json events to this file")
 	flag.StringVar(&o.auth, "auth", "basic", "how the suite authenticates: basic or jwt")
 	flag.Float64Var(&o.minShare, "min", 0, "exit 1 when the claimed groups' share of passing units is below this percentage")
+	flag.StringVar(&o.green, "green", "", "comma-separated groups that must stay green: exit 1 when a unit of one fails")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "compat:", err)
@@ -87,6 +89,7 @@ type options struct {
 	events   string
 	auth     string
 	minShare float64
+	green    string
 }
 
 func run(o options) error {
@@ -182,6 +185,12 @@ func run(o options) error {
 	rep.print(os.Stdout, o.verbose, time.Since(began))
 	if o.verbose {
 		srv.printLog(os.Stdout)
+	}
+	if o.green != "" {
+		if failing := rep.failing(strings.Split(o.green, ",")); len(failing) > 0 {
+			return fmt.Errorf("%d units of the groups that must stay green (-green %s) fail: %s",
+				len(failing), o.green, strings.Join(failing, ", "))
+		}
 	}
 	if share := rep.share(claimed); o.minShare > 0 && share < o.minShare {
 		return fmt.Errorf("%.1f%% of the claimed groups' units pass, below -min %.1f%%", share, o.minShare)
@@ -653,6 +662,17 @@ func (c *counts) add(outcome string) {
 }
 
 func (c counts) String() string { return fmt.Sprintf("%d/%d/%d", c.pass, c.fail, c.skip) }
+
+// failing are the units of the groups that failed.
+func (rep *report) failing(groups []string) []string {
+	var names []string
+	for _, u := range rep.units {
+		if u.outcome == "fail" && slices.Contains(groups, u.group) {
+			names = append(names, u.name)
+		}
+	}
+	return names
+}
 
 // share is the percentage of the groups' run units (passed or failed)
 // that pass.

@@ -92,6 +92,12 @@ func TestReport(t *testing.T) {
 	if s := rep.share(claimed); s != 50 {
 		t.Errorf("share %.1f, want 50", s)
 	}
+	if f := rep.failing([]string{"import", "queries"}); len(f) != 0 {
+		t.Errorf("failing in import and queries: %v, want none", f)
+	}
+	if f := rep.failing([]string{"databases"}); len(f) != 1 || f[0] != "TestGetDatabase/HTTP2_JSON" {
+		t.Errorf("failing in databases: %v", f)
+	}
 	var out bytes.Buffer
 	rep.print(&out, true, time.Second)
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
