@@ -21,6 +21,9 @@ func graphError(err error, name string) *apiError {
 	case errors.Is(err, graphstore.ErrEdgeCollectionUse):
 		return newError(400, 1944, "edge collection used as a document collection: "+err.Error())
 	}
+	if e := graphEditError(err); e != nil {
+		return e
+	}
 	return docError(err)
 }
 
@@ -86,6 +89,10 @@ func (s *Server) gharial(r *request, rest []string) (any, int, error) {
 			list = []string{}
 		}
 		return map[string]any{"error": false, "code": 200, "collections": list}, 200, nil
+	case len(rest) == 2 && r.Method == http.MethodPost && (rest[1] == "vertex" || rest[1] == "edge"),
+		len(rest) == 3 && r.Method == http.MethodDelete && (rest[1] == "vertex" || rest[1] == "edge"),
+		len(rest) == 3 && r.Method == http.MethodPut && rest[1] == "edge":
+		return s.editGraph(r, name, rest[1:])
 	case len(rest) >= 3 && (rest[1] == "vertex" || rest[1] == "edge"):
 		return s.graphDocument(r, g, rest[1], rest[2], rest[3:])
 	}
@@ -113,10 +120,17 @@ func (s *Server) graphDocument(r *request, g *graphstore.Graph, kind, coll strin
 	if q.Get("waitForSync") == "true" {
 		status = 201
 	}
+	pre := graphstore.Precondition{IfMatch: etagRev(r.Header.Get("If-Match"))}
+	if pre.IfMatch == "" {
+		pre.IfMatch = q.Get("rev")
+	}
 	if r.Method == http.MethodGet && len(key) == 1 {
 		data, err := s.store.Document(r.db, coll, key[0])
 		if err != nil {
 			return nil, 0, docError(err)
+		}
+		if pre.IfMatch != "" && pre.IfMatch != revOf(data) {
+			return nil, 0, newError(412, 1200, conflictMessage)
 		}
 		return map[string]any{"error": false, "code": 200, kind: json.RawMessage(data)}, 200, nil
 	}
@@ -144,12 +158,12 @@ func (s *Server) graphDocument(r *request, g *graphstore.Graph, kind, coll strin
 		results, err = s.store.Insert(r.db, coll, []any{doc}, graphstore.OverwriteConflict, true, true)
 	case (r.Method == http.MethodPatch || r.Method == http.MethodPut) && len(key) == 1:
 		doc["_key"] = key[0]
-		results, err = s.store.Modify(r.db, coll, []any{doc}, r.Method == http.MethodPut, q.Get("keepNull") != "false", true)
+		results, err = s.store.ModifyIf(r.db, coll, []any{doc}, r.Method == http.MethodPut, q.Get("keepNull") != "false", true, pre)
 		if status == 201 {
 			status = 200 // gharial answers a synced change with 200
 		}
 	case r.Method == http.MethodDelete && len(key) == 1:
-		results, err = s.store.Remove(r.db, coll, []any{key[0]})
+		results, err = s.store.RemoveIf(r.db, coll, []any{key[0]}, pre)
 		if status == 201 {
 			status = 200
 		}

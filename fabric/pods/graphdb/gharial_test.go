@@ -1,0 +1,308 @@
+package graphdb_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"sort"
+	"testing"
+
+	"github.com/arangodb/go-driver/v2/arangodb"
+)
+
+// graphState reads a graph back: its edge definitions as
+// "coll:from>to" and its orphan collections, both sorted.
+func graphState(t *testing.T, db arangodb.Database, name string) (defs, orphans []string) {
+	t.Helper()
+	g, err := db.Graph(context.Background(), name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range g.EdgeDefinitions() {
+		f, to := slices.Clone(d.From), slices.Clone(d.To)
+		sort.Strings(f)
+		sort.Strings(to)
+		b, _ := json.Marshal([]any{d.Collection, f, to})
+		defs = append(defs, string(b))
+	}
+	orphans = slices.Clone(g.OrphanCollections())
+	sort.Strings(defs)
+	sort.Strings(orphans)
+	return defs, orphans
+}
+
+func def(coll string, from, to []string) string {
+	b, _ := json.Marshal([]any{coll, from, to})
+	return string(b)
+}
+
+func collectionExists(t *testing.T, db arangodb.Database, name string) bool {
+	t.Helper()
+	ok, err := db.CollectionExists(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ok
+}
+
+// TestGraphEdits: through the driver's own graph calls, over both
+// transports, vertex collections and edge definitions are added to a
+// named graph, replaced and removed; vertex collections an edge definition
+// no longer uses become orphans; dropCollection(s) drops only collections
+// no other graph uses.
+func TestGraphEdits(t *testing.T) {
+	for _, transport := range []string{"http1-basic", "h2c-jwt"} {
+		t.Run(transport, func(t *testing.T) {
+			ctx := context.Background()
+			db := openDB(t, transport, "g")
+			g, err := db.CreateGraph(ctx, "social", &arangodb.GraphDefinition{EdgeDefinitions: []arangodb.EdgeDefinition{
+				{Collection: "knows", From: []string{"people"}, To: []string{"people"}}}}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.CreateGraph(ctx, "other", &arangodb.GraphDefinition{OrphanCollections: []string{"shared"}}, nil); err != nil {
+				t.Fatal(err)
+			}
+			yes := true
+			steps := []struct {
+				name    string
+				do      func() error
+				defs    []string
+				orphans []string
+				exist   []string
+				gone    []string
+			}{
+				{"add a vertex collection", func() error { _, err := g.CreateVertexCollection(ctx, "places", nil); return err },
+					[]string{def("knows", []string{"people"}, []string{"people"})}, []string{"places"}, []string{"places"}, nil},
+				{"add a shared vertex collection", func() error { _, err := g.CreateVertexCollection(ctx, "shared", nil); return err },
+					[]string{def("knows", []string{"people"}, []string{"people"})}, []string{"places", "shared"}, nil, nil},
+				{"add an edge definition over an orphan", func() error {
+					_, err := g.CreateEdgeDefinition(ctx, "visits", []string{"people"}, []string{"places"}, nil)
+					return err
+				}, []string{def("knows", []string{"people"}, []string{"people"}), def("visits", []string{"people"}, []string{"places"})},
+					[]string{"shared"}, []string{"visits"}, nil},
+				{"replace an edge definition", func() error {
+					_, err := g.ReplaceEdgeDefinition(ctx, "visits", []string{"people"}, []string{"cities"}, nil)
+					return err
+				}, []string{def("knows", []string{"people"}, []string{"people"}), def("visits", []string{"people"}, []string{"cities"})},
+					[]string{"places", "shared"}, []string{"cities", "places"}, nil},
+				{"remove an edge definition: its vertex collections become orphans", func() error {
+					_, err := g.DeleteEdgeDefinition(ctx, "visits", nil)
+					return err
+				}, []string{def("knows", []string{"people"}, []string{"people"})}, []string{"cities", "places", "shared"}, []string{"visits", "cities"}, nil},
+				{"remove a vertex collection, kept", func() error { _, err := g.DeleteVertexCollection(ctx, "cities", nil); return err },
+					[]string{def("knows", []string{"people"}, []string{"people"})}, []string{"places", "shared"}, []string{"cities"}, nil},
+				{"remove a vertex collection, dropped", func() error {
+					_, err := g.DeleteVertexCollection(ctx, "places", &arangodb.DeleteVertexCollectionOptions{DropCollection: &yes})
+					return err
+				}, []string{def("knows", []string{"people"}, []string{"people"})}, []string{"shared"}, nil, []string{"places"}},
+				{"remove a vertex collection another graph uses, not dropped", func() error {
+					_, err := g.DeleteVertexCollection(ctx, "shared", &arangodb.DeleteVertexCollectionOptions{DropCollection: &yes})
+					return err
+				}, []string{def("knows", []string{"people"}, []string{"people"})}, nil, []string{"shared"}, nil},
+				{"remove an edge definition, dropped", func() error {
+					_, err := g.DeleteEdgeDefinition(ctx, "knows", &arangodb.DeleteEdgeDefinitionOptions{DropCollection: &yes})
+					return err
+				}, nil, []string{"people"}, []string{"people"}, []string{"knows"}},
+			}
+			for _, st := range steps {
+				if err := st.do(); err != nil {
+					t.Fatalf("%s: %v", st.name, err)
+				}
+				defs, orphans := graphState(t, db, "social")
+				if !slices.Equal(defs, st.defs) || !slices.Equal(orphans, st.orphans) {
+					t.Errorf("%s: definitions %v orphans %v, want %v %v", st.name, defs, orphans, st.defs, st.orphans)
+				}
+				for _, c := range st.exist {
+					if !collectionExists(t, db, c) {
+						t.Errorf("%s: collection %s missing", st.name, c)
+					}
+				}
+				for _, c := range st.gone {
+					if collectionExists(t, db, c) {
+						t.Errorf("%s: collection %s not dropped", st.name, c)
+					}
+				}
+			}
+			if p, err := db.GetCollection(ctx, "visits", nil); err != nil {
+				t.Error(err)
+			} else if props, _ := p.Properties(ctx); props.Type != arangodb.CollectionTypeEdge {
+				t.Errorf("visits is type %d", props.Type)
+			}
+		})
+	}
+}
+
+// TestGraphEditErrors: ArangoDB's status and errorNum for each refused
+// change to a graph's collections, over raw HTTP; a refused change
+// leaves the graph as it was.
+func TestGraphEditErrors(t *testing.T) {
+	url, _ := revServer(t, "http1-basic")
+	base := "/_db/g/_api/gharial"
+	for _, setup := range []struct {
+		path string
+		body any
+	}{
+		{base, map[string]any{"name": "social", "edgeDefinitions": []any{map[string]any{"collection": "knows", "from": []string{"people"}, "to": []string{"people"}}},
+			"orphanCollections": []string{"places"}}},
+		{base, map[string]any{"name": "work", "edgeDefinitions": []any{map[string]any{"collection": "reports", "from": []string{"staff"}, "to": []string{"staff"}}}}},
+	} {
+		if code, _, data := raw(t, url, "POST", setup.path, nil, setup.body); code != 202 {
+			t.Fatalf("setup: %d %s", code, data)
+		}
+	}
+	for _, c := range []struct {
+		name, method, path string
+		body               any
+		status, num        int
+	}{
+		{"vertex to an unknown graph", "POST", base + "/nope/vertex", map[string]any{"collection": "x"}, 404, 1924},
+		{"edge definition to an unknown graph", "POST", base + "/nope/edge", map[string]any{"collection": "e", "from": []string{"a"}, "to": []string{"b"}}, 404, 1924},
+		{"remove a vertex collection of an unknown graph", "DELETE", base + "/nope/vertex/places", nil, 404, 1924},
+		{"an orphan twice", "POST", base + "/social/vertex", map[string]any{"collection": "places"}, 400, 1938},
+		{"a vertex collection of an edge definition", "POST", base + "/social/vertex", map[string]any{"collection": "people"}, 400, 1929},
+		{"remove a vertex collection an edge definition uses", "DELETE", base + "/social/vertex/people", nil, 400, 1928},
+		{"remove a vertex collection not in the graph", "DELETE", base + "/social/vertex/staff", nil, 404, 1926},
+		{"an edge definition twice", "POST", base + "/social/edge", map[string]any{"collection": "knows", "from": []string{"places"}, "to": []string{"places"}}, 400, 1920},
+		{"another graph's edge collection, other vertices", "POST", base + "/social/edge", map[string]any{"collection": "reports", "from": []string{"people"}, "to": []string{"people"}}, 400, 1921},
+		{"a malformed edge definition", "POST", base + "/social/edge", map[string]any{"collection": "likes", "from": []string{}, "to": []string{"people"}}, 400, 1923},
+		{"a document collection as edges", "POST", base + "/social/edge", map[string]any{"collection": "places", "from": []string{"people"}, "to": []string{"people"}}, 400, 1944},
+		{"replace an edge definition not in the graph", "PUT", base + "/social/edge/reports", map[string]any{"collection": "reports", "from": []string{"staff"}, "to": []string{"staff"}}, 404, 1930},
+		{"remove an edge definition not in the graph", "DELETE", base + "/social/edge/reports", nil, 404, 1930},
+	} {
+		code, _, data := raw(t, url, c.method, c.path, nil, c.body)
+		var e struct {
+			Error    bool `json:"error"`
+			Code     int  `json:"code"`
+			ErrorNum int  `json:"errorNum"`
+		}
+		_ = json.Unmarshal(data, &e)
+		if code != c.status || !e.Error || e.Code != c.status || e.ErrorNum != c.num {
+			t.Errorf("%s: %d %s, want %d/%d", c.name, code, data, c.status, c.num)
+		}
+	}
+	_, _, data := raw(t, url, "GET", base+"/social", nil, nil)
+	var got struct {
+		Graph struct {
+			EdgeDefinitions   []map[string]any `json:"edgeDefinitions"`
+			OrphanCollections []string         `json:"orphanCollections"`
+		} `json:"graph"`
+	}
+	if err := json.Unmarshal(data, &got); err != nil || len(got.Graph.EdgeDefinitions) != 1 || !slices.Equal(got.Graph.OrphanCollections, []string{"places"}) {
+		t.Errorf("after refusals the graph is %s", data)
+	}
+}
+
+// TestGraphDocumentRevisions: a named graph's vertex and edge endpoints
+// honour If-Match through the driver: a stale revision fails with 412 /
+// errorNum 1200 and changes nothing; the current one succeeds.
+func TestGraphDocumentRevisions(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t, "h2c-jwt", "g")
+	g, err := db.CreateGraph(ctx, "social", &arangodb.GraphDefinition{EdgeDefinitions: []arangodb.EdgeDefinition{
+		{Collection: "knows", From: []string{"people"}, To: []string{"people"}}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vc, err := g.VertexCollection(ctx, "people")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ec, err := g.EdgeDefinition(ctx, "knows")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"a", "b"} {
+		if _, err := vc.CreateVertex(ctx, map[string]any{"_key": k, "n": 1}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := ec.CreateEdge(ctx, map[string]any{"_key": "ab", "_from": "people/a", "_to": "people/b", "n": 1}, nil); err != nil {
+		t.Fatal(err)
+	}
+	// revs returns a document's revision after one update: stale, current.
+	revs := func(update func(string) (string, error), key string) (string, string) {
+		t.Helper()
+		var d map[string]any
+		var err error
+		if key == "ab" {
+			err = ec.GetEdge(ctx, key, &d, nil)
+		} else {
+			err = vc.GetVertex(ctx, key, &d, nil)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		cur, err := update(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d["_rev"].(string), cur
+	}
+	touchV := func(k string) (string, error) {
+		r, err := vc.UpdateVertex(ctx, k, map[string]any{"n": 2}, nil)
+		return r.Rev, err
+	}
+	touchE := func(k string) (string, error) {
+		r, err := ec.UpdateEdge(ctx, k, map[string]any{"n": 2}, nil)
+		return r.Rev, err
+	}
+	type op func(key, rev string) error
+	cases := []struct {
+		name  string
+		key   string
+		touch func(string) (string, error)
+		do    op
+	}{
+		{"update vertex", "a", touchV, func(k, rev string) error {
+			_, err := vc.UpdateVertex(ctx, k, map[string]any{"n": 3}, &arangodb.VertexUpdateOptions{IfMatch: rev})
+			return err
+		}},
+		{"replace vertex", "a", touchV, func(k, rev string) error {
+			_, err := vc.ReplaceVertex(ctx, k, map[string]any{"n": 3}, &arangodb.VertexReplaceOptions{IfMatch: rev})
+			return err
+		}},
+		{"get vertex", "a", touchV, func(k, rev string) error {
+			var d map[string]any
+			return vc.GetVertex(ctx, k, &d, &arangodb.GetVertexOptions{IfMatch: rev})
+		}},
+		{"update edge", "ab", touchE, func(k, rev string) error {
+			_, err := ec.UpdateEdge(ctx, k, map[string]any{"n": 3}, &arangodb.EdgeUpdateOptions{IfMatch: rev})
+			return err
+		}},
+		{"replace edge", "ab", touchE, func(k, rev string) error {
+			_, err := ec.ReplaceEdge(ctx, k, map[string]any{"_from": "people/a", "_to": "people/b", "n": 3}, &arangodb.EdgeReplaceOptions{IfMatch: rev})
+			return err
+		}},
+		{"delete edge", "ab", touchE, func(k, rev string) error {
+			_, err := ec.DeleteEdge(ctx, k, &arangodb.DeleteEdgeOptions{IfMatch: rev})
+			return err
+		}},
+		{"delete vertex", "b", touchV, func(k, rev string) error {
+			_, err := vc.DeleteVertex(ctx, k, &arangodb.DeleteVertexOptions{IfMatch: rev})
+			return err
+		}},
+	}
+	for _, c := range cases {
+		stale, cur := revs(c.touch, c.key)
+		if err := c.do(c.key, stale); !isConflict(err) {
+			t.Errorf("%s with a stale revision: %v", c.name, err)
+		}
+		var d map[string]any
+		var err error
+		if c.key == "ab" {
+			err = ec.GetEdge(ctx, c.key, &d, nil)
+		} else {
+			err = vc.GetVertex(ctx, c.key, &d, nil)
+		}
+		if err != nil || d["_rev"] != cur || d["n"] != float64(2) {
+			t.Errorf("%s with a stale revision changed the document: %v %v", c.name, d, err)
+		}
+		if err := c.do(c.key, cur); err != nil {
+			t.Errorf("%s with the current revision: %v", c.name, err)
+		}
+	}
+	if ok, err := vc.DocumentExists(ctx, "b"); ok || err != nil {
+		t.Errorf("b after its delete: %v %v", ok, err)
+	}
+}
