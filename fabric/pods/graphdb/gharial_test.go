@@ -169,6 +169,8 @@ func TestGraphEditErrors(t *testing.T) {
 		{"a document collection as edges", "POST", base + "/social/edge", map[string]any{"collection": "places", "from": []string{"people"}, "to": []string{"people"}}, 400, 1944},
 		{"replace an edge definition not in the graph", "PUT", base + "/social/edge/reports", map[string]any{"collection": "reports", "from": []string{"staff"}, "to": []string{"staff"}}, 404, 1930},
 		{"remove an edge definition not in the graph", "DELETE", base + "/social/edge/reports", nil, 404, 1930},
+		{"an invalid collection name", "POST", base + "/social/vertex", map[string]any{"collection": "bad/name"}, 400, 1208},
+		{"a replace naming another collection", "PUT", base + "/social/edge/knows", map[string]any{"collection": "likes", "from": []string{"people"}, "to": []string{"people"}}, 400, 1923},
 	} {
 		code, _, data := raw(t, url, c.method, c.path, nil, c.body)
 		var e struct {
