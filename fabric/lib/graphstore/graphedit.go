@@ -306,3 +306,57 @@ func (s *Store) RemoveEdgeDefinition(db, name, coll string, drop bool) (*Graph, 
 	}
 	return g, nil
 }
+
+// RemoveVertexEdges removes the edges that start or end at the vertex id
+// (a document of coll) from the edge collections of every graph that has
+// coll as a vertex collection, as ArangoDB's gharial does when a vertex
+// is deleted. It returns how many it removed.
+func (s *Store) RemoveVertexEdges(db, coll, id string) (int, error) {
+	gs, err := s.Graphs(db)
+	if err != nil {
+		return 0, err
+	}
+	var edgeColls []string
+	for _, g := range gs {
+		vertex, edge := g.Collections()
+		if !slices.Contains(vertex, coll) {
+			continue
+		}
+		for _, e := range edge {
+			if !slices.Contains(edgeColls, e) {
+				edgeColls = append(edgeColls, e)
+			}
+		}
+	}
+	n := 0
+	for _, e := range edgeColls {
+		var keys []any
+		for _, d := range []Direction{Outbound, Inbound} {
+			ks, err := s.Edges(db, e, id, d)
+			if errors.Is(err, ErrCollectionNotFound) {
+				break
+			}
+			if err != nil {
+				return n, err
+			}
+			for _, k := range ks {
+				if !slices.Contains(keys, any(k)) {
+					keys = append(keys, k)
+				}
+			}
+		}
+		if len(keys) == 0 {
+			continue
+		}
+		res, err := s.Remove(db, e, keys)
+		if err != nil {
+			return n, err
+		}
+		for _, r := range res {
+			if r.Err == nil {
+				n++
+			}
+		}
+	}
+	return n, nil
+}

@@ -308,3 +308,68 @@ func TestGraphDocumentRevisions(t *testing.T) {
 		t.Errorf("b after its delete: %v %v", ok, err)
 	}
 }
+
+// TestGraphVertexDeleteRemovesEdges: deleting a vertex through gharial
+// deletes its edges, both ways, in the edge collections of every graph
+// that holds its collection, and leaves other edges and edge collections
+// outside those graphs alone.
+func TestGraphVertexDeleteRemovesEdges(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t, "http1-basic", "g")
+	g, err := db.CreateGraph(ctx, "social", &arangodb.GraphDefinition{EdgeDefinitions: []arangodb.EdgeDefinition{
+		{Collection: "knows", From: []string{"people"}, To: []string{"people"}}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.CreateGraph(ctx, "work", &arangodb.GraphDefinition{EdgeDefinitions: []arangodb.EdgeDefinition{
+		{Collection: "manages", From: []string{"people"}, To: []string{"people"}}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.CreateCollectionV2(ctx, "other", &arangodb.CreateCollectionPropertiesV2{Type: ptr(arangodb.CollectionTypeEdge)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vc, _ := g.VertexCollection(ctx, "people")
+	for _, k := range []string{"a", "b", "c"} {
+		if _, err := vc.CreateVertex(ctx, map[string]any{"_key": k}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	edges := map[string][][3]string{
+		"knows":   {{"ab", "a", "b"}, {"ca", "c", "a"}, {"bc", "b", "c"}},
+		"manages": {{"ab", "a", "b"}, {"bc", "b", "c"}},
+		"other":   {{"ab", "a", "b"}},
+	}
+	for coll, list := range edges {
+		col, err := db.GetCollection(ctx, coll, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range list {
+			if _, err := col.CreateDocument(ctx, map[string]any{"_key": e[0], "_from": "people/" + e[1], "_to": "people/" + e[2]}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := vc.DeleteVertex(ctx, "a", nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		coll, key string
+		exists    bool
+	}{
+		{"knows", "ab", false}, {"knows", "ca", false}, {"knows", "bc", true},
+		{"manages", "ab", false}, {"manages", "bc", true},
+		{"other", "ab", true},
+	} {
+		col, err := db.GetCollection(ctx, c.coll, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := col.DocumentExists(ctx, c.key); ok != c.exists || err != nil {
+			t.Errorf("%s/%s exists %v (%v), want %v", c.coll, c.key, ok, err, c.exists)
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

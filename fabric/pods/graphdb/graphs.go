@@ -177,6 +177,12 @@ func (s *Server) graphDocument(r *request, g *graphstore.Graph, kind, coll strin
 	if res.Err != nil {
 		return nil, 0, docError(res.Err)
 	}
+	if r.Method == http.MethodDelete && kind == "vertex" {
+		// ArangoDB deletes the vertex's edges in the graphs that hold it.
+		if _, err := s.store.RemoveVertexEdges(r.db, coll, res.ID); err != nil {
+			return nil, 0, docError(err)
+		}
+	}
 	body := map[string]any{"error": false, "code": status}
 	if r.Method == http.MethodDelete {
 		body["removed"] = true
