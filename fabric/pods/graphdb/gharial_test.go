@@ -373,3 +373,55 @@ func TestGraphVertexDeleteRemovesEdges(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestGraphDocumentRevisionHeaders: over raw HTTP, a gharial vertex read
+// answers 412 / 1200 to a stale If-Match (or ?rev=), 304 with no body to
+// an If-None-Match naming its revision, and 200 otherwise.
+func TestGraphDocumentRevisionHeaders(t *testing.T) {
+	url, _ := revServer(t, "http1-basic")
+	base := "/_db/g/_api/gharial"
+	if code, _, data := raw(t, url, "POST", base, nil, map[string]any{"name": "social", "orphanCollections": []string{"people"}}); code != 202 {
+		t.Fatalf("create graph: %d %s", code, data)
+	}
+	code, _, data := raw(t, url, "POST", base+"/social/vertex/people", nil, map[string]any{"_key": "a"})
+	var created struct {
+		Vertex struct {
+			Rev string `json:"_rev"`
+		} `json:"vertex"`
+	}
+	if err := json.Unmarshal(data, &created); code != 202 || err != nil || created.Vertex.Rev == "" {
+		t.Fatalf("create vertex: %d %s", code, data)
+	}
+	rev := created.Vertex.Rev
+	for _, c := range []struct {
+		name   string
+		query  string
+		header map[string]string
+		status int
+		num    int
+	}{
+		{"no header", "", nil, 200, 0},
+		{"current If-Match", "", map[string]string{"If-Match": `"` + rev + `"`}, 200, 0},
+		{"stale If-Match", "", map[string]string{"If-Match": `"_stale"`}, 412, 1200},
+		{"stale ?rev=", "?rev=_stale", nil, 412, 1200},
+		{"If-None-Match the current revision", "", map[string]string{"If-None-Match": `"` + rev + `"`}, 304, 0},
+		{"If-None-Match another revision", "", map[string]string{"If-None-Match": `"_other"`}, 200, 0},
+	} {
+		code, _, data := raw(t, url, "GET", base+"/social/vertex/people/a"+c.query, c.header, nil)
+		if code != c.status {
+			t.Errorf("%s: %d %s, want %d", c.name, code, data, c.status)
+			continue
+		}
+		switch {
+		case c.status == 304 && len(data) != 0:
+			t.Errorf("%s: a body %s", c.name, data)
+		case c.num != 0:
+			var e struct {
+				ErrorNum int `json:"errorNum"`
+			}
+			if json.Unmarshal(data, &e); e.ErrorNum != c.num {
+				t.Errorf("%s: %s, want errorNum %d", c.name, data, c.num)
+			}
+		}
+	}
+}

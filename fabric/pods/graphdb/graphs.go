@@ -132,6 +132,9 @@ func (s *Server) graphDocument(r *request, g *graphstore.Graph, kind, coll strin
 		if pre.IfMatch != "" && pre.IfMatch != revOf(data) {
 			return nil, 0, newError(412, 1200, conflictMessage)
 		}
+		if want := etagRev(r.Header.Get("If-None-Match")); want != "" && want == revOf(data) {
+			return nil, http.StatusNotModified, nil // no body, as ArangoDB answers
+		}
 		return map[string]any{"error": false, "code": 200, kind: json.RawMessage(data)}, 200, nil
 	}
 	var doc map[string]any
