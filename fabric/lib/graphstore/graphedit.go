@@ -152,8 +152,9 @@ func (s *Store) RemoveVertexCollection(db, name, coll string, drop bool) (*Graph
 
 // checkDefinition checks an edge definition against the store: a
 // collection named, from and to non-empty, the edge collection not a
-// document collection, and no other graph defining it differently.
-func (s *Store) checkDefinition(db, name string, d EdgeDefinition) error {
+// document collection, and (unless replacing, which changes it in every
+// graph) no other graph defining it differently.
+func (s *Store) checkDefinition(db, name string, d EdgeDefinition, replacing bool) error {
 	if d.Collection == "" || len(d.From) == 0 || len(d.To) == 0 {
 		return ErrMalformedDefinition
 	}
@@ -164,6 +165,9 @@ func (s *Store) checkDefinition(db, name string, d EdgeDefinition) error {
 	}
 	if c, err := s.Collection(db, d.Collection); err == nil && c.Type != EdgeCollection {
 		return fmt.Errorf("%w: %s", ErrEdgeCollectionUse, d.Collection)
+	}
+	if replacing {
+		return nil
 	}
 	gs, err := s.Graphs(db)
 	if err != nil {
@@ -218,7 +222,7 @@ func (s *Store) AddEdgeDefinition(db, name string, d EdgeDefinition) (*Graph, er
 			return nil, ErrEdgeDefinitionReused
 		}
 	}
-	if err := s.checkDefinition(db, name, d); err != nil {
+	if err := s.checkDefinition(db, name, d, false); err != nil {
 		return nil, err
 	}
 	if err := s.createDefinition(db, g, d); err != nil {
@@ -247,9 +251,11 @@ func (s *Store) orphanize(db string, g *Graph, old []string, drop bool) (dropped
 	return dropped
 }
 
-// ReplaceEdgeDefinition replaces the from and to collections of a graph's
-// edge definition; vertex collections it no longer uses become orphans,
-// or with drop are dropped when no graph uses them.
+// ReplaceEdgeDefinition replaces the from and to collections of an edge
+// definition of graph name, in that graph and in every other graph that
+// defines the same edge collection, as ArangoDB does. Vertex collections a
+// graph no longer uses become its orphans, or with drop are dropped when
+// no graph uses them.
 func (s *Store) ReplaceEdgeDefinition(db, name string, d EdgeDefinition, drop bool) (*Graph, error) {
 	graphEdits.Lock()
 	defer graphEdits.Unlock()
@@ -257,26 +263,44 @@ func (s *Store) ReplaceEdgeDefinition(db, name string, d EdgeDefinition, drop bo
 	if err != nil {
 		return nil, err
 	}
-	i := slices.IndexFunc(g.EdgeDefinitions, func(od EdgeDefinition) bool { return od.Collection == d.Collection })
-	if i < 0 {
+	if !slices.ContainsFunc(g.EdgeDefinitions, func(od EdgeDefinition) bool { return od.Collection == d.Collection }) {
 		return nil, ErrEdgeNotInGraph
 	}
-	if err := s.checkDefinition(db, name, d); err != nil {
+	if err := s.checkDefinition(db, name, d, true); err != nil {
 		return nil, err
 	}
-	old := g.EdgeDefinitions[i]
-	if err := s.createDefinition(db, g, d); err != nil {
+	gs, err := s.Graphs(db)
+	if err != nil {
 		return nil, err
 	}
-	g.EdgeDefinitions[i] = d
-	dropped := s.orphanize(db, g, append(slices.Clone(old.From), old.To...), drop)
-	if err := s.saveGraph(db, g); err != nil {
+	var dropped []string
+	var mine *Graph
+	for _, o := range gs {
+		i := slices.IndexFunc(o.EdgeDefinitions, func(od EdgeDefinition) bool { return od.Collection == d.Collection })
+		if i < 0 {
+			continue
+		}
+		old := o.EdgeDefinitions[i]
+		if err := s.createDefinition(db, o, d); err != nil {
+			return nil, err
+		}
+		o.EdgeDefinitions[i] = d
+		for _, c := range s.orphanize(db, o, append(slices.Clone(old.From), old.To...), drop) {
+			if !slices.Contains(dropped, c) {
+				dropped = append(dropped, c)
+			}
+		}
+		if err := s.saveGraph(db, o); err != nil {
+			return nil, err
+		}
+		if o.Name == name {
+			mine = o
+		}
+	}
+	if err := s.dropUnused(db, name, mine, dropped); err != nil {
 		return nil, err
 	}
-	if err := s.dropUnused(db, name, g, dropped); err != nil {
-		return nil, err
-	}
-	return g, nil
+	return mine, nil
 }
 
 // RemoveEdgeDefinition removes an edge definition from a graph; its vertex

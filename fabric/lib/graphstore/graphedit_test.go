@@ -1,6 +1,7 @@
 package graphstore
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -52,5 +53,46 @@ func TestGraphEditsConcurrent(t *testing.T) {
 	sort.Strings(want)
 	if !slices.Equal(vertex, want) || len(edge) != 8 || len(g.OrphanCollections) != 0 {
 		t.Errorf("vertex %v edge %v orphans %v, want vertex %v", vertex, edge, g.OrphanCollections, want)
+	}
+}
+
+// TestReplaceSharedEdgeDefinition: replacing an edge definition that two
+// graphs share changes it in both (not refused as another graph's), and
+// the vertex collections each no longer uses become its orphans.
+func TestReplaceSharedEdgeDefinition(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.CreateDatabase("g"); err != nil {
+		t.Fatal(err)
+	}
+	knows := EdgeDefinition{Collection: "knows", From: []string{"people"}, To: []string{"pets"}}
+	for _, name := range []string{"a", "b"} {
+		if _, err := s.CreateGraph("g", Graph{Name: name, EdgeDefinitions: []EdgeDefinition{knows}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.AddEdgeDefinition("g", "a", EdgeDefinition{Collection: "knows", From: []string{"x"}, To: []string{"x"}}); !errors.Is(err, ErrEdgeDefinitionReused) {
+		t.Errorf("the same edge collection twice: %v", err)
+	}
+	if _, err := s.ReplaceEdgeDefinition("g", "a", EdgeDefinition{Collection: "knows", From: []string{"people"}, To: []string{"cities"}}, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a", "b"} {
+		g, err := s.Graph("g", name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(g.EdgeDefinitions) != 1 || !slices.Equal(g.EdgeDefinitions[0].To, []string{"cities"}) || !slices.Equal(g.OrphanCollections, []string{"pets"}) {
+			t.Errorf("graph %s after the replace: %+v", name, g)
+		}
+	}
+	if _, err := s.CreateGraph("g", Graph{Name: "c"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AddEdgeDefinition("g", "c", EdgeDefinition{Collection: "knows", From: []string{"people"}, To: []string{"pets"}}); !errors.Is(err, ErrEdgeDefinitionOther) {
+		t.Errorf("another graph's edge collection with other vertices: %v", err)
 	}
 }
