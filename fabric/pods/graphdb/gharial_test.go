@@ -10,25 +10,34 @@ import (
 	"github.com/arangodb/go-driver/v2/arangodb"
 )
 
-// graphState reads a graph back: its edge definitions as
-// "coll:from>to" and its orphan collections, both sorted.
-func graphState(t *testing.T, db arangodb.Database, name string) (defs, orphans []string) {
-	t.Helper()
-	g, err := db.Graph(context.Background(), name, nil)
-	if err != nil {
-		t.Fatal(err)
+// definitionState is a graph definition's edge definitions as
+// ["coll",[from],[to]] and its orphan collections, both sorted.
+func definitionState(g *arangodb.GraphDefinition) (defs, orphans []string) {
+	if g == nil {
+		return []string{"no graph in the answer"}, nil
 	}
-	for _, d := range g.EdgeDefinitions() {
+	for _, d := range g.EdgeDefinitions {
 		f, to := slices.Clone(d.From), slices.Clone(d.To)
 		sort.Strings(f)
 		sort.Strings(to)
 		b, _ := json.Marshal([]any{d.Collection, f, to})
 		defs = append(defs, string(b))
 	}
-	orphans = slices.Clone(g.OrphanCollections())
+	orphans = slices.Clone(g.OrphanCollections)
 	sort.Strings(defs)
 	sort.Strings(orphans)
 	return defs, orphans
+}
+
+// graphState reads a graph back: its edge definitions as
+// ["coll",[from],[to]] and its orphan collections, both sorted.
+func graphState(t *testing.T, db arangodb.Database, name string) (defs, orphans []string) {
+	t.Helper()
+	g, err := db.Graph(context.Background(), name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return definitionState(&arangodb.GraphDefinition{EdgeDefinitions: g.EdgeDefinitions(), OrphanCollections: g.OrphanCollections()})
 }
 
 func def(coll string, from, to []string) string {
@@ -66,50 +75,63 @@ func TestGraphEdits(t *testing.T) {
 			yes := true
 			steps := []struct {
 				name    string
-				do      func() error
+				do      func() (*arangodb.GraphDefinition, error)
 				defs    []string
 				orphans []string
 				exist   []string
 				gone    []string
 			}{
-				{"add a vertex collection", func() error { _, err := g.CreateVertexCollection(ctx, "places", nil); return err },
+				{"add a vertex collection", func() (*arangodb.GraphDefinition, error) {
+					r, err := g.CreateVertexCollection(ctx, "places", nil)
+					return r.GraphDefinition, err
+				},
 					[]string{def("knows", []string{"people"}, []string{"people"})}, []string{"places"}, []string{"places"}, nil},
-				{"add a shared vertex collection", func() error { _, err := g.CreateVertexCollection(ctx, "shared", nil); return err },
+				{"add a shared vertex collection", func() (*arangodb.GraphDefinition, error) {
+					r, err := g.CreateVertexCollection(ctx, "shared", nil)
+					return r.GraphDefinition, err
+				},
 					[]string{def("knows", []string{"people"}, []string{"people"})}, []string{"places", "shared"}, nil, nil},
-				{"add an edge definition over an orphan", func() error {
-					_, err := g.CreateEdgeDefinition(ctx, "visits", []string{"people"}, []string{"places"}, nil)
-					return err
+				{"add an edge definition over an orphan", func() (*arangodb.GraphDefinition, error) {
+					r, err := g.CreateEdgeDefinition(ctx, "visits", []string{"people"}, []string{"places"}, nil)
+					return r.GraphDefinition, err
 				}, []string{def("knows", []string{"people"}, []string{"people"}), def("visits", []string{"people"}, []string{"places"})},
 					[]string{"shared"}, []string{"visits"}, nil},
-				{"replace an edge definition", func() error {
-					_, err := g.ReplaceEdgeDefinition(ctx, "visits", []string{"people"}, []string{"cities"}, nil)
-					return err
+				{"replace an edge definition", func() (*arangodb.GraphDefinition, error) {
+					r, err := g.ReplaceEdgeDefinition(ctx, "visits", []string{"people"}, []string{"cities"}, nil)
+					return r.GraphDefinition, err
 				}, []string{def("knows", []string{"people"}, []string{"people"}), def("visits", []string{"people"}, []string{"cities"})},
 					[]string{"places", "shared"}, []string{"cities", "places"}, nil},
-				{"remove an edge definition: its vertex collections become orphans", func() error {
-					_, err := g.DeleteEdgeDefinition(ctx, "visits", nil)
-					return err
+				{"remove an edge definition: its vertex collections become orphans", func() (*arangodb.GraphDefinition, error) {
+					r, err := g.DeleteEdgeDefinition(ctx, "visits", nil)
+					return r.GraphDefinition, err
 				}, []string{def("knows", []string{"people"}, []string{"people"})}, []string{"cities", "places", "shared"}, []string{"visits", "cities"}, nil},
-				{"remove a vertex collection, kept", func() error { _, err := g.DeleteVertexCollection(ctx, "cities", nil); return err },
+				{"remove a vertex collection, kept", func() (*arangodb.GraphDefinition, error) {
+					r, err := g.DeleteVertexCollection(ctx, "cities", nil)
+					return r.GraphDefinition, err
+				},
 					[]string{def("knows", []string{"people"}, []string{"people"})}, []string{"places", "shared"}, []string{"cities"}, nil},
-				{"remove a vertex collection, dropped", func() error {
-					_, err := g.DeleteVertexCollection(ctx, "places", &arangodb.DeleteVertexCollectionOptions{DropCollection: &yes})
-					return err
+				{"remove a vertex collection, dropped", func() (*arangodb.GraphDefinition, error) {
+					r, err := g.DeleteVertexCollection(ctx, "places", &arangodb.DeleteVertexCollectionOptions{DropCollection: &yes})
+					return r.GraphDefinition, err
 				}, []string{def("knows", []string{"people"}, []string{"people"})}, []string{"shared"}, nil, []string{"places"}},
-				{"remove a vertex collection another graph uses, not dropped", func() error {
-					_, err := g.DeleteVertexCollection(ctx, "shared", &arangodb.DeleteVertexCollectionOptions{DropCollection: &yes})
-					return err
+				{"remove a vertex collection another graph uses, not dropped", func() (*arangodb.GraphDefinition, error) {
+					r, err := g.DeleteVertexCollection(ctx, "shared", &arangodb.DeleteVertexCollectionOptions{DropCollection: &yes})
+					return r.GraphDefinition, err
 				}, []string{def("knows", []string{"people"}, []string{"people"})}, nil, []string{"shared"}, nil},
-				{"remove an edge definition, dropped", func() error {
-					_, err := g.DeleteEdgeDefinition(ctx, "knows", &arangodb.DeleteEdgeDefinitionOptions{DropCollection: &yes})
-					return err
+				{"remove an edge definition, dropped", func() (*arangodb.GraphDefinition, error) {
+					r, err := g.DeleteEdgeDefinition(ctx, "knows", &arangodb.DeleteEdgeDefinitionOptions{DropCollection: &yes})
+					return r.GraphDefinition, err
 				}, nil, []string{"people"}, []string{"people"}, []string{"knows"}},
 			}
 			for _, st := range steps {
-				if err := st.do(); err != nil {
+				answered, err := st.do()
+				if err != nil {
 					t.Fatalf("%s: %v", st.name, err)
 				}
 				defs, orphans := graphState(t, db, "social")
+				if adefs, aorphans := definitionState(answered); !slices.Equal(adefs, defs) || !slices.Equal(aorphans, orphans) {
+					t.Errorf("%s: answered definitions %v orphans %v, stored %v %v", st.name, adefs, aorphans, defs, orphans)
+				}
 				if !slices.Equal(defs, st.defs) || !slices.Equal(orphans, st.orphans) {
 					t.Errorf("%s: definitions %v orphans %v, want %v %v", st.name, defs, orphans, st.defs, st.orphans)
 				}
