@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/client"
 	"github.com/fabricops/fabric/fabric/lib/release"
 	"github.com/fabricops/fabric/fabric/lib/starvalue"
@@ -88,8 +89,14 @@ answer again, out of maintenance and healthy; returns them.`, func(thread *starl
 			if drain <= 0 || timeout <= 0 {
 				return nil, fmt.Errorf("%s: drain and timeout are seconds, more than 0", b.Name())
 			}
+			req := api.UpgradeRequest{Build: build, TimeoutSeconds: drain}
+			// The local fabric is upgraded by its owner only: the token
+			// of its home goes with the request, to it alone.
+			if cfg, err := client.LoadConfig(client.ConfigPath(e.Home)); err == nil && cfg.Local {
+				req.Token = client.LocalUpgradeToken(e.Home)
+			}
 			return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
-				return c.UpgradeAll(ctx, podIDs, build, secondsOf(drain), secondsOf(timeout))
+				return c.UpgradeAll(ctx, podIDs, req, secondsOf(timeout))
 			})
 		}),
 		"scheduler_leader": doc.Builtin("fabric.scheduler_leader", `scheduler_leader()

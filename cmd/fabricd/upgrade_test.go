@@ -341,6 +341,26 @@ func TestLocalUpgrade(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A tenant cannot upgrade the process it shares with the others:
+	// without the owner's token the request is refused, and nothing
+	// changes.
+	cfgB, err := bus.LoadConfig(filepath.Join(home, "tenants", "b", bus.ConfigFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ncB, err := bus.Connect(cfgB, "tenant-b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ncB.Close()
+	var someB string
+	for id := range before["b"] {
+		someB = id
+	}
+	if _, err := client.New(ncB).UpgradeAll(ctx, []string{someB}, api.UpgradeRequest{Build: "next", TimeoutSeconds: 30}, time.Minute); err == nil ||
+		!strings.Contains(err.Error(), "only its owner upgrades it") {
+		t.Fatalf("tenant b's upgrade without the token: %v", err)
+	}
 	var stdout, stderr bytes.Buffer
 	if code := cli.Main([]string{"fabric", "upgrade", "--to", build, "--yes", "--timeout", "30"}, strings.NewReader(""), &stdout, &stderr); code != 0 {
 		t.Fatalf("fabric upgrade: exit %d\n%s%s", code, stdout.String(), stderr.String())

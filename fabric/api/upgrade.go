@@ -41,6 +41,10 @@ type MaintenanceState struct {
 type UpgradeRequest struct {
 	Build          string  `json:"build"`
 	TimeoutSeconds float64 `json:"timeout_seconds"`
+	// Token is the local fabric's upgrade token (its owner's file, see
+	// local.UpgradeToken): the local fabric runs several tenants in one
+	// process, and only its owner may replace that process.
+	Token string `json:"token,omitempty"`
 }
 
 // UpgradeAccepted is the answer to an UpgradeRequest: the process's pods

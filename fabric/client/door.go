@@ -108,6 +108,8 @@ var (
 	LocalStatus = local.Status
 	// LocalUp is the client's local.Up.
 	LocalUp = clientlocal.Up
+	// LocalUpgradeToken is local.UpgradeToken.
+	LocalUpgradeToken = local.UpgradeToken
 )
 
 type (

@@ -84,23 +84,6 @@ func (c *Client) Maintenance(ctx context.Context, podID string, on bool) (api.Ma
 	return st, err
 }
 
-// UpgradeTimeout bounds, by default, the wait for a process's pods to
-// drain and come back on the new build.
-const UpgradeTimeout = 10 * time.Minute
-
-// Upgrade asks the process of pod podID to run the build named build of
-// its host's upgrades directory in its place (its jobs drained for at
-// most drain), then waits, at most timeout, until every pod of the
-// process answers again with the same id on the new build, out of
-// maintenance and healthy. It returns the pods as they came back.
-func (c *Client) Upgrade(ctx context.Context, podID, build string, drain, timeout time.Duration) ([]api.PodInfo, error) {
-	var acc api.UpgradeAccepted
-	if err := c.podCall(ctx, podID, api.EndpointUpgrade, api.UpgradeRequest{Build: build, TimeoutSeconds: drain.Seconds()}, &acc); err != nil {
-		return nil, err
-	}
-	return c.waitBack(ctx, acc, timeout)
-}
-
 // waitBack waits, at most timeout, until the pods of an accepted upgrade
 // answer again on its version, out of maintenance and healthy.
 func (c *Client) waitBack(ctx context.Context, acc api.UpgradeAccepted, timeout time.Duration) ([]api.PodInfo, error) {
@@ -150,13 +133,16 @@ func (c *Client) waitBack(ctx context.Context, acc api.UpgradeAccepted, timeout 
 	}
 }
 
-// UpgradeAll asks the processes of podIDs (a pod of each) to run build,
-// all at once, then waits for each as Upgrade does; it returns the pods
-// that came back, or the first failure.
-func (c *Client) UpgradeAll(ctx context.Context, podIDs []string, build string, drain, timeout time.Duration) ([]api.PodInfo, error) {
+// UpgradeAll asks the processes of podIDs (a pod of each) to do req, all
+// at once: each runs the build req names of its host's upgrades
+// directory in its place (its jobs drained first). It then waits, at
+// most timeout, until every pod of those processes answers again with
+// the same id on the new build, out of maintenance and healthy, and
+// returns them; or the first failure.
+func (c *Client) UpgradeAll(ctx context.Context, podIDs []string, req api.UpgradeRequest, timeout time.Duration) ([]api.PodInfo, error) {
 	accs := make([]api.UpgradeAccepted, len(podIDs))
 	for i, id := range podIDs {
-		if err := c.podCall(ctx, id, api.EndpointUpgrade, api.UpgradeRequest{Build: build, TimeoutSeconds: drain.Seconds()}, &accs[i]); err != nil {
+		if err := c.podCall(ctx, id, api.EndpointUpgrade, req, &accs[i]); err != nil {
 			return nil, fmt.Errorf("pod %s: %w", id, err)
 		}
 	}

@@ -8,6 +8,8 @@
 package local
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +17,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/fabricops/fabric/fabric/infra/bus"
@@ -82,6 +85,33 @@ func Home() string {
 
 // Paths of the local fabric's files under a FABRIC_HOME.
 func Dir(home string) string { return filepath.Join(home, "local") }
+
+// UpgradeTokenFile is the file of the local fabric's upgrade token,
+// written by the process at each start, readable by its owner only.
+func UpgradeTokenFile(home string) string { return filepath.Join(Dir(home), "upgrade.token") }
+
+// NewUpgradeToken writes a new random upgrade token and returns it.
+func NewUpgradeToken(home string) (string, error) {
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	token := hex.EncodeToString(b)
+	return token, safefile.WriteMode(UpgradeTokenFile(home), 0o600, func(w io.Writer) error {
+		_, err := io.WriteString(w, token)
+		return err
+	})
+}
+
+// UpgradeToken reads the local fabric's upgrade token ("" when there is
+// none).
+func UpgradeToken(home string) string {
+	data, err := os.ReadFile(UpgradeTokenFile(home))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(data))
+}
 
 // BuildsDir is the local fabric's upgrades directory: the builds
 // 'client fabric upgrade' copies there, which the local fabric may run

@@ -112,6 +112,13 @@ func Serve(home string, o ServeOptions) error {
 		}
 		srv.Shutdown()
 	}
+	// Only the owner of the local fabric (who reads its home) upgrades
+	// it: its tenants share the process.
+	upgradeToken, err := local.NewUpgradeToken(home)
+	if err != nil {
+		stopAll()
+		return err
+	}
 	upgradeFailed := make(chan error, 1)
 	var upgradeOnce sync.Once
 	upgrade := func(dir string, _ []string) error {
@@ -145,7 +152,7 @@ func Serve(home string, o ServeOptions) error {
 			EventGateway: eventgw.Options{Defaults: true, CertDir: filepath.Join(local.Dir(home), "certs"),
 				DataDir: dataDir, PortsDir: filepath.Join(local.Dir(home), "ports")}}
 		if o.Upgrade != nil {
-			ro.Upgrade, ro.UpgradesDir = upgrade, local.BuildsDir(home)
+			ro.Upgrade, ro.UpgradesDir, ro.UpgradeToken = upgrade, local.BuildsDir(home), upgradeToken
 		}
 		if err := runner.PrepareLocal(&ro, runner.Local{Dir: local.Dir(home), UserGraphDB: set.GraphDB, LastGraphDB: lastGraphs[i]}); err != nil {
 			stopAll()

@@ -41,6 +41,9 @@ type Options struct {
 	// It returns only when it failed.
 	Upgrade     func(dir string, ids []string) error
 	UpgradesDir string
+	// UpgradeToken, when set, is the token an upgrade request must
+	// carry: a process shared by tenants is upgraded by its owner only.
+	UpgradeToken string
 	// Site is the site of the workers and agents.
 	Site string
 	// BuildTag and PlatformVersion are reported in each pod's info.

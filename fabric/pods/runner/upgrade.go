@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"os"
@@ -40,6 +41,9 @@ func podID(ids []string, i int) string {
 func (r *Runner) upgrade(req api.UpgradeRequest) (api.UpgradeAccepted, error) {
 	if r.opts.UpgradesDir == "" {
 		return api.UpgradeAccepted{}, errors.New("this process takes no upgrade: its host runs it without an upgrades directory (fabricd --upgrades-dir)")
+	}
+	if r.opts.UpgradeToken != "" && subtle.ConstantTimeCompare([]byte(req.Token), []byte(r.opts.UpgradeToken)) != 1 {
+		return api.UpgradeAccepted{}, errors.New("this process runs the pods of several tenants: only its owner upgrades it (client fabric upgrade on its machine, with its FABRIC_HOME)")
 	}
 	if !buildNameRe.MatchString(req.Build) || strings.Trim(req.Build, ".") == "" {
 		return api.UpgradeAccepted{}, fmt.Errorf("%q names no build: a build is a directory's name in the host's upgrades directory", req.Build)

@@ -42,9 +42,11 @@ type Placer struct {
 	// counts do not show them yet.
 	inflight map[string]int
 	stopped  bool
-	// seen are the ids of the requests taken lately: a client that had
-	// no acknowledgement asks again, and the request is taken once.
-	seen map[string]time.Time
+	// seen are the ids of the requests taken lately (at most maxSeen,
+	// the oldest forgotten first, in seenOrder): a client that had no
+	// acknowledgement asks again, and the request is taken once.
+	seen      map[string]bool
+	seenOrder []string
 
 	kick chan struct{}
 }
@@ -204,27 +206,29 @@ func (pl *Placer) handlePlace(m *nats.Msg) {
 	pl.Kick()
 }
 
-// seenFor is how long a request's id is remembered.
-const seenFor = 2 * time.Minute
+// maxSeen bounds the request ids a placer remembers: far more than a
+// client's resends (every second, for PlaceAckTimeout) need at any rate
+// a tenant may send, and a fixed amount of memory whatever it sends.
+const maxSeen = 4096
 
 // taken reports whether the request id was taken already, and records
 // it; pl.mu is held.
 func (pl *Placer) taken(id string) bool {
-	now := time.Now()
-	if pl.seen == nil {
-		pl.seen = map[string]time.Time{}
+	if id == "" {
+		return false
 	}
-	if _, ok := pl.seen[id]; ok && id != "" {
+	if pl.seen[id] {
 		return true
 	}
-	if len(pl.seen) > 1000 {
-		for k, at := range pl.seen {
-			if now.Sub(at) > seenFor {
-				delete(pl.seen, k)
-			}
-		}
+	if pl.seen == nil {
+		pl.seen = make(map[string]bool, maxSeen)
 	}
-	pl.seen[id] = now
+	if len(pl.seenOrder) >= maxSeen {
+		delete(pl.seen, pl.seenOrder[0])
+		pl.seenOrder = pl.seenOrder[1:]
+	}
+	pl.seen[id] = true
+	pl.seenOrder = append(pl.seenOrder, id)
 	return false
 }
 
