@@ -5,13 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 )
-
-// graphEdits serialises the changes to graph definitions (each reads a
-// definition, checks it against the others and writes it back), so that
-// two concurrent changes cannot lose one another.
-var graphEdits sync.Mutex
 
 // Errors of changes to a named graph's collections, as ArangoDB's gharial
 // reports them.
@@ -97,8 +91,8 @@ func (s *Store) dropUnused(db, name string, g *Graph, colls []string) error {
 // AddVertexCollection adds coll to a graph's orphan collections, creating
 // it as a document collection when missing.
 func (s *Store) AddVertexCollection(db, name, coll string) (*Graph, error) {
-	graphEdits.Lock()
-	defer graphEdits.Unlock()
+	s.graphEdits.Lock()
+	defer s.graphEdits.Unlock()
 	g, err := s.Graph(db, name)
 	if err != nil {
 		return nil, err
@@ -125,8 +119,8 @@ func (s *Store) AddVertexCollection(db, name, coll string) (*Graph, error) {
 // RemoveVertexCollection removes an orphan collection from a graph and,
 // with drop, drops it when no other graph uses it.
 func (s *Store) RemoveVertexCollection(db, name, coll string, drop bool) (*Graph, error) {
-	graphEdits.Lock()
-	defer graphEdits.Unlock()
+	s.graphEdits.Lock()
+	defer s.graphEdits.Unlock()
 	g, err := s.Graph(db, name)
 	if err != nil {
 		return nil, err
@@ -211,8 +205,8 @@ func (s *Store) createDefinition(db string, g *Graph, d EdgeDefinition) error {
 // AddEdgeDefinition adds an edge definition to a graph, creating its
 // missing collections.
 func (s *Store) AddEdgeDefinition(db, name string, d EdgeDefinition) (*Graph, error) {
-	graphEdits.Lock()
-	defer graphEdits.Unlock()
+	s.graphEdits.Lock()
+	defer s.graphEdits.Unlock()
 	g, err := s.Graph(db, name)
 	if err != nil {
 		return nil, err
@@ -257,8 +251,8 @@ func (s *Store) orphanize(db string, g *Graph, old []string, drop bool) (dropped
 // graph no longer uses become its orphans, or with drop are dropped when
 // no graph uses them.
 func (s *Store) ReplaceEdgeDefinition(db, name string, d EdgeDefinition, drop bool) (*Graph, error) {
-	graphEdits.Lock()
-	defer graphEdits.Unlock()
+	s.graphEdits.Lock()
+	defer s.graphEdits.Unlock()
 	g, err := s.Graph(db, name)
 	if err != nil {
 		return nil, err
@@ -307,8 +301,8 @@ func (s *Store) ReplaceEdgeDefinition(db, name string, d EdgeDefinition, drop bo
 // collections that the graph no longer uses become orphans. With drop, the
 // edge collection is dropped when no other graph uses it.
 func (s *Store) RemoveEdgeDefinition(db, name, coll string, drop bool) (*Graph, error) {
-	graphEdits.Lock()
-	defer graphEdits.Unlock()
+	s.graphEdits.Lock()
+	defer s.graphEdits.Unlock()
 	g, err := s.Graph(db, name)
 	if err != nil {
 		return nil, err

@@ -69,8 +69,8 @@ func (s *Store) graphsCollection(db string) error {
 // CreateGraph stores a graph definition and creates its missing
 // collections (edge collections as edges). It returns the stored graph.
 func (s *Store) CreateGraph(db string, g Graph) (*Graph, error) {
-	graphEdits.Lock()
-	defer graphEdits.Unlock()
+	s.graphEdits.Lock()
+	defer s.graphEdits.Unlock()
 	if !ValidKey(g.Name) {
 		return nil, ErrIllegalKey
 	}
@@ -158,8 +158,8 @@ func (s *Store) Graphs(db string) ([]*Graph, error) {
 // DropGraph deletes a graph definition and, with dropCollections, its
 // collections that no other graph uses.
 func (s *Store) DropGraph(db, name string, dropCollections bool) error {
-	graphEdits.Lock()
-	defer graphEdits.Unlock()
+	s.graphEdits.Lock()
+	defer s.graphEdits.Unlock()
 	g, err := s.Graph(db, name)
 	if err != nil {
 		return err

@@ -39,6 +39,12 @@ var (
 type Store struct {
 	db *pebble.DB
 
+	// graphEdits serialises the changes to the store's graph
+	// definitions (each reads a definition, checks it against the others
+	// and writes it back), so that two concurrent changes cannot lose one
+	// another; another store's (another tenant's) are not held up.
+	graphEdits sync.Mutex
+
 	mu     sync.RWMutex
 	dbs    map[string]*DatabaseInfo
 	colls  map[string]map[string]*CollectionInfo // by database, by name
