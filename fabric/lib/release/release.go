@@ -49,7 +49,7 @@ func Open(dir string) (*Build, error) {
 	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("%s is not a build directory (make dist writes one)", dir)
 	}
-	b := &Build{Dir: abs, Sums: map[string]string{}}
+	b := &Build{Dir: abs}
 	v, err := readSmall(filepath.Join(abs, VersionFile))
 	if err != nil {
 		return nil, fmt.Errorf("build %s: %w", dir, err)
@@ -61,21 +61,8 @@ func Open(dir string) (*Build, error) {
 	if err != nil {
 		return nil, fmt.Errorf("build %s: %w", dir, err)
 	}
-	sc := bufio.NewScanner(strings.NewReader(string(data)))
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
-		}
-		sum, name, ok := strings.Cut(line, " ")
-		name = strings.TrimPrefix(strings.TrimSpace(name), "*")
-		if !ok || len(sum) != 64 || name == "" || strings.ContainsAny(name, "/\\") {
-			return nil, fmt.Errorf("build %s: %s line %d is not \"SHA256  NAME\"", dir, SumsFile, n)
-		}
-		if _, err := hex.DecodeString(sum); err != nil {
-			return nil, fmt.Errorf("build %s: %s line %d: the checksum is not hex", dir, SumsFile, n)
-		}
-		b.Sums[name] = strings.ToLower(sum)
+	if b.Sums, err = ParseSums(data); err != nil {
+		return nil, fmt.Errorf("build %s: %w", dir, err)
 	}
 	for _, name := range Binaries {
 		if b.Sums[name] == "" {
@@ -108,6 +95,41 @@ func (b *Build) Verify(names ...string) error {
 		}
 	}
 	return nil
+}
+
+// ParseSums reads SHA256SUMS (sha256sum's format: a checksum and a name
+// a line; a name is a file of the build, never a path): the checksums,
+// lower-case hex, by name.
+func ParseSums(data []byte) (map[string]string, error) {
+	sums := map[string]string{}
+	sc := bufio.NewScanner(strings.NewReader(string(data)))
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		sum, name, ok := strings.Cut(line, " ")
+		name = strings.TrimPrefix(strings.TrimSpace(name), "*")
+		if _, err := hex.DecodeString(sum); err != nil || !ok || len(sum) != 64 || name == "" || strings.ContainsAny(name, "/\\") {
+			return nil, fmt.Errorf("%s line %d is not \"SHA256  NAME\"", SumsFile, n)
+		}
+		sums[name] = strings.ToLower(sum)
+	}
+	return sums, nil
+}
+
+// Sum is the SHA-256 of a file, lower-case hex.
+func Sum(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // FileSum is the SHA-256 of a regular executable file, lower-case hex.

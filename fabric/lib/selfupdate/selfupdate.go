@@ -10,7 +10,6 @@
 package selfupdate
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -107,7 +106,7 @@ func plan(dir string, bins []string, sums map[string]string) ([]File, bool, erro
 		if f.Available == "" {
 			return nil, false, fmt.Errorf("the build has no %s", n)
 		}
-		sum, err := fileSum(filepath.Join(dir, n))
+		sum, err := release.Sum(filepath.Join(dir, n))
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 			f.Action = "install"
@@ -128,24 +127,33 @@ func plan(dir string, bins []string, sums map[string]string) ([]File, bool, erro
 // Check reports what an update from o.From would change, touching
 // nothing (it reads only the build's VERSION and SHA256SUMS).
 func Check(ctx context.Context, o Options) (Report, error) {
+	ctx, cancel := context.WithTimeout(ctx, o.timeout())
+	defer cancel()
+	rep, _, _, err := begin(ctx, o)
+	return rep, err
+}
+
+// begin reads the build's VERSION and SHA256SUMS and compares them with
+// the binaries of o.Dir: the report, where the build comes from, and
+// whether anything would change.
+func begin(ctx context.Context, o Options) (Report, source, bool, error) {
 	rep := Report{Dir: o.Dir, From: o.From, Current: o.Current}
 	bins, err := names(o.Dir)
 	if err != nil {
-		return rep, err
+		return rep, nil, false, err
 	}
 	src, err := openSource(o)
 	if err != nil {
-		return rep, err
+		return rep, nil, false, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, o.timeout())
-	defer cancel()
 	version, sums, err := src.meta(ctx)
 	if err != nil {
-		return rep, err
+		return rep, nil, false, err
 	}
 	rep.Available = version
-	rep.Files, _, err = plan(o.Dir, bins, sums)
-	return rep, err
+	files, change, err := plan(o.Dir, bins, sums)
+	rep.Files = files
+	return rep, src, change, err
 }
 
 func (o Options) timeout() time.Duration {
@@ -160,27 +168,13 @@ func (o Options) timeout() time.Duration {
 // last; the binaries replaced are kept in PreviousDir. A failure leaves
 // the binaries as they were.
 func Update(ctx context.Context, o Options) (Report, error) {
-	rep := Report{Dir: o.Dir, From: o.From, Current: o.Current}
-	bins, err := names(o.Dir)
-	if err != nil {
-		return rep, err
-	}
-	src, err := openSource(o)
-	if err != nil {
-		return rep, err
-	}
 	ctx, cancel := context.WithTimeout(ctx, o.timeout())
 	defer cancel()
-	version, sums, err := src.meta(ctx)
-	if err != nil {
-		return rep, err
-	}
-	rep.Available = version
-	files, change, err := plan(o.Dir, bins, sums)
-	rep.Files = files
+	rep, src, change, err := begin(ctx, o)
 	if err != nil || !change {
 		return rep, err
 	}
+	files := rep.Files
 	stage, err := os.MkdirTemp(o.Dir, ".fabric-update-")
 	if err != nil {
 		return rep, fmt.Errorf("cannot write in %s: %w", o.Dir, err)
@@ -382,39 +376,6 @@ func writeChecked(r io.Reader, dst, want, name string) error {
 	return err
 }
 
-// fileSum is the sha256 of a file, hex.
-func fileSum(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// parseSums reads SHA256SUMS ("SHA256  NAME" a line).
-func parseSums(data []byte) (map[string]string, error) {
-	sums := map[string]string{}
-	sc := bufio.NewScanner(strings.NewReader(string(data)))
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
-		}
-		sum, name, ok := strings.Cut(line, " ")
-		name = strings.TrimPrefix(strings.TrimSpace(name), "*")
-		if _, err := hex.DecodeString(sum); err != nil || !ok || len(sum) != 64 || name == "" || strings.ContainsAny(name, "/\\") {
-			return nil, fmt.Errorf("%s line %d is not \"SHA256  NAME\"", release.SumsFile, n)
-		}
-		sums[name] = strings.ToLower(sum)
-	}
-	return sums, nil
-}
-
 // readMeta reads VERSION and SHA256SUMS of a directory.
 func readMeta(dir string) (string, map[string]string, error) {
 	v, err := os.ReadFile(filepath.Join(dir, release.VersionFile))
@@ -425,7 +386,7 @@ func readMeta(dir string) (string, map[string]string, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	sums, err := parseSums(data)
+	sums, err := release.ParseSums(data)
 	return strings.TrimSpace(string(v)), sums, err
 }
 
@@ -524,7 +485,7 @@ func (s *urlSource) meta(ctx context.Context) (string, map[string]string, error)
 	if err != nil {
 		return "", nil, err
 	}
-	sums, err := parseSums(data)
+	sums, err := release.ParseSums(data)
 	if err != nil {
 		return "", nil, fmt.Errorf("%s: %w", s.base, err)
 	}
