@@ -14,45 +14,53 @@ import (
 	"github.com/nats-io/nats.go"
 )
 
-// Select returns the pod ids a request to t asks: with t.PodIDs, those
-// ids (a pod that is not live is asked too, and counts as one that did
-// not answer; with t.PodType too, a live pod of another type is left
-// out); otherwise every live pod of t.PodType, sorted.
-func Select(regs []api.Registration, t api.PodTarget) ([]string, error) {
-	var ids []string
+// Pick returns the pod ids a request asks: with ids, those ids (each
+// once) less the live pods keep refuses (a pod that is not live is asked
+// too, and counts as one that did not answer); otherwise every live pod
+// keep accepts, sorted.
+func Pick(regs []api.Registration, ids []string, keep func(api.Registration) bool) []string {
+	var out []string
 	seen := map[string]bool{}
-	if len(t.PodIDs) > 0 {
+	if len(ids) > 0 {
 		live := map[string]api.Registration{}
 		for _, r := range regs {
 			live[r.PodID] = r
 		}
-		for _, id := range t.PodIDs {
+		for _, id := range ids {
 			r, ok := live[id]
-			if seen[id] || (ok && t.PodType != "" && r.PodType != t.PodType) {
+			if seen[id] || (ok && !keep(r)) {
 				continue
 			}
 			seen[id] = true
-			ids = append(ids, id)
+			out = append(out, id)
 		}
-		if len(ids) == 0 {
-			return nil, fmt.Errorf("no %s pod among the pod ids %s", t.PodType, strings.Join(t.PodIDs, " "))
-		}
-		return ids, nil
-	}
-	if t.PodType == "" {
-		return nil, errors.New("no pod named: give pod ids or a pod type")
+		return out
 	}
 	for _, r := range regs {
-		if r.PodType == t.PodType && !seen[r.PodID] {
+		if keep(r) && !seen[r.PodID] {
 			seen[r.PodID] = true
-			ids = append(ids, r.PodID)
+			out = append(out, r.PodID)
 		}
 	}
-	if len(ids) == 0 {
-		return nil, fmt.Errorf("no live %s pod", t.PodType)
+	sort.Strings(out)
+	return out
+}
+
+// Select returns the pod ids a request to t asks (Pick): t.PodIDs less
+// the live pods of another type than t.PodType when it is given, or every
+// live pod of t.PodType.
+func Select(regs []api.Registration, t api.PodTarget) ([]string, error) {
+	if len(t.PodIDs) == 0 && t.PodType == "" {
+		return nil, errors.New("no pod named: give pod ids or a pod type")
 	}
-	sort.Strings(ids)
-	return ids, nil
+	ids := Pick(regs, t.PodIDs, func(r api.Registration) bool { return t.PodType == "" || r.PodType == t.PodType })
+	switch {
+	case len(ids) > 0:
+		return ids, nil
+	case len(t.PodIDs) > 0:
+		return nil, fmt.Errorf("no %s pod among the pod ids %s", t.PodType, strings.Join(t.PodIDs, " "))
+	}
+	return nil, fmt.Errorf("no live %s pod", t.PodType)
 }
 
 // AskEach sends data to the endpoint of each pod of ids at once and

@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
@@ -38,37 +37,14 @@ func Targets(regs []api.Registration, t api.LibraryTarget) ([]string, error) {
 			return loc != nil && loc[0] == 0 && loc[1] == len(s)
 		}
 	}
-	var ids []string
-	seen := map[string]bool{}
-	if len(t.PodIDs) > 0 {
-		live := map[string]api.Registration{}
-		for _, r := range regs {
-			live[r.PodID] = r
-		}
-		for _, id := range t.PodIDs {
-			r, ok := live[id]
-			if seen[id] || (ok && (r.PodType != t.PodType || !site(r.Site))) {
-				continue
-			}
-			seen[id] = true
-			ids = append(ids, id)
-		}
-		if len(ids) == 0 {
-			return nil, fmt.Errorf("no %s pod among --pod-ids %s", t.PodType, strings.Join(t.PodIDs, " "))
-		}
+	ids := registry.Pick(regs, t.PodIDs, func(r api.Registration) bool { return r.PodType == t.PodType && site(r.Site) })
+	switch {
+	case len(ids) > 0:
 		return ids, nil
+	case len(t.PodIDs) > 0:
+		return nil, fmt.Errorf("no %s pod among --pod-ids %s", t.PodType, strings.Join(t.PodIDs, " "))
 	}
-	for _, r := range regs {
-		if r.PodType == t.PodType && site(r.Site) && !seen[r.PodID] {
-			seen[r.PodID] = true
-			ids = append(ids, r.PodID)
-		}
-	}
-	if len(ids) == 0 {
-		return nil, fmt.Errorf("no live %s pod at a site matching %q", t.PodType, t.Site)
-	}
-	sort.Strings(ids)
-	return ids, nil
+	return nil, fmt.Errorf("no live %s pod at a site matching %q", t.PodType, t.Site)
 }
 
 // Ask sends req to the pods t selects, at once, and gathers their answers
@@ -102,31 +78,23 @@ func Ask(ctx context.Context, nc *nats.Conn, t api.LibraryTarget, req api.Librar
 		err  string // the pod's error answer
 	}
 	answers := make([]answer, len(ids))
-	wctx, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
-	var wg sync.WaitGroup
-	for i, id := range ids {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			msg, err := nc.RequestWithContext(wctx, api.PodSubject(id, api.EndpointLibraries), data)
-			if err != nil {
-				return
-			}
-			var e api.Error
-			if json.Unmarshal(msg.Data, &e) == nil && e.Error != "" {
-				answers[i] = answer{ok: true, err: e.Error, pod: api.PodLibraries{PodID: id,
-					Install: []api.LibraryInstallRow{{PodID: id, Status: "FAILED", Message: e.Error}}}}
-				return
-			}
-			var p api.PodLibraries
-			if json.Unmarshal(msg.Data, &p) != nil {
-				return
-			}
-			answers[i] = answer{pod: p, ok: true, skip: p.Skipped}
-		}()
+	for i, data := range registry.AskEach(ctx, nc, ids, api.EndpointLibraries, data, wait) {
+		if data == nil {
+			continue // gone, or no answer in time: missing
+		}
+		id := ids[i]
+		var e api.Error
+		if json.Unmarshal(data, &e) == nil && e.Error != "" {
+			answers[i] = answer{ok: true, err: e.Error, pod: api.PodLibraries{PodID: id,
+				Install: []api.LibraryInstallRow{{PodID: id, Status: "FAILED", Message: e.Error}}}}
+			continue
+		}
+		var p api.PodLibraries
+		if json.Unmarshal(data, &p) != nil {
+			continue
+		}
+		answers[i] = answer{pod: p, ok: true, skip: p.Skipped}
 	}
-	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return api.LibraryReport{}, err
 	}
