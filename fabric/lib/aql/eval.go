@@ -38,11 +38,28 @@ func Run(q *Query, src Source, binds map[string]any) ([]any, error) {
 // is cancelled. A crossed limit is ArangoDB's error for it (LimitError), a
 // cancelled query ERROR_QUERY_KILLED.
 func RunWithin(q *Query, src Source, binds map[string]any, b *budget.Budget) ([]any, error) {
-	res, err := run(q, src, binds, b)
+	res, _, err := RunStats(q, src, binds, b, Options{})
+	return res, err
+}
+
+// Stats are what a query did, as ArangoDB reports them in a cursor's
+// extra.stats.
+type Stats struct {
+	// ScannedFull and ScannedIndex count the documents read by full
+	// collection scans and through indexes; Filtered the rows FILTERs
+	// dropped.
+	ScannedFull, ScannedIndex, Filtered int64
+	// Rules are the optimizer rules the run applied (RuleUseIndexes).
+	Rules []string
+}
+
+// RunStats is RunWithin with options, also returning what the query did.
+func RunStats(q *Query, src Source, binds map[string]any, b *budget.Budget, opts Options) ([]any, Stats, error) {
+	res, st, err := run(q, src, binds, b, opts)
 	if err != nil {
-		return nil, killed(err)
+		return nil, st, killed(err)
 	}
-	return res, nil
+	return res, st, nil
 }
 
 // killed is the error of a query stopped by its budget or its context.
@@ -56,27 +73,27 @@ func killed(err error) error {
 	return err
 }
 
-func run(q *Query, src Source, binds map[string]any, b *budget.Budget) ([]any, error) {
+func run(q *Query, src Source, binds map[string]any, b *budget.Budget, opts Options) ([]any, Stats, error) {
 	declared := map[string]bool{}
 	collectBinds(q, declared)
 	for name := range declared {
 		if _, ok := binds[name]; !ok {
-			return nil, &QueryError{1551, fmt.Sprintf("no value specified for declared bind parameter '%s'", name)}
+			return nil, Stats{}, &QueryError{1551, fmt.Sprintf("no value specified for declared bind parameter '%s'", name)}
 		}
 	}
 	for name := range binds {
 		if !declared[name] {
-			return nil, &QueryError{1552, fmt.Sprintf("bind parameter '%s' was not declared in the query", name)}
+			return nil, Stats{}, &QueryError{1552, fmt.Sprintf("bind parameter '%s' was not declared in the query", name)}
 		}
 	}
 	plain := make(map[string]any, len(binds)) // nothing changes a value in place
 	for k, v := range binds {
 		plain[k] = normalize(v)
 	}
-	e := &evaluator{src: src, binds: plain, b: b}
+	e := &evaluator{src: src, binds: plain, b: b, opts: opts}
 	res, err := e.query(q, scope{})
 	if err != nil {
-		return nil, err
+		return nil, e.stats, err
 	}
 	// RETURN {b: ..., a: ...}: each result keeps the literal's order.
 	if ret, ok := q.Ops[len(q.Ops)-1].(*Return); ok {
@@ -88,7 +105,7 @@ func run(q *Query, src Source, binds map[string]any, b *budget.Budget) ([]any, e
 			}
 		}
 	}
-	return res, nil
+	return res, e.stats, nil
 }
 
 // collectBinds finds the bind parameters a query uses.
@@ -189,6 +206,8 @@ type evaluator struct {
 	binds  map[string]any
 	graphs map[string][]string // a named graph's edge collections, read once
 	colls  map[string][]any    // a collection named as a value, read once
+	stats  Stats
+	opts   Options
 }
 
 // query runs the operations over rows, starting from one row.
@@ -212,11 +231,11 @@ func (e *evaluator) query(q *Query, outer scope) ([]any, error) {
 				// FOR, FILTERs and LETs, then LIMIT: the scan stops once
 				// the LIMIT has its rows, the FILTERs and LETs applied as
 				// it goes.
-				rows, err = e.forOp(o, rows, q.Ops[i+1:i+1+n], stop)
+				rows, err = e.forOp(o, rows, q.Ops[i+1:i+1+n], stop, filtersAhead(q.Ops[i+1:]))
 				i += n
 				break
 			}
-			rows, err = e.forOp(o, rows, nil, -1)
+			rows, err = e.forOp(o, rows, nil, -1, filtersAhead(q.Ops[i+1:]))
 		case *Traversal:
 			rows, err = e.traverse(o, rows)
 		case *ShortestPath:
@@ -234,6 +253,8 @@ func (e *evaluator) query(q *Query, outer scope) ([]any, error) {
 				}
 				if ok {
 					kept = append(kept, r)
+				} else {
+					e.stats.Filtered++
 				}
 			}
 			rows = kept
@@ -305,10 +326,27 @@ func (e *evaluator) limitAhead(ops []Op) (int, int) {
 	return 0, -1
 }
 
+// filtersAhead returns the conditions of the FILTERs among the FILTERs
+// and LETs that follow a FOR: what an index may serve.
+func filtersAhead(ops []Op) []Expr {
+	var conds []Expr
+	for _, op := range ops {
+		switch o := op.(type) {
+		case *Filter:
+			conds = append(conds, o.Cond)
+		case *Let:
+		default:
+			return conds
+		}
+	}
+	return conds
+}
+
 // forOp iterates each row over a collection, an array or a range. Each
 // new row goes through then (FILTERs and LETs); with stop >= 0 the
-// iteration ends once stop rows are out.
-func (e *evaluator) forOp(o *For, rows []scope, then []Op, stop int) ([]scope, error) {
+// iteration ends once stop rows are out. conds are the FILTERs after the
+// FOR, which an index of a collection may serve.
+func (e *evaluator) forOp(o *For, rows []scope, then []Op, stop int, conds []Expr) ([]scope, error) {
 	var out []scope
 	var ferr error
 	// add takes a new row through then; it reports whether to go on.
@@ -322,6 +360,9 @@ func (e *evaluator) forOp(o *For, rows []scope, then []Op, stop int) ([]scope, e
 		for _, op := range then {
 			var ok bool
 			if r, ok, ferr = e.inline(op, r); !ok {
+				if ferr == nil {
+					e.stats.Filtered++
+				}
 				return ferr == nil
 			}
 		}
@@ -332,12 +373,30 @@ func (e *evaluator) forOp(o *For, rows []scope, then []Op, stop int) ([]scope, e
 		if stop == 0 {
 			return nil
 		}
-		err := e.src.Scan(coll, func(doc map[string]any) bool {
+		each := func(doc map[string]any) bool {
 			d := normalize(doc)
 			if ferr = e.grow(sizeOf(d)); ferr != nil {
 				return false
 			}
 			return add(r.with(o.Var, d))
+		}
+		if is, ok := e.src.(IndexedSource); ok && len(conds) > 0 && !e.opts.NoIndexes {
+			if plan := planIndex(is.Indexes(coll), conditions(conds, o.Var, r)); plan != nil {
+				used, err := e.indexScan(is, coll, plan, r, each)
+				if used && len(e.stats.Rules) == 0 {
+					e.stats.Rules = []string{RuleUseIndexes}
+				}
+				if err == nil {
+					err = ferr
+				}
+				if used || err != nil {
+					return err
+				}
+			}
+		}
+		err := e.src.Scan(coll, func(doc map[string]any) bool {
+			e.stats.ScannedFull++
+			return each(doc)
 		})
 		if err == nil {
 			err = ferr

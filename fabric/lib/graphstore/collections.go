@@ -176,10 +176,13 @@ func (s *Store) DropCollection(db, name string, system bool) (*CollectionInfo, e
 	p := documentPrefix(db, name)
 	_ = b.DeleteRange(p, prefixEnd(p), nil)
 	dropIndexes(b, db, name)
+	p = indexDefPrefix(db, name)
+	_ = b.DeleteRange(p, prefixEnd(p), nil)
 	if err := s.commitBatch(b); err != nil {
 		return nil, err
 	}
 	delete(s.colls[db], name)
+	delete(s.indexes, db+"/"+name)
 	delete(s.counts, db+"/"+name)
 	s.dropFilters(db, name)
 	return info, nil

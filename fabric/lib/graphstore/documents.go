@@ -163,9 +163,9 @@ func (s *Store) insert(db, coll string, docs []any, lines *lineDocs, mode Overwr
 	prep := func(info *CollectionInfo) {
 		var arena, text keyArena // keys; the documents' texts
 		var lineDocs []prepared
-		perDoc := 1
+		perDoc := 2 // the document and its order record
 		if info.Type == EdgeCollection {
-			perDoc = 3
+			perDoc = 4
 		}
 		pre.ops = make([]kvOp, 0, perDoc*len(docs))
 		if lines != nil {
@@ -189,11 +189,12 @@ func (s *Store) insert(db, coll string, docs []any, lines *lineDocs, mode Overwr
 				continue
 			}
 			if arena.buf == nil {
-				arena.grow(len(docs) * (perDoc*(len(db)+len(coll)+len(f.key)+4) + 2*(len(f.from)+len(f.to))))
+				arena.grow(len(docs) * (perDoc*(len(db)+len(coll)+len(f.key)+16) + 2*(len(f.from)+len(f.to))))
 			}
 			fresh[i] = f
 			n := len(pre.ops)
 			_ = pre.Set(arena.docKey(db, coll, f.key), f.data, nil)
+			_ = pre.Set(arena.orderKey(db, coll, f.rev, f.key), nil, nil)
 			if info.Type == EdgeCollection {
 				_ = pre.Set(arena.edgeIndexKey('f', db, coll, f.from, f.key), arena.text(f.to), nil)
 				_ = pre.Set(arena.edgeIndexKey('t', db, coll, f.to, f.key), arena.text(f.from), nil)
@@ -208,7 +209,7 @@ func (s *Store) insert(db, coll string, docs []any, lines *lineDocs, mode Overwr
 		if w.pre == nil {
 			w.pre, w.keep = pre.ops, func(op kvOp) bool { return accepted[op.item] }
 		}
-		if f := fresh[i]; f != nil {
+		if f := fresh[i]; f != nil && len(w.idx) == 0 { // documents in a secondary index are written one by one
 			if _, err := w.old(f.key); errors.Is(err, ErrDocumentNotFound) {
 				// Written with pre.
 				if lines != nil {
@@ -359,12 +360,8 @@ func (s *Store) insertOne(w *writer, info *CollectionInfo, x any, mode Overwrite
 	if err != nil {
 		return Result{Err: ErrDocumentType}
 	}
-	w.put(k, doc, data)
-	if info.Type == EdgeCollection {
-		if old != nil {
-			indexEdge(&w.buf, w.db, info.Name, old, true)
-		}
-		indexEdge(&w.buf, w.db, info.Name, doc, false)
+	if err := w.write(info, k, old, doc, data); err != nil {
+		return Result{Err: err, Key: k}
 	}
 	if old == nil {
 		w.delta++
@@ -521,10 +518,8 @@ func (s *Store) ModifyIf(db, coll string, items []any, replace, keepNull, mergeO
 		if err != nil {
 			return Result{Err: ErrDocumentType}
 		}
-		w.put(k, doc, data)
-		if info.Type == EdgeCollection {
-			indexEdge(&w.buf, db, coll, old, true)
-			indexEdge(&w.buf, db, coll, doc, false)
+		if err := w.write(info, k, old, doc, data); err != nil {
+			return Result{Err: err, Key: k}
 		}
 		return Result{Key: k, ID: coll + "/" + k, Rev: doc["_rev"].(string), OldRev: old["_rev"].(string), New: doc, Old: old}
 	})
@@ -553,10 +548,7 @@ func (s *Store) RemoveIf(db, coll string, items []any, pre Precondition) ([]Resu
 		if res, ok := pre.conflict(coll, k, old, d); !ok {
 			return res
 		}
-		w.del(k)
-		if info.Type == EdgeCollection {
-			indexEdge(&w.buf, db, coll, old, true)
-		}
+		w.remove(info, k, old)
 		w.delta--
 		return Result{Key: k, ID: coll + "/" + k, Rev: old["_rev"].(string), Old: old}
 	})
@@ -608,25 +600,4 @@ func (s *Store) each(prefix []byte, fn func(key, value []byte) bool) error {
 		}
 	}
 	return it.Error()
-}
-
-// Scan calls fn with each document of a collection, in key order, until
-// fn returns false.
-func (s *Store) Scan(db, coll string, fn func(Doc) bool) error {
-	if _, err := s.Collection(db, coll); err != nil {
-		return err
-	}
-	var derr error
-	err := s.each(documentPrefix(db, coll), func(k, v []byte) bool {
-		d, err := decodeStored(coll, string(k), v)
-		if err != nil {
-			derr = err
-			return false
-		}
-		return fn(d)
-	})
-	if derr != nil {
-		return derr
-	}
-	return err
 }

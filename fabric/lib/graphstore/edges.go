@@ -174,9 +174,11 @@ type Neighbor struct {
 	Key, Other string
 }
 
-// dropIndexes deletes a collection's edge indexes and count in the batch.
+// dropIndexes deletes a collection's edge indexes, order index,
+// secondary index entries and count in the batch (not the definitions of
+// its secondary indexes).
 func dropIndexes(b *pebble.Batch, db, coll string) {
-	for _, index := range []byte{'f', 't'} {
+	for _, index := range []byte{'f', 't', 'r', 'i'} {
 		p := []byte(string(index) + "/" + db + "/" + coll + "/")
 		_ = b.DeleteRange(p, prefixEnd(p), nil)
 	}

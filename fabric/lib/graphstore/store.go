@@ -70,6 +70,9 @@ type Store struct {
 	broken    error
 	closed    bool
 	filters   map[string]*keyFilter // by "db/collection" (keyfilter.go)
+	// indexes are the secondary indexes, by "db/collection" (indexes.go);
+	// a list is replaced, never changed in place.
+	indexes map[string][]*Index
 	// fence is the store's disk fence (disk.go).
 	fence *diskFence
 }
@@ -170,7 +173,13 @@ func (s *Store) load() error {
 	if err := it.Error(); err != nil {
 		return err
 	}
-	return s.loadCollections()
+	if err := s.loadCollections(); err != nil {
+		return err
+	}
+	if err := s.loadIndexes(); err != nil {
+		return err
+	}
+	return s.buildOrder()
 }
 
 // newID returns a new object id (callers hold mu or are opening).
@@ -298,7 +307,7 @@ func (s *Store) DropDatabase(name string) error {
 	// The database's collections and documents live under "c/NAME/" and
 	// "o/NAME/" (later); a range delete drops them with it.
 	_ = b.DeleteRange([]byte("c/"+name+"/"), []byte("c/"+name+"0"), nil)
-	for _, p := range []string{"o/", "f/", "t/", "n/"} {
+	for _, p := range []string{"o/", "f/", "t/", "n/", "r/", "i/", "x/"} {
 		_ = b.DeleteRange([]byte(p+name+"/"), []byte(p+name+"0"), nil)
 	}
 	if err := s.commitBatch(b); err != nil {
@@ -306,6 +315,11 @@ func (s *Store) DropDatabase(name string) error {
 	}
 	delete(s.dbs, name)
 	delete(s.colls, name)
+	for k := range s.indexes {
+		if strings.HasPrefix(k, name+"/") {
+			delete(s.indexes, k)
+		}
+	}
 	s.dropFilters(name, "")
 	for k := range s.counts {
 		if strings.HasPrefix(k, name+"/") {

@@ -22,6 +22,8 @@ type writer struct {
 	data     map[string][]byte // the texts of now's documents
 	raw      map[string][]byte // written by this batch as text (InsertLines)
 	delta    int64             // documents added less removed
+	idx      []*Index          // the collection's secondary indexes
+	uniq     map[string]string // unique entries this batch wrote (key) or deleted ("")
 }
 
 // old returns what key holds as the batch stands, or ErrDocumentNotFound.
@@ -42,6 +44,43 @@ func (w *writer) old(key string) (Doc, error) {
 		return decodeStored(w.coll, key, v)
 	}
 	return getDoc(w.s.db, w.db, w.coll, key) // not read ahead (a generated key)
+}
+
+// write puts a document that replaces old (nil: a new one) with its
+// records in the order, edge and secondary indexes; nothing is written
+// when a unique index refuses it.
+func (w *writer) write(info *CollectionInfo, key string, old, doc Doc, data []byte) error {
+	if err := w.indexDoc(key, old, doc); err != nil {
+		return err
+	}
+	w.put(key, doc, data)
+	if old != nil {
+		_ = w.buf.Delete(orderKey(w.db, w.coll, revOf(old), key), nil)
+	}
+	_ = w.buf.Set(orderKey(w.db, w.coll, revOf(doc), key), nil, nil)
+	if info.Type == EdgeCollection {
+		if old != nil {
+			indexEdge(&w.buf, w.db, w.coll, old, true)
+		}
+		indexEdge(&w.buf, w.db, w.coll, doc, false)
+	}
+	return nil
+}
+
+// remove deletes a document (old, as stored) and its index records.
+func (w *writer) remove(info *CollectionInfo, key string, old Doc) {
+	_ = w.indexDoc(key, old, nil) // removing entries checks nothing
+	w.del(key)
+	_ = w.buf.Delete(orderKey(w.db, w.coll, revOf(old), key), nil)
+	if info.Type == EdgeCollection {
+		indexEdge(&w.buf, w.db, w.coll, old, true)
+	}
+}
+
+// revOf is a document's revision.
+func revOf(d Doc) string {
+	rev, _ := d["_rev"].(string)
+	return rev
 }
 
 // put writes a document.
@@ -130,7 +169,7 @@ func (s *Store) writeDocs(db, coll string, n int, keys []string, stop bool, prep
 	kf := s.keyFilter(db, coll)
 	s.mu.Unlock()
 	seek := maybeKeys(kf, keys) // the keys that may exist: the others are new
-	w := &writer{s: s, db: db, coll: coll, before: make(map[string][]byte, len(keys)), now: map[string]Doc{}, data: map[string][]byte{}, raw: make(map[string][]byte, len(keys))}
+	w := &writer{s: s, db: db, coll: coll, before: make(map[string][]byte, len(keys)), now: map[string]Doc{}, data: map[string][]byte{}, raw: make(map[string][]byte, len(keys)), uniq: map[string]string{}}
 	defer func() {
 		if w.b != nil {
 			w.b.Close()
@@ -149,6 +188,12 @@ func (s *Store) writeDocs(db, coll string, n int, keys []string, stop bool, prep
 	}
 	var after uint64 // the last batch being committed that wrote one of the keys
 	if err == nil {
+		w.idx = s.indexes[db+"/"+coll]
+		if hasUnique(w.idx) {
+			// A unique index is checked against what is stored: no batch
+			// of the store may be on its way then.
+			s.drain()
+		}
 		after = w.catchUp(g0)
 	}
 	if s.readers[g0]--; s.readers[g0] == 0 {

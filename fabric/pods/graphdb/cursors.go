@@ -31,6 +31,8 @@ type cursor struct {
 	ttl     time.Duration
 	expires time.Time
 	bytes   int64 // what the results hold, by the query's account
+	stats   aql.Stats
+	plan    *aql.Plan // with profile 2
 }
 
 // cursors are a server's open cursors.
@@ -69,7 +71,7 @@ type storeSource struct {
 }
 
 func (s storeSource) Scan(coll string, fn func(map[string]any) bool) error {
-	err := s.store.Scan(s.db, coll, func(d graphstore.Doc) bool { return fn(d) })
+	err := s.r.Scan(s.db, coll, func(d graphstore.Doc) bool { return fn(d) })
 	if errors.Is(err, graphstore.ErrCollectionNotFound) {
 		return &aql.QueryError{Num: 1203, Msg: "AQL: collection or view not found: " + coll + " (while parsing)"}
 	}
@@ -189,11 +191,12 @@ func (s *Server) cursor(r *request, rest []string) (any, int, error) {
 		if err := readBody(r.Request, &body); err != nil {
 			return nil, 0, err
 		}
-		results, held, err := s.runQuery(r, &body)
+		run, err := s.runQuery(r, &body)
 		if err != nil {
 			return nil, 0, err
 		}
-		c := &cursor{db: r.db, results: results, size: body.BatchSize, count: body.Count, ttl: cursorTTL, bytes: held}
+		results, held := run.results, run.held
+		c := &cursor{db: r.db, results: results, size: body.BatchSize, count: body.Count, ttl: cursorTTL, bytes: held, stats: run.stats, plan: run.plan}
 		if c.size <= 0 {
 			c.size = DefaultBatchSize
 		}
@@ -277,9 +280,12 @@ func (s *Server) batchBody(c *cursor, id string, code int, hasMore bool) map[str
 	if result == nil {
 		result = []any{}
 	}
-	body := map[string]any{"error": false, "code": code, "result": result, "hasMore": hasMore, "cached": false,
-		"extra": map[string]any{"warnings": []any{}, "stats": map[string]any{"writesExecuted": 0, "writesIgnored": 0,
-			"scannedFull": 0, "scannedIndex": 0, "filtered": 0, "httpRequests": 0, "executionTime": 0.0, "peakMemoryUsage": 0}}}
+	extra := map[string]any{"warnings": []any{}, "stats": map[string]any{"writesExecuted": 0, "writesIgnored": 0,
+		"scannedFull": c.stats.ScannedFull, "scannedIndex": c.stats.ScannedIndex, "filtered": c.stats.Filtered, "httpRequests": 0, "executionTime": 0.0, "peakMemoryUsage": 0}}
+	if c.plan != nil {
+		extra["plan"] = c.plan
+	}
+	body := map[string]any{"error": false, "code": code, "result": result, "hasMore": hasMore, "cached": false, "extra": extra}
 	if hasMore {
 		body["id"] = id
 		body["nextBatchId"] = strconv.Itoa(c.batch + 1)

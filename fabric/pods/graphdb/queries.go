@@ -28,7 +28,21 @@ type cursorRequest struct {
 		// MaxRuntime is the most seconds the query may run (0: the
 		// tenant's limit); it cannot raise the tenant's limit.
 		MaxRuntime float64 `json:"maxRuntime"`
+		// Profile 2 adds the plan to the answer's extra.
+		Profile   int `json:"profile"`
+		Optimizer struct {
+			Rules []string `json:"rules"`
+		} `json:"optimizer"`
 	} `json:"options"`
+}
+
+// queryRun is what running a cursor's query made: its results, the
+// bytes they hold, what it did, and (asked with profile 2) its plan.
+type queryRun struct {
+	results []any
+	held    int64
+	stats   aql.Stats
+	plan    *aql.Plan
 }
 
 // queryLimits are a query's limits: the tenant's, lowered by what the
@@ -48,10 +62,10 @@ func (s *Server) queryLimits(body *cursorRequest) budget.Limits {
 // it waits for a place among the tenant's queries (or is refused when
 // too many wait), and stops when the client leaves, a limit is crossed or
 // its run time is over. It returns the results and the bytes they hold.
-func (s *Server) runQuery(r *request, body *cursorRequest) ([]any, int64, error) {
+func (s *Server) runQuery(r *request, body *cursorRequest) (*queryRun, error) {
 	q, err := aql.ParseWithin(body.Query, s.limits)
 	if err != nil {
-		return nil, 0, queryError(err)
+		return nil, queryError(err)
 	}
 	binds := map[string]any{}
 	for k, v := range body.BindVars {
@@ -59,24 +73,32 @@ func (s *Server) runQuery(r *request, body *cursorRequest) ([]any, int64, error)
 	}
 	release, err := s.queries.Enter(r.Context())
 	if errors.Is(err, budget.ErrBusy) {
-		return nil, 0, newError(503, errQueueFull, "queue full: "+err.Error()+" for this tenant; try again when one ends")
+		return nil, newError(503, errQueueFull, "queue full: "+err.Error()+" for this tenant; try again when one ends")
 	}
 	if err != nil {
-		return nil, 0, newError(410, aql.ErrQueryKilled, "query killed: "+err.Error())
+		return nil, newError(410, aql.ErrQueryKilled, "query killed: "+err.Error())
 	}
 	defer release()
 	b := budget.New(r.Context(), "query", s.queryLimits(body))
 	defer b.Close()
 	reader, err := s.store.NewReader()
 	if err != nil {
-		return nil, 0, storeError(err)
+		return nil, storeError(err)
 	}
 	defer reader.Close()
-	results, err := aql.RunWithin(q, storeSource{s.store, r.db, reader}, binds, b)
+	src := storeSource{s.store, r.db, reader}
+	opts := aql.Options{NoIndexes: aql.DisabledIndexes(body.Options.Optimizer.Rules)}
+	results, stats, err := aql.RunStats(q, src, binds, b, opts)
 	if err != nil {
-		return nil, 0, queryError(err)
+		return nil, queryError(err)
 	}
-	return results, b.Held(), nil
+	run := &queryRun{results: results, held: b.Held(), stats: stats}
+	if body.Options.Profile >= 2 {
+		if run.plan, err = aql.Explain(q, src, binds, opts); err != nil {
+			return nil, queryError(err)
+		}
+	}
+	return run, nil
 }
 
 // cursorsFull is the error of a result that the tenant's open cursors

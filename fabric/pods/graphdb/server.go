@@ -58,8 +58,10 @@ func New(store *graphstore.Store, o Options) *Server {
 	if logf == nil {
 		logf = log.Printf
 	}
-	return &Server{store: store, auth: &auth{user: o.User, password: o.Password, secret: secret, now: time.Now},
+	s := &Server{store: store, auth: &auth{user: o.User, password: o.Password, secret: secret, now: time.Now},
 		limits: limits, queries: budget.NewGate("queries", limits.Concurrent, limits.Queue), logf: logf}
+	go s.expireLoop()
+	return s
 }
 
 // Limits returns the limits the server's queries run within.
@@ -221,6 +223,10 @@ func (s *Server) route(r *request) (any, int, error) {
 		return s.edges(r, p[2:])
 	case "cursor":
 		return s.cursor(r, p[2:])
+	case "index":
+		return s.index(r, p[2:])
+	case "explain":
+		return s.explain(r, p[2:])
 	}
 	return nil, 0, newError(404, 404, "unknown path '/"+strings.Join(p, "/")+"'")
 }
