@@ -87,7 +87,7 @@ func DecodeDoc(data []byte) (Doc, error) {
 // existing key is handled by mode. Each document gets its result; the
 // error is the whole request's (a missing collection, the disk).
 func (s *Store) Insert(db, coll string, docs []any, mode OverwriteMode, keepNull, mergeObjects bool) ([]Result, error) {
-	return s.insert(db, coll, docs, nil, mode, keepNull, mergeObjects, false, Precondition{})
+	return s.insert(nil, db, coll, docs, nil, mode, keepNull, mergeObjects, false, Precondition{})
 }
 
 // InsertIf is Insert with pre checked, as ModifyIf checks it, of each
@@ -95,7 +95,7 @@ func (s *Store) Insert(db, coll string, docs []any, mode OverwriteMode, keepNull
 // replace and update); a document whose key is new is written as Insert
 // writes it, with no check and no cost.
 func (s *Store) InsertIf(db, coll string, docs []any, mode OverwriteMode, keepNull, mergeObjects bool, pre Precondition) ([]Result, error) {
-	return s.insert(db, coll, docs, nil, mode, keepNull, mergeObjects, false, pre)
+	return s.insert(nil, db, coll, docs, nil, mode, keepNull, mergeObjects, false, pre)
 }
 
 // HeadNames are the members a bulk insert reads of a document it has as
@@ -115,7 +115,7 @@ type Head struct {
 // the others are decoded and inserted as Insert does (keepNull and
 // mergeObjects on).
 func (s *Store) InsertLines(db, coll string, lines [][]byte, heads []Head, mode OverwriteMode) ([]Result, error) {
-	return s.insert(db, coll, make([]any, len(lines)), &lineDocs{lines, heads}, mode, true, true, false, Precondition{})
+	return s.insert(nil, db, coll, make([]any, len(lines)), &lineDocs{lines, heads}, mode, true, true, false, Precondition{})
 }
 
 // lineDocs are the texts and heads of InsertLines' documents.
@@ -127,7 +127,7 @@ type lineDocs struct {
 // InsertAll is Insert that stores nothing when any document fails (an
 // import with complete=true); committed reports whether it stored.
 func (s *Store) InsertAll(db, coll string, docs []any, mode OverwriteMode) (results []Result, committed bool, err error) {
-	results, err = s.insert(db, coll, docs, nil, mode, true, true, true, Precondition{})
+	results, err = s.insert(nil, db, coll, docs, nil, mode, true, true, true, Precondition{})
 	if err != nil {
 		return nil, false, err
 	}
@@ -139,7 +139,7 @@ func (s *Store) InsertAll(db, coll string, docs []any, mode OverwriteMode) (resu
 	return results, true, nil
 }
 
-func (s *Store) insert(db, coll string, docs []any, lines *lineDocs, mode OverwriteMode, keepNull, mergeObjects, allOrNothing bool, cond Precondition) ([]Result, error) {
+func (s *Store) insert(t *Txn, db, coll string, docs []any, lines *lineDocs, mode OverwriteMode, keepNull, mergeObjects, allOrNothing bool, cond Precondition) ([]Result, error) {
 	keys := make([]string, 0, len(docs))
 	for i, x := range docs {
 		if lines != nil {
@@ -205,7 +205,7 @@ func (s *Store) insert(db, coll string, docs []any, lines *lineDocs, mode Overwr
 		}
 		pre.sort()
 	}
-	return s.writeDocs(db, coll, len(docs), keys, allOrNothing, prep, func(w *writer, info *CollectionInfo, i int) Result {
+	return s.writeDocs(t, db, coll, len(docs), keys, allOrNothing, prep, func(w *writer, info *CollectionInfo, i int) Result {
 		if w.pre == nil {
 			w.pre, w.keep = pre.ops, func(op kvOp) bool { return accepted[op.item] }
 		}
@@ -485,7 +485,12 @@ func (s *Store) Modify(db, coll string, items []any, replace, keepNull, mergeObj
 // result is ErrConflict's, or the stored document for a stale external
 // version); the others are written.
 func (s *Store) ModifyIf(db, coll string, items []any, replace, keepNull, mergeObjects bool, pre Precondition) ([]Result, error) {
-	return s.writeDocs(db, coll, len(items), itemKeys(items), false, nil, func(w *writer, info *CollectionInfo, i int) Result {
+	return s.modify(nil, db, coll, items, replace, keepNull, mergeObjects, pre)
+}
+
+// modify is ModifyIf in a transaction (nil: none).
+func (s *Store) modify(t *Txn, db, coll string, items []any, replace, keepNull, mergeObjects bool, pre Precondition) ([]Result, error) {
+	return s.writeDocs(t, db, coll, len(items), itemKeys(items), false, nil, func(w *writer, info *CollectionInfo, i int) Result {
 		x := items[i]
 		k, d, ok := itemKey(x)
 		if d == nil {
@@ -536,7 +541,12 @@ func (s *Store) Remove(db, coll string, items []any) ([]Result, error) {
 // writes: a document that fails it is left as it is, its result
 // ErrConflict's; the others are deleted.
 func (s *Store) RemoveIf(db, coll string, items []any, pre Precondition) ([]Result, error) {
-	return s.writeDocs(db, coll, len(items), itemKeys(items), false, nil, func(w *writer, info *CollectionInfo, i int) Result {
+	return s.remove(nil, db, coll, items, pre)
+}
+
+// remove is RemoveIf in a transaction (nil: none).
+func (s *Store) remove(t *Txn, db, coll string, items []any, pre Precondition) ([]Result, error) {
+	return s.writeDocs(t, db, coll, len(items), itemKeys(items), false, nil, func(w *writer, info *CollectionInfo, i int) Result {
 		k, d, ok := itemKey(items[i])
 		if !ok {
 			return Result{Err: ErrIdentifier}

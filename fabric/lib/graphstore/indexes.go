@@ -500,7 +500,7 @@ func (w *writer) uniqueTaken(ix *Index, enc []byte, key string) (string, bool) {
 	if other, ok := w.uniq[full]; ok {
 		return other, other != "" && other != key
 	}
-	it, err := w.s.db.NewIter(&pebble.IterOptions{LowerBound: []byte(full), UpperBound: prefixEnd([]byte(full))})
+	it, err := w.reader().NewIter(&pebble.IterOptions{LowerBound: []byte(full), UpperBound: prefixEnd([]byte(full))})
 	if err != nil {
 		return "", false
 	}

@@ -73,6 +73,9 @@ type Store struct {
 	// indexes are the secondary indexes, by "db/collection" (indexes.go);
 	// a list is replaced, never changed in place.
 	indexes map[string][]*Index
+	// locks are the documents stream transactions wrote, by
+	// "db/collection/key" (txn.go).
+	locks map[string]*Txn
 	// fence is the store's disk fence (disk.go).
 	fence *diskFence
 }

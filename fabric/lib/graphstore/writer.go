@@ -24,6 +24,17 @@ type writer struct {
 	delta    int64             // documents added less removed
 	idx      []*Index          // the collection's secondary indexes
 	uniq     map[string]string // unique entries this batch wrote (key) or deleted ("")
+	txn      *Txn              // the transaction the batch is part of (nil: none)
+}
+
+// reader is what the writer reads stored records through: the store, or
+// its transaction's batch (which sees the store and the transaction's
+// writes).
+func (w *writer) reader() pebble.Reader {
+	if w.txn != nil {
+		return w.txn.b
+	}
+	return w.s.db
 }
 
 // old returns what key holds as the batch stands, or ErrDocumentNotFound.
@@ -43,7 +54,7 @@ func (w *writer) old(key string) (Doc, error) {
 		}
 		return decodeStored(w.coll, key, v)
 	}
-	return getDoc(w.s.db, w.db, w.coll, key) // not read ahead (a generated key)
+	return getDoc(w.reader(), w.db, w.coll, key) // not read ahead (a generated key)
 }
 
 // write puts a document that replaces old (nil: a new one) with its
@@ -153,7 +164,10 @@ type recentBatch struct {
 // write-ahead log is synced last, so that concurrent batches share one
 // sync (group commit). With stop, a failed item drops the whole batch
 // (its results so far are returned).
-func (s *Store) writeDocs(db, coll string, n int, keys []string, stop bool, prep func(*CollectionInfo), one func(w *writer, info *CollectionInfo, i int) Result) ([]Result, error) {
+func (s *Store) writeDocs(t *Txn, db, coll string, n int, keys []string, stop bool, prep func(*CollectionInfo), one func(w *writer, info *CollectionInfo, i int) Result) ([]Result, error) {
+	if t != nil {
+		return s.writeInTxn(t, db, coll, n, keys, stop, prep, one)
+	}
 	s.mu.Lock()
 	if s.broken != nil {
 		s.mu.Unlock()
@@ -195,6 +209,7 @@ func (s *Store) writeDocs(db, coll string, n int, keys []string, stop bool, prep
 			s.drain()
 		}
 		after = w.catchUp(g0)
+		err = s.lockedByTxn(nil, db, coll, keys)
 	}
 	if s.readers[g0]--; s.readers[g0] == 0 {
 		delete(s.readers, g0)

@@ -104,7 +104,7 @@ func (s *Server) insert(w http.ResponseWriter, r *request, coll string) {
 		docs = []any{body}
 	}
 	pre := precondition(r, true) // If-Match is not one of an insert's
-	results, err := s.store.InsertIf(r.db, coll, docs, mode, q.Get("keepNull") != "false", q.Get("mergeObjects") != "false", pre)
+	results, err := r.docs.InsertIf(r.db, coll, docs, mode, q.Get("keepNull") != "false", q.Get("mergeObjects") != "false", pre)
 	if err != nil {
 		writeError(w, docError(err))
 		return
@@ -233,12 +233,12 @@ func (s *Server) modify(w http.ResponseWriter, r *request, coll string, key []st
 	pre := precondition(r, bulk)
 	if r.Method == http.MethodDelete {
 		pre.VersionAttribute = "" // not one of a delete's
-		results, err = s.store.RemoveIf(r.db, coll, items, pre)
+		results, err = r.docs.RemoveIf(r.db, coll, items, pre)
 		if !bulk {
 			status = 200
 		}
 	} else {
-		results, err = s.store.ModifyIf(r.db, coll, items, r.Method == http.MethodPut, q.Get("keepNull") != "false", q.Get("mergeObjects") != "false", pre)
+		results, err = r.docs.ModifyIf(r.db, coll, items, r.Method == http.MethodPut, q.Get("keepNull") != "false", q.Get("mergeObjects") != "false", pre)
 	}
 	if err != nil {
 		writeError(w, docError(err))
@@ -261,7 +261,7 @@ func (s *Server) lookup(w http.ResponseWriter, r *request, coll string) {
 		writeError(w, newError(400, 1227, "invalid document type"))
 		return
 	}
-	docs, errs, err := s.store.Lookup(r.db, coll, items)
+	docs, errs, err := r.docs.Lookup(r.db, coll, items)
 	if err != nil {
 		writeError(w, docError(err))
 		return

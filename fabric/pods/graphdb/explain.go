@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/fabricops/fabric/fabric/lib/aql"
+	"github.com/fabricops/fabric/fabric/lib/graphstore"
 )
 
 // explain serves POST /_api/explain: the plan a query would run by, with
@@ -37,14 +38,16 @@ func (s *Server) explain(r *request, rest []string) (any, int, error) {
 	for k, v := range body.BindVars {
 		binds[strings.TrimPrefix(k, "@")] = v
 	}
-	reader, err := s.store.NewReader()
+	var plan *aql.Plan
+	err = s.reading(r, func(reader *graphstore.Reader) error {
+		plan, err = aql.Explain(q, storeSource{s.store, r.db, reader}, binds, aql.Options{NoIndexes: aql.DisabledIndexes(body.Options.Optimizer.Rules)})
+		if err != nil {
+			return queryError(err)
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, 0, storeError(err)
-	}
-	defer reader.Close()
-	plan, err := aql.Explain(q, storeSource{s.store, r.db, reader}, binds, aql.Options{NoIndexes: aql.DisabledIndexes(body.Options.Optimizer.Rules)})
-	if err != nil {
-		return nil, 0, queryError(err)
+		return nil, 0, err
 	}
 	out := map[string]any{"error": false, "code": 200, "cacheable": false, "warnings": []any{},
 		"stats": map[string]any{"rulesExecuted": len(plan.Rules), "rulesSkipped": 0, "plansCreated": 1, "peakMemoryUsage": 0,

@@ -265,12 +265,13 @@ func (s storeSource) IndexScan(coll string, ix aql.IndexInfo, eq []any, lo, hi *
 // finds nothing costs a seek per ttl index).
 const TTLFrequency = time.Second
 
-// expireLoop removes expired documents every TTLFrequency until the
-// store is closed.
+// expireLoop removes expired documents, and aborts idle stream
+// transactions, every TTLFrequency until the store is closed.
 func (s *Server) expireLoop() {
 	t := time.NewTicker(TTLFrequency)
 	defer t.Stop()
 	for now := range t.C {
+		s.expireTxns(now)
 		if _, err := s.store.ExpireTTL(now); err != nil {
 			if errors.Is(err, graphstore.ErrClosed) {
 				return

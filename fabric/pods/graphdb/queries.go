@@ -8,6 +8,7 @@ import (
 
 	"github.com/fabricops/fabric/fabric/lib/aql"
 	"github.com/fabricops/fabric/fabric/lib/budget"
+	"github.com/fabricops/fabric/fabric/lib/graphstore"
 )
 
 // errQueueFull is ArangoDB's ERROR_QUEUE_FULL, answered with 503 when
@@ -81,24 +82,40 @@ func (s *Server) runQuery(r *request, body *cursorRequest) (*queryRun, error) {
 	defer release()
 	b := budget.New(r.Context(), "query", s.queryLimits(body))
 	defer b.Close()
-	reader, err := s.store.NewReader()
+	var run *queryRun
+	err = s.reading(r, func(reader *graphstore.Reader) error {
+		src := storeSource{s.store, r.db, reader}
+		opts := aql.Options{NoIndexes: aql.DisabledIndexes(body.Options.Optimizer.Rules)}
+		results, stats, err := aql.RunStats(q, src, binds, b, opts)
+		if err != nil {
+			return queryError(err)
+		}
+		run = &queryRun{results: results, held: b.Held(), stats: stats}
+		if body.Options.Profile >= 2 {
+			if run.plan, err = aql.Explain(q, src, binds, opts); err != nil {
+				return queryError(err)
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, storeError(err)
 	}
-	defer reader.Close()
-	src := storeSource{s.store, r.db, reader}
-	opts := aql.Options{NoIndexes: aql.DisabledIndexes(body.Options.Optimizer.Rules)}
-	results, stats, err := aql.RunStats(q, src, binds, b, opts)
-	if err != nil {
-		return nil, queryError(err)
-	}
-	run := &queryRun{results: results, held: b.Held(), stats: stats}
-	if body.Options.Profile >= 2 {
-		if run.plan, err = aql.Explain(q, src, binds, opts); err != nil {
-			return nil, queryError(err)
-		}
-	}
 	return run, nil
+}
+
+// reading runs fn with a reader of the store as the request sees it: in
+// its stream transaction, that transaction's view.
+func (s *Server) reading(r *request, fn func(*graphstore.Reader) error) error {
+	if r.txn != nil {
+		return r.txn.txn.Use(fn)
+	}
+	reader, err := s.store.NewReader()
+	if err != nil {
+		return err
+	}
+	defer reader.Close()
+	return fn(reader)
 }
 
 // cursorsFull is the error of a result that the tenant's open cursors

@@ -75,7 +75,7 @@ func revOf(data []byte) string {
 // revision in the body) when If-Match names another revision, then 304
 // (no body) when If-None-Match names the current one.
 func (s *Server) read(w http.ResponseWriter, r *request, coll, key string) {
-	data, err := s.store.Document(r.db, coll, key)
+	data, err := r.docs.Document(r.db, coll, key)
 	if err != nil {
 		writeError(w, docError(err))
 		return

@@ -34,6 +34,9 @@ type Options struct {
 	Limits aql.Limits
 	// Logf receives the server's log lines (nil: the standard logger).
 	Logf func(format string, args ...any)
+	// TxnIdleTimeout aborts a stream transaction no request used for
+	// this long (0: TxnIdleTimeout).
+	TxnIdleTimeout time.Duration
 }
 
 // Server serves a graph store over ArangoDB's HTTP API.
@@ -43,6 +46,8 @@ type Server struct {
 	cursors cursors
 	limits  aql.Limits
 	queries *budget.Gate // the queries running and waiting
+	txns    transactions
+	txnIdle time.Duration
 	logf    func(format string, args ...any)
 }
 
@@ -59,7 +64,10 @@ func New(store *graphstore.Store, o Options) *Server {
 		logf = log.Printf
 	}
 	s := &Server{store: store, auth: &auth{user: o.User, password: o.Password, secret: secret, now: time.Now},
-		limits: limits, queries: budget.NewGate("queries", limits.Concurrent, limits.Queue), logf: logf}
+		limits: limits, queries: budget.NewGate("queries", limits.Concurrent, limits.Queue), logf: logf, txnIdle: o.TxnIdleTimeout}
+	if s.txnIdle <= 0 {
+		s.txnIdle = TxnIdleTimeout
+	}
 	go s.expireLoop()
 	return s
 }
@@ -95,6 +103,9 @@ func storeError(err error) *apiError {
 	if se := spaceError(err); se != nil {
 		return se
 	}
+	if te := txnError(err); te != nil {
+		return te
+	}
 	switch {
 	case errors.As(err, &ae):
 		return ae
@@ -121,6 +132,10 @@ type request struct {
 	*http.Request
 	db   string
 	path []string // after the database prefix, e.g. ["_api", "database", "x"]
+	// docs is where the request's document reads and writes go: the
+	// store, or the stream transaction (txn) its x-arango-trx-id names.
+	docs docStore
+	txn  *txnEntry
 }
 
 // serve answers a request; a panic in it is the request's failure (an
@@ -160,7 +175,7 @@ func (w *recordingWriter) Write(b []byte) (int, error) {
 func (w *recordingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
-	req := &request{Request: r, db: graphstore.System}
+	req := &request{Request: r, db: graphstore.System, docs: s.store}
 	path := strings.Trim(r.URL.Path, "/")
 	parts := strings.Split(path, "/")
 	if len(parts) >= 2 && parts[0] == "_db" {
@@ -182,6 +197,14 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 	if _, err := s.store.Database(req.db); err != nil {
 		writeError(w, storeError(err))
 		return
+	}
+	if r.Header.Get(trxHeader) != "" && !(len(parts) >= 2 && parts[0] == "_api" && parts[1] == "transaction") {
+		release, err := s.join(req)
+		if err != nil {
+			writeError(w, storeError(err))
+			return
+		}
+		defer release()
 	}
 	if len(parts) == 2 && parts[0] == "_api" && parts[1] == "import" && r.Method == http.MethodPost {
 		s.importDocs(w, req)
@@ -227,6 +250,8 @@ func (s *Server) route(r *request) (any, int, error) {
 		return s.index(r, p[2:])
 	case "explain":
 		return s.explain(r, p[2:])
+	case "transaction":
+		return s.transaction(r, p[2:])
 	}
 	return nil, 0, newError(404, 404, "unknown path '/"+strings.Join(p, "/")+"'")
 }
