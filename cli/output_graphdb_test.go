@@ -19,7 +19,7 @@ func TestOutputGraphDB(t *testing.T) {
 	f := fabrictest.Start(t, fabrictest.Options{Tenants: []string{"a", "b"}, Pods: []string{api.APIServer, api.GraphDB}})
 	s := newSession(t, "graphdb-create", "graphdb-delete", "graphdb-list", "graphdb-create-collection", "graphdb-delete-collection",
 		"graphdb-list-collections", "graphdb-create-graph", "graphdb-delete-graph", "graphdb-list-graphs", "graphdb-query",
-		"graphdb-graph-query", "graphdb-insert-nodes", "graphdb-insert-edges")
+		"graphdb-graph-query", "graphdb-insert-nodes", "graphdb-insert-edges", "graphdb-create-index", "graphdb-list-indexes", "graphdb-drop-index")
 	s.sc.Column("Seconds", "<SECONDS>").Column("Per Second", "<RATE>")
 	dir := s.vars["DIR"]
 	write(t, dir, "nodes.csv", "node_id,name,kind,ports\nsw1,Switch 1,switch,48\nsw2,Switch 2,switch,24\nr1,Router 1,router,8\nbad id,Bad,x,0\nh1,Host 1,host,2\n")
@@ -81,6 +81,24 @@ func TestOutputGraphDB(t *testing.T) {
 		step{cmd: "graphdb graph-query --database inv --query \"RETURN LENGTH((FOR v IN OUTBOUND SHORTEST_PATH 'devices/sw1' TO 'devices/h1' GRAPH 'net' RETURN v))\""},
 		step{cmd: "graphdb graph-query --database inv --query-file $DIR/bad.aql", code: 1},
 		step{cmd: "graphdb graph-query --database inv", code: 2},
+
+		step{cmd: "graphdb create-index devices --database inv --fields kind,ports --name by-kind"},
+		step{cmd: "graphdb create-index devices --database inv --fields kind,ports"},
+		step{cmd: "graphdb create-index devices --database inv --fields name --unique --sparse --name by-name"},
+		step{cmd: "graphdb create-index devices --database inv --fields seen --type ttl --expire-after 86400 --name expiry"},
+		step{cmd: "graphdb create-index devices --database inv --fields kind --unique", code: 1},
+		step{cmd: "graphdb create-index devices --database inv --fields kind --expire-after 5", code: 2},
+		step{cmd: "graphdb create-index devices --database inv --fields a,b --type ttl", code: 2},
+		step{cmd: "graphdb create-index devices --database inv --fields kind --type geo", code: 2},
+		step{cmd: "graphdb create-index nope --database inv --fields kind", code: 1},
+		step{cmd: "graphdb list-indexes devices --database inv"},
+		step{cmd: "graphdb list-indexes links --database inv --json"},
+		step{cmd: "graphdb list-indexes nope --database inv", code: 1},
+		step{cmd: "graphdb graph-query --database inv --query \"FOR d IN devices FILTER d.kind == 'host' AND d.ports >= 2 SORT d._key RETURN d.name\""},
+		step{cmd: "graphdb drop-index devices by-kind --database inv", stdin: "n\n"},
+		step{cmd: "graphdb drop-index devices by-kind --database inv --confirm"},
+		step{cmd: "graphdb drop-index devices by-kind --database inv --confirm", code: 1},
+		step{cmd: "graphdb drop-index devices primary --database inv --confirm", code: 1},
 
 		step{cmd: "graphdb delete-graph net --database inv", stdin: "n\n"},
 		step{cmd: "graphdb delete-graph net --database inv --confirm"},

@@ -64,11 +64,31 @@ from_vertex_collections, to_vertex_collections).`, e.graphListGraphs),
 Returns up to max_rows documents of a collection that match a filter
 expression (CFXQL; its GET columns project), ordered by the sortby
 columns: a list of dicts, or a frame with as_frame=True.`, e.graphQuery),
-		"aql": doc.Builtin("graphdb.aql", `aql(query, bind_vars=None, database="_system", limit=0)
+		"aql": doc.Builtin("graphdb.aql", `aql(query, bind_vars=None, database="_system", limit=0, with_writes=False)
 
 Runs an AQL query with bind variables (a dict; "@coll" binds a
 collection) and returns its results as a list (the first limit only,
-when limit > 0).`, e.graphAQL),
+when limit > 0). With with_writes=True it returns a dict: results,
+total (the results the query had) and writes (executed, ignored: the
+documents its INSERT, UPDATE, REPLACE, REMOVE and UPSERT wrote, and
+those whose write failed under ignoreErrors).`, e.graphAQL),
+		"create_index": doc.Builtin("graphdb.create_index", `create_index(collection, fields, database="_system", type="persistent", name="", unique=False, sparse=False, expire_after=0)
+
+Makes an index of a collection (or finds the one of the same definition):
+persistent on the attribute paths fields (a list; "tags[*]" indexes an
+array's elements), which FILTERs and lookups on them use; or ttl on one
+attribute holding a time (seconds since the epoch or an ISO date), its
+documents removed expire_after seconds after it. Returns the index (id,
+name, type, fields, unique, sparse, expire_after) with created (False
+when it existed).`, e.graphCreateIndex),
+		"list_indexes": doc.Builtin("graphdb.list_indexes", `list_indexes(collection, database="_system")
+
+Returns a collection's indexes (id, name, type, fields, unique, sparse,
+expire_after): the primary index first (and an edge collection's edge
+index), then the others in the order made.`, e.graphListIndexes),
+		"drop_index": doc.Builtin("graphdb.drop_index", `drop_index(collection, index, database="_system")
+
+Deletes an index of a collection, named by its name or id.`, e.graphDropIndex),
 		"insert_nodes": doc.Builtin("graphdb.insert_nodes", `insert_nodes(collection, source, database="_system", key_column="node_id", batch_size=100, on_duplicate="update", halt_on_error=False)
 
 Writes rows as documents of a collection (created when missing): source
@@ -256,8 +276,8 @@ func (e env) graphQuery(thread *starlark.Thread, b *starlark.Builtin, args starl
 func (e env) graphAQL(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 	var query string
 	var binds starlark.Value = starlark.None
-	database, limit := "_system", 0
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "query", &query, "bind_vars?", &binds, "database?", &database, "limit?", &limit); err != nil {
+	database, limit, withWrites := "_system", 0, false
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "query", &query, "bind_vars?", &binds, "database?", &database, "limit?", &limit, "with_writes?", &withWrites); err != nil {
 		return nil, err
 	}
 	var vars map[string]any
@@ -279,7 +299,7 @@ func (e env) graphAQL(thread *starlark.Thread, b *starlark.Builtin, args starlar
 	return e.graphCall(thread, b, func(ctx context.Context, g *graph.Conn) (any, error) {
 		var out []starlark.Value
 		var decodeErr error
-		_, err := g.AQL(ctx, database, query, vars, func(raw json.RawMessage) bool {
+		total, writes, err := g.AQLWrites(ctx, database, query, vars, func(raw json.RawMessage) bool {
 			v, err := stdlib.DecodeJSON(raw)
 			if err != nil {
 				decodeErr = err
@@ -291,7 +311,70 @@ func (e env) graphAQL(thread *starlark.Thread, b *starlark.Builtin, args starlar
 		if err == nil {
 			err = decodeErr
 		}
-		return starlark.NewList(out), err
+		if err != nil || !withWrites {
+			return starlark.NewList(out), err
+		}
+		d := starlark.NewDict(3)
+		w := starlark.NewDict(2)
+		_ = w.SetKey(starlark.String("executed"), starlark.MakeInt64(writes.Executed))
+		_ = w.SetKey(starlark.String("ignored"), starlark.MakeInt64(writes.Ignored))
+		_ = d.SetKey(starlark.String("results"), starlark.NewList(out))
+		_ = d.SetKey(starlark.String("total"), starlark.MakeInt(total))
+		_ = d.SetKey(starlark.String("writes"), w)
+		return d, nil
+	})
+}
+
+func (e env) graphCreateIndex(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var collection string
+	var fields starlark.Value
+	database, spec := "_system", graph.IndexSpec{Type: "persistent"}
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "collection", &collection, "fields", &fields, "database?", &database,
+		"type?", &spec.Type, "name?", &spec.Name, "unique?", &spec.Unique, "sparse?", &spec.Sparse, "expire_after?", &spec.ExpireAfter); err != nil {
+		return nil, err
+	}
+	names, err := columnNames(fields)
+	if err != nil {
+		return nil, fmt.Errorf("%s: fields: %v", b.Name(), err)
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("%s: fields: give one or more attribute paths", b.Name())
+	}
+	spec.Fields = names
+	if spec.ExpireAfter < 0 {
+		return nil, fmt.Errorf("%s: expire_after must be 0 or more", b.Name())
+	}
+	return e.graphCall(thread, b, func(ctx context.Context, g *graph.Conn) (any, error) {
+		ix, created, err := g.CreateIndex(ctx, database, collection, spec)
+		if err != nil {
+			return nil, err
+		}
+		return struct {
+			graph.Index
+			Created bool `json:"created"`
+		}{ix, created}, nil
+	})
+}
+
+func (e env) graphListIndexes(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var collection string
+	database := "_system"
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "collection", &collection, "database?", &database); err != nil {
+		return nil, err
+	}
+	return e.graphCall(thread, b, func(ctx context.Context, g *graph.Conn) (any, error) {
+		return g.Indexes(ctx, database, collection)
+	})
+}
+
+func (e env) graphDropIndex(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var collection, index string
+	database := "_system"
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "collection", &collection, "index", &index, "database?", &database); err != nil {
+		return nil, err
+	}
+	return e.graphCall(thread, b, func(ctx context.Context, g *graph.Conn) (any, error) {
+		return nil, g.DropIndex(ctx, database, collection, index)
 	})
 }
 

@@ -23,20 +23,35 @@ const queryBatch = 1000
 // number of results the query had (all of them, when the server counts;
 // else those read).
 func (g *Conn) AQL(ctx context.Context, database, query string, binds map[string]any, fn func(raw json.RawMessage) bool) (int, error) {
+	n, _, err := g.AQLWrites(ctx, database, query, binds, fn)
+	return n, err
+}
+
+// Writes are what a query wrote, as the server counts them: documents
+// written, and those whose write failed under ignoreErrors.
+type Writes struct {
+	Executed int64 `json:"executed"`
+	Ignored  int64 `json:"ignored"`
+}
+
+// AQLWrites is AQL, also returning what the query wrote.
+func (g *Conn) AQLWrites(ctx context.Context, database, query string, binds map[string]any, fn func(raw json.RawMessage) bool) (int, Writes, error) {
 	db, err := g.Database(ctx, database)
 	if err != nil {
-		return 0, err
+		return 0, Writes{}, err
 	}
 	return runQuery(ctx, db, query, binds, fn)
 }
 
-// runQuery is AQL in a database at hand.
-func runQuery(ctx context.Context, db arangodb.Database, query string, binds map[string]any, fn func(raw json.RawMessage) bool) (int, error) {
+// runQuery is AQLWrites in a database at hand.
+func runQuery(ctx context.Context, db arangodb.Database, query string, binds map[string]any, fn func(raw json.RawMessage) bool) (int, Writes, error) {
 	cur, err := db.Query(ctx, query, &arangodb.QueryOptions{BindVars: binds, BatchSize: queryBatch, Count: true})
 	if err != nil {
-		return 0, Error(err)
+		return 0, Writes{}, Error(err)
 	}
 	defer cur.Close()
+	st := cur.Statistics()
+	w := Writes{Executed: int64(st.WritesExecutedInt), Ignored: int64(st.WritesIgnoredInt)}
 	n := 0
 	for cur.HasMore() {
 		var raw json.RawMessage
@@ -44,17 +59,17 @@ func runQuery(ctx context.Context, db arangodb.Database, query string, binds map
 			if shared.IsNoMoreDocuments(err) || errors.Is(err, io.EOF) {
 				break
 			}
-			return n, Error(err)
+			return n, w, Error(err)
 		}
 		n++
 		if !fn(raw) {
 			if c := int(cur.Count()); c > n {
 				n = c
 			}
-			return n, nil
+			return n, w, nil
 		}
 	}
-	return n, nil
+	return n, w, nil
 }
 
 // FindOptions is a collection query (graphdb query).
@@ -123,7 +138,7 @@ func (g *Conn) Find(ctx context.Context, o FindOptions) ([]map[string]any, []str
 		// Nothing to filter or order here: the server stops at MaxRows.
 		text, binds["n"] = "FOR d IN @@c LIMIT @n RETURN d", o.MaxRows
 	}
-	_, err = runQuery(ctx, db, text, binds, func(raw json.RawMessage) bool {
+	_, _, err = runQuery(ctx, db, text, binds, func(raw json.RawMessage) bool {
 		doc, err := decodeDoc(raw)
 		if err != nil {
 			decodeErr = err
