@@ -173,14 +173,3 @@ func (s *Store) Edges(db, coll, vertex string, dir Direction) ([]string, error) 
 type Neighbor struct {
 	Key, Other string
 }
-
-// dropIndexes deletes a collection's edge indexes and count in the batch.
-func dropIndexes(b *pebble.Batch, db, coll string) {
-	for _, index := range []byte{'f', 't'} {
-		p := []byte(string(index) + "/" + db + "/" + coll + "/")
-		_ = b.DeleteRange(p, prefixEnd(p), nil)
-	}
-	_ = b.Delete(countKey(db, coll), nil)
-	p := countDeltaPrefix(db, coll)
-	_ = b.DeleteRange(p, prefixEnd(p), nil)
-}

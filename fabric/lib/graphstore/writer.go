@@ -141,8 +141,8 @@ func (s *Store) writeDocs(db, coll string, n int, keys []string, stop bool, prep
 		prep(info)
 	}
 	s.mu.Lock()
-	if err == nil && s.colls[db][coll] != info {
-		err = ErrCollectionNotFound // dropped meanwhile
+	if cur := s.colls[db][coll]; err == nil && (cur == nil || cur.ID != info.ID) {
+		err = ErrCollectionNotFound // dropped or renamed meanwhile (a change of properties publishes a copy)
 	}
 	if err == nil && s.broken != nil {
 		err = s.broken
@@ -159,6 +159,9 @@ func (s *Store) writeDocs(db, coll string, n int, keys []string, stop bool, prep
 	var rb *recentBatch
 	if err == nil {
 		out, rb, err = s.applyDocs(w, info, n, stop, one)
+	}
+	if rb != nil {
+		s.revs[db+"/"+coll] = s.newRev()
 	}
 	s.mu.Unlock()
 	if err != nil || rb == nil {
