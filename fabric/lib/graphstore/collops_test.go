@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -447,5 +449,59 @@ func TestNames(t *testing.T) {
 	}
 	if doc, err := s.Document("ñ", "ñandú", "k"); err != nil || !strings.Contains(string(doc), fmt.Sprintf("%q", "ñandú/k")) {
 		t.Errorf("a document of a unicode collection: %s %v", doc, err)
+	}
+}
+
+// TestRenameWhileWriting: properties changed and a rename made while
+// batches are written: no batch is lost or written under the old name
+// (a batch that raced the rename fails as not found), and the count
+// under the new name is every document written.
+func TestRenameWhileWriting(t *testing.T) {
+	s, _ := openStore(t)
+	mustCollection(t, s, "g", "c", DocumentCollection)
+	var wg sync.WaitGroup
+	var written atomic.Int64
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				res, err := s.Insert("g", "c", docs(fmt.Sprintf("w%d-%d-", w, i), 10, 16), OverwriteConflict, true, true)
+				if errors.Is(err, ErrCollectionNotFound) {
+					return
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				for _, r := range res {
+					if r.Err == nil {
+						written.Add(1)
+					}
+				}
+			}
+		}(w)
+	}
+	for i := 0; i < 20; i++ {
+		if _, err := s.SetProperties("g", "c", func(w *bool, p *Properties) error { *w = i%2 == 0; return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Rename("g", "c", "d"); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	t.Logf("%d documents written before the rename", written.Load())
+	if written.Load() == 0 {
+		t.Error("no document was written while properties changed")
+	}
+	if n, err := s.Count("g", "d"); n != written.Load() || err != nil {
+		t.Errorf("count after rename %d %v, %d written", n, err, written.Load())
+	}
+	if n, err := s.RecalculateCount("g", "d"); n != written.Load() || err != nil {
+		t.Errorf("recounted %d %v, %d written", n, err, written.Load())
+	}
+	if left := keysWith(t, s, "/g/c/"); len(left) > 0 {
+		t.Errorf("%d records written under the old name", len(left))
 	}
 }
