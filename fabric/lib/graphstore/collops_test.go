@@ -234,7 +234,9 @@ func TestChecksum(t *testing.T) {
 	ctx := context.Background()
 	mustCollection(t, s, "g", "a", DocumentCollection)
 	mustCollection(t, s, "g", "b", DocumentCollection)
-	d := func(k string, v int) any { return map[string]any{"_key": k, "v": v, "o": map[string]any{"y": 1, "x": 2}} }
+	d := func(k string, v int) any {
+		return map[string]any{"_key": k, "v": v, "o": map[string]any{"y": 1, "x": 2}}
+	}
 	if _, err := s.Insert("g", "a", []any{d("1", 1), d("2", 2), d("3", 3)}, OverwriteConflict, true, true); err != nil {
 		t.Fatal(err)
 	}
