@@ -2,6 +2,7 @@ package graphdb
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 
@@ -36,8 +37,12 @@ func collectionBody(c *graphstore.CollectionInfo, props bool) map[string]any {
 }
 
 // maxProperties bounds the body of a properties change (a schema and
-// computed values).
-const maxProperties = 1 << 20
+// computed values), and maxSchema a schema (kept in the collection's
+// record, which every open of the store reads).
+const (
+	maxProperties = 1 << 20
+	maxSchema     = 256 << 10
+)
 
 // propertiesBody is what a collection's creation and a properties change
 // set besides the creation's own fields.
@@ -62,10 +67,12 @@ func (b *propertiesBody) apply(waitForSync *bool, p *graphstore.Properties) erro
 		switch s := string(b.Schema); {
 		case s == "null" || s == "{}":
 			p.Schema = nil
+		case len(s) > maxSchema:
+			return newError(400, 1621, fmt.Sprintf("invalid schema: %d bytes, over the limit of %d", len(s), maxSchema))
 		case len(s) > 0 && s[0] == '{':
 			p.Schema = b.Schema
 		default:
-			return newError(400, 1620, "schema must be an object or null")
+			return newError(400, 1621, "invalid schema: it must be an object or null")
 		}
 	}
 	if b.ComputedValues != nil {

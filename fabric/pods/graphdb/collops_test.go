@@ -169,7 +169,8 @@ func TestCollectionPropertiesErrors(t *testing.T) {
 		status int
 		num    float64
 	}{
-		{"schema a string", map[string]any{"schema": "x"}, 400, 1620},
+		{"schema a string", map[string]any{"schema": "x"}, 400, 1621},
+		{"a huge schema", map[string]any{"schema": map[string]any{"x": strings.Repeat("y", 300<<10)}}, 400, 1621},
 		{"computed values an object", map[string]any{"computedValues": map[string]any{}}, 400, 10},
 		{"huge body", map[string]any{"schema": map[string]any{"x": strings.Repeat("y", 2<<20)}}, 413, 400},
 		{"missing collection", nil, 404, 1203},
