@@ -251,9 +251,10 @@ type prepared struct {
 // _rev itself).
 func (s *Store) prepareLine(info *CollectionInfo, line []byte, h Head, f *prepared, text *keyArena) bool {
 	k, ok := h.Values[0].(string)
+	// A collection with computed values takes its lines decoded (the
+	// values are computed on the document).
 	if !ok || !info.KeyOptions.AllowUserKeys || !ValidKey(k) || h.Present[3] || h.Present[4] || len(line) < 2 || line[0] != '{' ||
-		len(info.ComputedValues) > 0 { // computed on the decoded document
-
+		len(info.ComputedValues) > 0 {
 		return false
 	}
 	f.key = k
