@@ -286,8 +286,10 @@ func (s *Store) DropDatabase(name string) error {
 	b := s.db.NewBatch()
 	defer b.Close()
 	_ = b.Delete([]byte(prefixDatabase+name), nil)
-	// The database's collections and documents live under "c/NAME/" and
-	// "o/NAME/" (later); a range delete drops them with it.
+	// The database's collections live under "c/NAME/", and each
+	// collection's records under its prefixes (collectionPrefixes): range
+	// deletes drop them with it. The ranges of the record kinds known here
+	// also drop what a collection no longer listed may have left.
 	_ = b.DeleteRange([]byte("c/"+name+"/"), []byte("c/"+name+"0"), nil)
 	for coll := range s.colls[name] {
 		deleteCollectionRecords(b, name, coll)
