@@ -29,7 +29,9 @@ type KeyOptions struct {
 	LastValue     uint64 `json:"lastValue"`
 }
 
-// CollectionInfo describes a collection.
+// CollectionInfo describes a collection. A published CollectionInfo is
+// never changed: a change of properties or of name publishes a copy
+// (callers may read one without the store's lock).
 type CollectionInfo struct {
 	Name        string     `json:"name"`
 	ID          string     `json:"id"`
@@ -37,28 +39,36 @@ type CollectionInfo struct {
 	IsSystem    bool       `json:"isSystem"`
 	WaitForSync bool       `json:"waitForSync"`
 	KeyOptions  KeyOptions `json:"keyOptions"`
+	Properties
+}
+
+// Properties are the properties of a collection that change after it is
+// created (besides waitForSync), as ArangoDB names them.
+type Properties struct {
+	// CacheEnabled is kept and reported; the store has no document cache
+	// of its own to switch (Pebble's block cache serves every read).
+	CacheEnabled bool `json:"cacheEnabled"`
+	// Schema is the collection's schema as given (null: none); it is
+	// kept and reported, not enforced.
+	Schema json.RawMessage `json:"schema,omitempty"`
+	// ComputedValues are computed on writes (see Computer).
+	ComputedValues []ComputedValue `json:"computedValues,omitempty"`
+}
+
+// ComputedValue is an attribute a collection computes on writes with an
+// AQL expression (ArangoDB's computed values).
+type ComputedValue struct {
+	Name          string   `json:"name"`
+	Expression    string   `json:"expression"`
+	ComputeOn     []string `json:"computeOn"`
+	Overwrite     bool     `json:"overwrite"`
+	KeepNull      bool     `json:"keepNull"`
+	FailOnWarning bool     `json:"failOnWarning"`
 }
 
 const prefixCollection = "c/"
 
 func collectionKey(db, name string) []byte { return []byte(prefixCollection + db + "/" + name) }
-
-// ValidCollectionName reports whether name can name a collection: a
-// letter or '_' (a system collection), then letters, digits, '_' and '-',
-// at most 256 bytes.
-func ValidCollectionName(name string) bool {
-	if name == "" || len(name) > 256 {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-		if !(letter || c == '_' || i > 0 && (c >= '0' && c <= '9' || c == '-')) {
-			return false
-		}
-	}
-	return true
-}
 
 // loadCollections reads every collection record (at open).
 func (s *Store) loadCollections() error {
@@ -92,8 +102,14 @@ func (s *Store) collections(db string) map[string]*CollectionInfo {
 // CreateCollection creates a collection of type typ in database db; a
 // name starting with '_' needs system set.
 func (s *Store) CreateCollection(db, name string, typ int, system, waitForSync bool, keys KeyOptions) (*CollectionInfo, error) {
-	if !ValidCollectionName(name) || name[0] == '_' && !system {
-		return nil, ErrCollectionName
+	return s.CreateCollectionWith(db, name, typ, system, waitForSync, keys, Properties{})
+}
+
+// CreateCollectionWith is CreateCollection with properties (checked by
+// the caller: see ComputedValue).
+func (s *Store) CreateCollectionWith(db, name string, typ int, system, waitForSync bool, keys KeyOptions, props Properties) (*CollectionInfo, error) {
+	if err := checkCollectionName(name, system); err != nil {
+		return nil, err
 	}
 	if typ == 0 {
 		typ = DocumentCollection
@@ -112,7 +128,7 @@ func (s *Store) CreateCollection(db, name string, typ int, system, waitForSync b
 	if _, ok := s.collections(db)[name]; ok {
 		return nil, ErrDuplicateName
 	}
-	info := &CollectionInfo{Name: name, ID: s.newID(), Type: typ, IsSystem: name[0] == '_', WaitForSync: waitForSync, KeyOptions: keys}
+	info := &CollectionInfo{Name: name, ID: s.newID(), Type: typ, IsSystem: name[0] == '_', WaitForSync: waitForSync, KeyOptions: keys, Properties: props}
 	if err := s.reserveIDs(); err != nil {
 		return nil, err
 	}
@@ -173,18 +189,15 @@ func (s *Store) DropCollection(db, name string, system bool) (*CollectionInfo, e
 	b := s.db.NewBatch()
 	defer b.Close()
 	_ = b.Delete(collectionKey(db, name), nil)
-	p := documentPrefix(db, name)
-	_ = b.DeleteRange(p, prefixEnd(p), nil)
-	dropIndexes(b, db, name)
-	p = indexDefPrefix(db, name)
+	deleteCollectionRecords(b, db, name)
+	p := indexDefPrefix(db, name)
 	_ = b.DeleteRange(p, prefixEnd(p), nil)
 	if err := s.commitBatch(b); err != nil {
 		return nil, err
 	}
 	delete(s.colls[db], name)
+	s.forget(db, name)
 	delete(s.indexes, db+"/"+name)
-	delete(s.counts, db+"/"+name)
-	s.dropFilters(db, name)
 	return info, nil
 }
 
@@ -199,15 +212,13 @@ func (s *Store) Truncate(db, name string) (*CollectionInfo, error) {
 	s.drain()
 	b := s.db.NewBatch()
 	defer b.Close()
-	p := documentPrefix(db, name)
-	_ = b.DeleteRange(p, prefixEnd(p), nil)
-	dropIndexes(b, db, name)
+	deleteCollectionRecords(b, db, name)
 	if err := s.commitBatch(b); err != nil {
 		return nil, err
 	}
-	delete(s.counts, db+"/"+name)
-	s.dropFilters(db, name)
+	s.forget(db, name)
 	s.cleared(db, name)
+	s.revs[db+"/"+name] = s.newRev()
 	return info, nil
 }
 

@@ -252,7 +252,10 @@ type prepared struct {
 // _rev itself).
 func (s *Store) prepareLine(info *CollectionInfo, line []byte, h Head, f *prepared, text *keyArena) bool {
 	k, ok := h.Values[0].(string)
-	if !ok || !info.KeyOptions.AllowUserKeys || !ValidKey(k) || h.Present[3] || h.Present[4] || len(line) < 2 || line[0] != '{' {
+	// A collection with computed values takes its lines decoded (the
+	// values are computed on the document).
+	if !ok || !info.KeyOptions.AllowUserKeys || !ValidKey(k) || h.Present[3] || h.Present[4] || len(line) < 2 || line[0] != '{' ||
+		len(info.ComputedValues) > 0 {
 		return false
 	}
 	f.key = k
@@ -295,6 +298,9 @@ func (s *Store) prepare(info *CollectionInfo, x any) *prepared {
 	doc := userAttrs(d)
 	f := &prepared{key: k, id: info.Name + "/" + k, rev: s.newRev(), doc: doc}
 	doc["_key"], doc["_id"], doc["_rev"] = k, f.id, f.rev
+	if s.compute(info, ComputeInsert, doc) != nil {
+		return nil // the write under the lock fails with the error
+	}
 	if info.Type == EdgeCollection {
 		f.from, f.to = doc["_from"].(string), doc["_to"].(string)
 	}
@@ -356,6 +362,16 @@ func (s *Store) insertOne(w *writer, info *CollectionInfo, x any, mode Overwrite
 		return Result{Err: ErrEdgeAttribute}
 	}
 	doc["_key"], doc["_id"], doc["_rev"] = k, id, s.newRev()
+	op := ComputeInsert
+	if old != nil {
+		op = ComputeReplace
+		if mode == OverwriteUpdate {
+			op = ComputeUpdate
+		}
+	}
+	if err := s.compute(info, op, doc); err != nil {
+		return Result{Err: err, Key: k}
+	}
 	data, err := compactData(doc)
 	if err != nil {
 		return Result{Err: ErrDocumentType}
@@ -519,6 +535,13 @@ func (s *Store) modify(t *Txn, db, coll string, items []any, replace, keepNull, 
 			return Result{Err: ErrEdgeAttribute}
 		}
 		doc["_key"], doc["_id"], doc["_rev"] = k, coll+"/"+k, s.newRev()
+		op := ComputeReplace
+		if !replace {
+			op = ComputeUpdate
+		}
+		if err := s.compute(info, op, doc); err != nil {
+			return Result{Err: err, Key: k}
+		}
 		data, err := compactData(doc)
 		if err != nil {
 			return Result{Err: ErrDocumentType}

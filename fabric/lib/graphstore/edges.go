@@ -173,16 +173,3 @@ func (s *Store) Edges(db, coll, vertex string, dir Direction) ([]string, error) 
 type Neighbor struct {
 	Key, Other string
 }
-
-// dropIndexes deletes a collection's edge indexes, order index,
-// secondary index entries and count in the batch (not the definitions of
-// its secondary indexes).
-func dropIndexes(b *pebble.Batch, db, coll string) {
-	for _, index := range []byte{'f', 't', 'r', 'i'} {
-		p := []byte(string(index) + "/" + db + "/" + coll + "/")
-		_ = b.DeleteRange(p, prefixEnd(p), nil)
-	}
-	_ = b.Delete(countKey(db, coll), nil)
-	p := countDeltaPrefix(db, coll)
-	_ = b.DeleteRange(p, prefixEnd(p), nil)
-}

@@ -281,3 +281,44 @@ func TestIndexKeyOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexesFollowTheirCollection: a rename takes a collection's indexes
+// (definitions and entries) and its write order along; a truncate keeps
+// the definitions and empties them; a drop removes both.
+func TestIndexesFollowTheirCollection(t *testing.T) {
+	s := openCollection(t)
+	ix := createIndex(t, s, Index{Type: "persistent", Fields: []string{"a"}})
+	if _, err := s.Insert("d", "c", []any{Doc{"_key": "z", "a": "x"}, Doc{"_key": "b", "a": "x"}}, OverwriteConflict, true, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Rename("d", "c", "renamed"); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := s.NewReader()
+	var keys []string
+	if err := r.IndexScan("d", "renamed", ix.ID, []any{"x"}, nil, nil, func(d Doc) bool { keys = append(keys, d["_key"].(string)); return true }); err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	if err := r.Scan("d", "renamed", func(d Doc) bool { order = append(order, d["_key"].(string)); return true }); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	if !reflect.DeepEqual(keys, []string{"b", "z"}) || !reflect.DeepEqual(order, []string{"z", "b"}) {
+		t.Errorf("after rename: index %v, scan %v", keys, order)
+	}
+	if _, err := s.Truncate("d", "renamed"); err != nil {
+		t.Fatal(err)
+	}
+	if list, _ := s.Indexes("d", "renamed"); len(list) != 1 {
+		t.Errorf("truncate dropped the index definitions: %v", list)
+	}
+	if _, err := s.DropCollection("d", "renamed", false); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range [][]byte{collectionIndexPrefix("d", "renamed"), indexDefPrefix("d", "renamed"), orderPrefix("d", "renamed"), indexDefPrefix("d", "c")} {
+		if n := countUnder(t, s, p); n != 0 {
+			t.Errorf("%d records left under %s", n, p)
+		}
+	}
+}

@@ -76,6 +76,13 @@ type Store struct {
 	// locks are the documents stream transactions wrote, by
 	// "db/collection/key" (txn.go).
 	locks map[string]*Txn
+	// revs are the collections' revisions (collops.go), by
+	// "db/collection": a new one with each batch that writes to it.
+	revs map[string]string
+	// compacting lets one collection compaction run at a time.
+	compacting sync.Mutex
+	// computer computes collections' computed values (compute.go).
+	computer atomic.Pointer[Computer]
 	// fence is the store's disk fence (disk.go).
 	fence *diskFence
 }
@@ -109,7 +116,7 @@ func Open(dir string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening the graph store in %s: %v", dir, err)
 	}
-	s := &Store{db: db, dbs: map[string]*DatabaseInfo{}, colls: map[string]map[string]*CollectionInfo{}, counts: map[string]int64{}, pending: map[uint64]*recentBatch{}, readers: map[uint64]int{}, filters: map[string]*keyFilter{}, fence: fence}
+	s := &Store{db: db, dbs: map[string]*DatabaseInfo{}, colls: map[string]map[string]*CollectionInfo{}, counts: map[string]int64{}, pending: map[uint64]*recentBatch{}, readers: map[uint64]int{}, filters: map[string]*keyFilter{}, revs: map[string]string{}, fence: fence}
 	s.committed = sync.NewCond(&s.mu)
 	if err := s.load(); err != nil {
 		db.Close()
@@ -237,26 +244,10 @@ func (s *Store) Close() error {
 	return s.closeDB()
 }
 
-// ValidDatabaseName reports whether name is a database name a user may
-// create: a letter, then letters, digits, '_' and '-', at most 64 bytes.
-func ValidDatabaseName(name string) bool {
-	if name == "" || len(name) > 64 {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-		if !(letter || i > 0 && (c >= '0' && c <= '9' || c == '_' || c == '-')) {
-			return false
-		}
-	}
-	return true
-}
-
 // CreateDatabase creates a database.
 func (s *Store) CreateDatabase(name string) (*DatabaseInfo, error) {
-	if !ValidDatabaseName(name) {
-		return nil, ErrDatabaseName
+	if err := checkDatabaseName(name); err != nil {
+		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -307,9 +298,14 @@ func (s *Store) DropDatabase(name string) error {
 	b := s.db.NewBatch()
 	defer b.Close()
 	_ = b.Delete([]byte(prefixDatabase+name), nil)
-	// The database's collections and documents live under "c/NAME/" and
-	// "o/NAME/" (later); a range delete drops them with it.
+	// The database's collections live under "c/NAME/", and each
+	// collection's records under its prefixes (collectionPrefixes): range
+	// deletes drop them with it. The ranges of the record kinds known here
+	// also drop what a collection no longer listed may have left.
 	_ = b.DeleteRange([]byte("c/"+name+"/"), []byte("c/"+name+"0"), nil)
+	for coll := range s.colls[name] {
+		deleteCollectionRecords(b, name, coll)
+	}
 	for _, p := range []string{"o/", "f/", "t/", "n/", "r/", "i/", "x/"} {
 		_ = b.DeleteRange([]byte(p+name+"/"), []byte(p+name+"0"), nil)
 	}
@@ -317,6 +313,9 @@ func (s *Store) DropDatabase(name string) error {
 		return err
 	}
 	delete(s.dbs, name)
+	for coll := range s.colls[name] {
+		s.forget(name, coll)
+	}
 	delete(s.colls, name)
 	for k := range s.indexes {
 		if strings.HasPrefix(k, name+"/") {

@@ -174,7 +174,7 @@ func (t *Txn) Commit() error {
 	}
 	for k, info := range t.colls {
 		db, coll := splitCollectionKey(k)
-		if s.colls[db][coll] != info {
+		if cur := s.colls[db][coll]; cur == nil || cur.ID != info.ID {
 			return fmt.Errorf("%w: %s", ErrTxnDrops, coll)
 		}
 	}
@@ -218,6 +218,7 @@ func (t *Txn) Commit() error {
 			}
 		}
 		s.filters[k].addKeys(rb.keys[:rb.written])
+		s.revs[k] = s.newRev()
 		s.applied++
 		rb.gen = s.applied
 		s.visible = s.applied

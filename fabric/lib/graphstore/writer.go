@@ -194,8 +194,8 @@ func (s *Store) writeDocs(t *Txn, db, coll string, n int, keys []string, stop bo
 		prep(info)
 	}
 	s.mu.Lock()
-	if err == nil && s.colls[db][coll] != info {
-		err = ErrCollectionNotFound // dropped meanwhile
+	if cur := s.colls[db][coll]; err == nil && (cur == nil || cur.ID != info.ID) {
+		err = ErrCollectionNotFound // dropped or renamed meanwhile (a change of properties publishes a copy)
 	}
 	if err == nil && s.broken != nil {
 		err = s.broken
@@ -219,6 +219,9 @@ func (s *Store) writeDocs(t *Txn, db, coll string, n int, keys []string, stop bo
 	var rb *recentBatch
 	if err == nil {
 		out, rb, err = s.applyDocs(w, info, n, stop, one)
+	}
+	if rb != nil {
+		s.revs[db+"/"+coll] = s.newRev()
 	}
 	s.mu.Unlock()
 	if err != nil || rb == nil {

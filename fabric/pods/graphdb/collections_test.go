@@ -31,7 +31,7 @@ func TestCollections(t *testing.T) {
 	if _, err := db.CreateCollectionV2(ctx, "people", nil); !shared.IsArangoErrorWithErrorNum(err, 1207) {
 		t.Errorf("a duplicate collection: %v", err)
 	}
-	for _, bad := range []string{"1people", "has space", "_sys"} {
+	for _, bad := range []string{"1people", " leading space", "trailing space ", "has/slash", "_sys"} {
 		if _, err := db.CreateCollectionV2(ctx, bad, nil); !shared.IsArangoErrorWithErrorNum(err, 1208) {
 			t.Errorf("collection name %q: %v", bad, err)
 		}

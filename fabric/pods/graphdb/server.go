@@ -63,6 +63,7 @@ func New(store *graphstore.Store, o Options) *Server {
 	if logf == nil {
 		logf = log.Printf
 	}
+	store.SetComputer(computeValues)
 	s := &Server{store: store, auth: &auth{user: o.User, password: o.Password, secret: secret, now: time.Now},
 		limits: limits, queries: budget.NewGate("queries", limits.Concurrent, limits.Queue), logf: logf, txnIdle: o.TxnIdleTimeout}
 	if s.txnIdle <= 0 {
@@ -111,6 +112,12 @@ func storeError(err error) *apiError {
 		return ae
 	case errors.Is(err, graphstore.ErrDatabaseNotFound):
 		return newError(404, 1228, "database not found")
+	case errors.Is(err, graphstore.ErrDatabaseNameNFC):
+		return newError(400, 1229, err.Error())
+	case errors.Is(err, graphstore.ErrCollectionNameNFC):
+		return newError(400, 1208, err.Error())
+	case errors.Is(err, graphstore.ErrRenameTooLarge):
+		return newError(400, 32, err.Error())
 	case errors.Is(err, graphstore.ErrDatabaseName):
 		return newError(400, 1229, "database name invalid")
 	case errors.Is(err, graphstore.ErrDuplicateName):
