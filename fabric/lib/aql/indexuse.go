@@ -295,6 +295,9 @@ func (e *evaluator) indexScan(src IndexedSource, coll string, plan *indexPlan, r
 	seen := map[string]bool{}
 	stopped := false
 	for _, x := range list {
+		if err := e.step(); err != nil { // a lookup per value: the list may be long
+			return true, err
+		}
 		if x == nil && plan.index.Sparse {
 			continue
 		}

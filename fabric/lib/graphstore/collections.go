@@ -128,6 +128,9 @@ func (s *Store) CreateCollectionWith(db, name string, typ int, system, waitForSy
 	if _, ok := s.collections(db)[name]; ok {
 		return nil, ErrDuplicateName
 	}
+	if len(s.colls[db]) >= MaxCollections {
+		return nil, fmt.Errorf("%w: database %s has %d collections, the most one may have", ErrTooMany, db, MaxCollections)
+	}
 	info := &CollectionInfo{Name: name, ID: s.newID(), Type: typ, IsSystem: name[0] == '_', WaitForSync: waitForSync, KeyOptions: keys, Properties: props}
 	if err := s.reserveIDs(); err != nil {
 		return nil, err

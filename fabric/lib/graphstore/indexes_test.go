@@ -322,3 +322,17 @@ func TestIndexesFollowTheirCollection(t *testing.T) {
 		}
 	}
 }
+
+// TestCollectionBound: a database takes at most MaxCollections
+// collections.
+func TestCollectionBound(t *testing.T) {
+	s := openCollection(t) // d holds c
+	for i := 1; i < MaxCollections; i++ {
+		if _, err := s.CreateCollection("d", fmt.Sprint("c", i), DocumentCollection, false, false, KeyOptions{}); err != nil {
+			t.Fatalf("collection %d: %v", i+1, err)
+		}
+	}
+	if _, err := s.CreateCollection("d", "one-more", DocumentCollection, false, false, KeyOptions{}); !errors.Is(err, ErrTooMany) {
+		t.Fatalf("collection %d: %v", MaxCollections+1, err)
+	}
+}

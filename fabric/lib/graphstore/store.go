@@ -27,6 +27,18 @@ import (
 // System is the database that always exists.
 const System = "_system"
 
+// MaxDatabases and MaxCollections (per database) bound what a tenant can
+// make: each database and collection is held in memory while the store
+// is open, whatever it holds on disk.
+const (
+	MaxDatabases   = 1000
+	MaxCollections = 10000
+)
+
+// ErrTooMany is the error of making a database or collection past its
+// bound.
+var ErrTooMany = errors.New("resource limit exceeded")
+
 // Errors of the store; the server maps each to ArangoDB's number.
 var (
 	ErrDuplicateName    = errors.New("duplicate name")
@@ -253,6 +265,9 @@ func (s *Store) CreateDatabase(name string) (*DatabaseInfo, error) {
 	defer s.mu.Unlock()
 	if _, ok := s.dbs[name]; ok {
 		return nil, ErrDuplicateName
+	}
+	if len(s.dbs) >= MaxDatabases {
+		return nil, fmt.Errorf("%w: the store has %d databases, the most it may have", ErrTooMany, MaxDatabases)
 	}
 	info := &DatabaseInfo{Name: name, ID: s.newID()}
 	if err := s.putDatabase(info); err != nil {

@@ -110,6 +110,8 @@ func storeError(err error) *apiError {
 	switch {
 	case errors.As(err, &ae):
 		return ae
+	case errors.Is(err, graphstore.ErrTooMany):
+		return newError(400, 32, err.Error())
 	case errors.Is(err, graphstore.ErrDatabaseNotFound):
 		return newError(404, 1228, "database not found")
 	case errors.Is(err, graphstore.ErrDatabaseNameNFC):
