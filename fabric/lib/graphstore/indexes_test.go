@@ -336,3 +336,27 @@ func TestCollectionBound(t *testing.T) {
 		t.Fatalf("collection %d: %v", MaxCollections+1, err)
 	}
 }
+
+// TestUniqueIndexConcurrent: writers racing to take one unique value,
+// each in its own batch: exactly one wins.
+func TestUniqueIndexConcurrent(t *testing.T) {
+	s := openCollection(t)
+	createIndex(t, s, Index{Type: "persistent", Fields: []string{"v"}, Unique: true})
+	const writers = 16
+	wins := make(chan bool, writers)
+	for i := 0; i < writers; i++ {
+		go func(i int) {
+			res, err := s.Insert("d", "c", []any{Doc{"_key": fmt.Sprint("k", i), "v": "same"}}, OverwriteConflict, true, true)
+			wins <- err == nil && res[0].Err == nil
+		}(i)
+	}
+	won := 0
+	for i := 0; i < writers; i++ {
+		if <-wins {
+			won++
+		}
+	}
+	if n, _ := s.Count("d", "c"); won != 1 || n != 1 {
+		t.Errorf("%d writers won, %d documents stored; want 1", won, n)
+	}
+}
