@@ -38,11 +38,8 @@ func Run(q *Query, src Source, binds map[string]any) ([]any, error) {
 // is cancelled. A crossed limit is ArangoDB's error for it (LimitError), a
 // cancelled query ERROR_QUERY_KILLED.
 func RunWithin(q *Query, src Source, binds map[string]any, b *budget.Budget) ([]any, error) {
-	res, err := run(q, src, binds, b)
-	if err != nil {
-		return nil, killed(err)
-	}
-	return res, nil
+	res, _, err := RunStats(q, src, binds, b)
+	return res, err
 }
 
 // killed is the error of a query stopped by its budget or its context.
@@ -56,7 +53,7 @@ func killed(err error) error {
 	return err
 }
 
-func run(q *Query, src Source, binds map[string]any, b *budget.Budget) ([]any, error) {
+func run(q *Query, src Source, binds map[string]any, b *budget.Budget, ws *writeState) ([]any, error) {
 	declared := map[string]bool{}
 	collectBinds(q, declared)
 	for name := range declared {
@@ -73,7 +70,10 @@ func run(q *Query, src Source, binds map[string]any, b *budget.Budget) ([]any, e
 	for k, v := range binds {
 		plain[k] = normalize(v)
 	}
-	e := &evaluator{src: src, binds: plain, b: b}
+	if err := checkWrites(q, plain); err != nil {
+		return nil, err
+	}
+	e := &evaluator{src: src, binds: plain, b: b, writes: ws}
 	res, err := e.query(q, scope{})
 	if err != nil {
 		return nil, err
@@ -145,6 +145,8 @@ func walk(x any, fn func(any)) {
 		call(v.IntoValue, v.Options)
 	case *Return:
 		call(v.Value)
+	case *Modify:
+		call(v.Key, v.Doc, v.Update, v.Collection, v.Options)
 	case *Attr:
 		call(v.Obj)
 	case *Index:
@@ -189,6 +191,7 @@ type evaluator struct {
 	binds  map[string]any
 	graphs map[string][]string // a named graph's edge collections, read once
 	colls  map[string][]any    // a collection named as a value, read once
+	writes *writeState         // what the data-modification operations did
 }
 
 // query runs the operations over rows, starting from one row.
@@ -247,6 +250,8 @@ func (e *evaluator) query(q *Query, outer scope) ([]any, error) {
 			rows, err = e.collectOp(o, rows)
 		case *Return:
 			return e.returnOp(o, rows)
+		case *Modify:
+			rows, err = e.modifyOp(o, rows)
 		default:
 			return nil, &QueryError{1540, fmt.Sprintf("%T is not supported yet", q.Ops[i])}
 		}
@@ -260,6 +265,9 @@ func (e *evaluator) query(q *Query, outer scope) ([]any, error) {
 		if err != nil {
 			return nil, err
 		}
+	}
+	if endsWithModify(q) {
+		return []any{}, nil // a query ending with a write returns nothing
 	}
 	return nil, &QueryError{1501, "a query ends with RETURN"}
 }
