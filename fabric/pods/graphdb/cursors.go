@@ -31,6 +31,7 @@ type cursor struct {
 	ttl     time.Duration
 	expires time.Time
 	bytes   int64 // what the results hold, by the query's account
+	stats   aql.Stats
 }
 
 // cursors are a server's open cursors.
@@ -189,11 +190,12 @@ func (s *Server) cursor(r *request, rest []string) (any, int, error) {
 		if err := readBody(r.Request, &body); err != nil {
 			return nil, 0, err
 		}
-		results, held, err := s.runQuery(r, &body)
+		var stats aql.Stats
+		results, held, err := s.runQuery(r, &body, &stats)
 		if err != nil {
 			return nil, 0, err
 		}
-		c := &cursor{db: r.db, results: results, size: body.BatchSize, count: body.Count, ttl: cursorTTL, bytes: held}
+		c := &cursor{db: r.db, results: results, size: body.BatchSize, count: body.Count, ttl: cursorTTL, bytes: held, stats: stats}
 		if c.size <= 0 {
 			c.size = DefaultBatchSize
 		}
@@ -278,7 +280,7 @@ func (s *Server) batchBody(c *cursor, id string, code int, hasMore bool) map[str
 		result = []any{}
 	}
 	body := map[string]any{"error": false, "code": code, "result": result, "hasMore": hasMore, "cached": false,
-		"extra": map[string]any{"warnings": []any{}, "stats": map[string]any{"writesExecuted": 0, "writesIgnored": 0,
+		"extra": map[string]any{"warnings": []any{}, "stats": map[string]any{"writesExecuted": c.stats.WritesExecuted, "writesIgnored": c.stats.WritesIgnored,
 			"scannedFull": 0, "scannedIndex": 0, "filtered": 0, "httpRequests": 0, "executionTime": 0.0, "peakMemoryUsage": 0}}}
 	if hasMore {
 		body["id"] = id

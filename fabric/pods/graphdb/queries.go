@@ -47,8 +47,9 @@ func (s *Server) queryLimits(body *cursorRequest) budget.Limits {
 // runQuery parses and runs a cursor's query within the tenant's limits:
 // it waits for a place among the tenant's queries (or is refused when
 // too many wait), and stops when the client leaves, a limit is crossed or
-// its run time is over. It returns the results and the bytes they hold.
-func (s *Server) runQuery(r *request, body *cursorRequest) ([]any, int64, error) {
+// its run time is over. It returns the results and the bytes they hold,
+// and sets stats to what its writes did.
+func (s *Server) runQuery(r *request, body *cursorRequest, stats *aql.Stats) ([]any, int64, error) {
 	q, err := aql.ParseWithin(body.Query, s.limits)
 	if err != nil {
 		return nil, 0, queryError(err)
@@ -72,7 +73,8 @@ func (s *Server) runQuery(r *request, body *cursorRequest) ([]any, int64, error)
 		return nil, 0, storeError(err)
 	}
 	defer reader.Close()
-	results, err := aql.RunWithin(q, storeSource{s.store, r.db, reader}, binds, b)
+	results, writes, err := aql.RunStats(q, storeSource{s.store, r.db, reader}, binds, b)
+	*stats = writes
 	if err != nil {
 		return nil, 0, queryError(err)
 	}
