@@ -16,7 +16,8 @@ const (
 // checkWrites enforces, before a query runs, ArangoDB's rules for its
 // data-modification operations: a collection is modified by one
 // operation at most, and not read after it (by a FOR, or as a value),
-// in the order the operations come, subqueries included. The names of
+// nor is any traversal or DOCUMENT() made after a modification, in the
+// order the operations come, subqueries included. The names of
 // the query's variables are not collections.
 func checkWrites(q *Query, binds map[string]any) error {
 	c := &writeCheck{declared: map[string]bool{"OLD": true, "NEW": true}, modified: map[string]WriteKind{}, binds: binds}
@@ -122,6 +123,16 @@ func (c *writeCheck) check(x any) error {
 			return c.read(c.collection(v))
 		}
 		return nil
+	case *Traversal, *ShortestPath:
+		if err := c.readAny("a traversal"); err != nil {
+			return err
+		}
+	case *Call:
+		if v.Name == "DOCUMENT" {
+			if err := c.readAny("DOCUMENT()"); err != nil {
+				return err
+			}
+		}
 	}
 	walk(x, func(child any) {
 		if err == nil {
@@ -135,6 +146,15 @@ func (c *writeCheck) check(x any) error {
 func (c *writeCheck) read(name string) error {
 	if kind, ok := c.modified[name]; ok {
 		return &QueryError{ErrAccessAfterModification, fmt.Sprintf("AQL: access after data-modification by %s of collection '%s' (while parsing)", kind, name)}
+	}
+	return nil
+}
+
+// readAny is the error of a read that may reach any collection (a
+// traversal, DOCUMENT()) after a modification.
+func (c *writeCheck) readAny(what string) error {
+	for name, kind := range c.modified {
+		return &QueryError{ErrAccessAfterModification, fmt.Sprintf("AQL: access after data-modification by %s of collection '%s': %s cannot follow a data-modification operation (while parsing)", kind, name, what)}
 	}
 	return nil
 }

@@ -222,6 +222,8 @@ func TestWriteErrors(t *testing.T) {
 		{"INSERT {} INTO c RETURN LENGTH(c)", ErrAccessAfterModification},
 		{"INSERT {} INTO c LET x = (FOR v IN c RETURN v) RETURN x", ErrAccessAfterModification},
 		{"INSERT {} INTO c REMOVE 'a' IN c", ErrMultiModify},
+		{"INSERT {} INTO d RETURN DOCUMENT('c/a')", ErrAccessAfterModification},
+		{"INSERT {} INTO d FOR v IN 1..2 OUTBOUND 'c/a' e RETURN v", ErrAccessAfterModification},
 		{"INSERT {} INTO c OPTIONS {overwriteMode: 'sometimes'}", 10},
 		{"INSERT {} INTO c OPTIONS 3", 1575},
 		{"UPSERT 3 INSERT {} UPDATE {} IN c", 1227},
