@@ -54,7 +54,11 @@ func (s storeSource) Write(op aql.WriteOp) ([]aql.WriteResult, error) {
 		out[i] = aql.WriteResult{Old: r.Old, New: r.New, Written: stored && r.Err == nil && !r.Ignored}
 		if r.Err != nil {
 			e := docError(r.Err)
-			out[i].Err = newError(e.status, e.num, "AQL: "+e.msg+" (while executing)")
+			status := e.status
+			if e.num == 1200 {
+				status = 409 // a query's conflict, not a failed If-Match
+			}
+			out[i].Err = newError(status, e.num, "AQL: "+e.msg+" (while executing)")
 		}
 	}
 	return out, nil

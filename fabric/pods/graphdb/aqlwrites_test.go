@@ -77,8 +77,8 @@ func TestAQLWrites(t *testing.T) {
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close(); st.Close() })
 	url := "http://" + ln.Addr().String()
-	for _, c := range []string{"c", "d", "big"} {
-		if a := postJSON(t, url, "/_api/collection", map[string]any{"name": c}); a.Status != 200 {
+	for _, c := range []map[string]any{{"name": "c"}, {"name": "d"}, {"name": "big"}, {"name": "e", "type": 3}} {
+		if a := postJSON(t, url, "/_api/collection", c); a.Status != 200 {
 			t.Fatalf("create %s: %+v", c, a)
 		}
 	}
@@ -111,6 +111,11 @@ func TestAQLWrites(t *testing.T) {
 		// UPSERT: one row updates, one inserts.
 		{"FOR k IN ['k2', 'k9'] UPSERT {_key: k} INSERT {_key: k, fresh: true} UPDATE {n: OLD.n + 1} IN c RETURN [k, OLD == null, NEW.n]", nil, 201, 0,
 			`[["k2",false,21],["k9",true,null]]`, 2, 0, `[{"_key":"k2","m":1,"n":21},{"_key":"k3","r":true},{"_key":"k9","fresh":true}]`},
+		// Edges: written with their indexes, which a traversal reads.
+		{"INSERT {_from: 'c/k2', _to: 'c/k3'} INTO e RETURN NEW._to", nil, 201, 0, `["c/k3"]`, 1, 0, ""},
+		{"FOR v IN 1 OUTBOUND 'c/k2' e RETURN v._key", nil, 201, 0, `["k3"]`, 0, 0, ""},
+		{"INSERT {_from: 'c/k2'} INTO e", nil, 400, 1233, "", 0, 0, ""},
+		{"UPDATE {_key: 'k2', _rev: 'stale', z: 1} IN c OPTIONS {ignoreRevs: false}", nil, 409, 1200, "", 0, 0, ""},
 		{"FOR x IN c REMOVE x IN c FOR y IN c RETURN y", nil, 400, aql.ErrAccessAfterModification, "", 0, 0, ""},
 		{"INSERT {} INTO c REMOVE 'k2' IN c", nil, 400, aql.ErrMultiModify, "", 0, 0, ""},
 		{"INSERT {} INTO nope", nil, 404, 1203, "", 0, 0, ""},
