@@ -97,12 +97,35 @@ func RunStats(q *Query, src Source, binds map[string]any, b *budget.Budget) ([]a
 type writeState struct {
 	stats   Stats
 	journal []journalEntry
+	bytes   int64 // what the journal holds, by sizeOf
+}
+
+// keep counts what the journal holds of written: it lives as long as the
+// query, whatever its rows hold, so the journal and what the query holds
+// together stay within the query's memory limit.
+func (ws *writeState) keep(e *evaluator, written []undoItem) error {
+	for _, u := range written {
+		ws.bytes += sizeOf(u.old) + stringHead + int64(len(u.key)) + 2*ifaceSize
+	}
+	limit := e.b.Limits().Memory
+	if held := e.held(); limit > 0 && ws.bytes+held > limit {
+		return &QueryError{ErrResourceLimit, fmt.Sprintf("AQL: query would use more memory than allowed: its writes keep %s to undo them if it fails, and it holds %s, over its limit of %s (while executing)",
+			budget.Bytes(ws.bytes), budget.Bytes(held), budget.Bytes(limit))}
+	}
+	return nil
 }
 
 // journalEntry is the writes one operation stored into a collection.
 type journalEntry struct {
-	coll    string
-	results []WriteResult
+	coll  string
+	items []undoItem
+}
+
+// undoItem is what undoes one write: the document before it, or the key
+// of the document it made.
+type undoItem struct {
+	old map[string]any
+	key string
 }
 
 // modifyOp runs a data-modification operation over all rows: their
@@ -173,15 +196,22 @@ func (e *evaluator) write(w Writer, op WriteOp, items []map[string]any, errs []e
 		if len(got) != len(op.Docs) {
 			return nil, &QueryError{4, fmt.Sprintf("internal error: %d results of %d writes", len(got), len(op.Docs))}
 		}
-		var written []WriteResult
+		var written []undoItem
 		for j, i := range idx {
 			results[i] = got[j]
 			if got[j].Written {
-				written = append(written, got[j])
+				u := undoItem{old: got[j].Old}
+				if u.old == nil {
+					u.key, _ = got[j].New["_key"].(string)
+				}
+				written = append(written, u)
 			}
 		}
 		if len(written) > 0 && e.writes != nil {
 			e.writes.journal = append(e.writes.journal, journalEntry{op.Collection, written})
+			if err := e.writes.keep(e, written); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return results, nil
@@ -362,15 +392,12 @@ func (ws *writeState) undo(w Writer) {
 	for i := len(ws.journal) - 1; i >= 0; i-- {
 		j := ws.journal[i]
 		var remove, restore []map[string]any
-		for k := len(j.results) - 1; k >= 0; k-- {
-			r := j.results[k]
-			switch {
-			case r.Old != nil:
-				restore = append(restore, r.Old)
-			case r.New != nil:
-				if key, ok := r.New["_key"].(string); ok {
-					remove = append(remove, map[string]any{"_key": key})
-				}
+		for k := len(j.items) - 1; k >= 0; k-- {
+			switch u := j.items[k]; {
+			case u.old != nil:
+				restore = append(restore, u.old)
+			case u.key != "":
+				remove = append(remove, map[string]any{"_key": u.key})
 			}
 		}
 		if len(restore) > 0 {

@@ -265,6 +265,29 @@ func TestWriteBudget(t *testing.T) {
 	}
 }
 
+// TestWriteJournalLimit: what a query keeps to undo its writes counts
+// against its memory limit, though its rows let go of the documents: a
+// subquery that updates a document again and again stops at the limit,
+// and the document is as it was.
+func TestWriteJournalLimit(t *testing.T) {
+	st := newMemStore(base())
+	before := st.dump("c")
+	q, err := Parse("FOR i IN 1..40 LET x = (UPDATE 'a' WITH {pad: @pad, i} IN c) RETURN i")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := budget.New(context.Background(), "query", budget.Limits{Memory: 1 << 20})
+	defer b.Close()
+	_, _, err = RunStats(q, st, map[string]any{"pad": strings.Repeat("x", 64<<10)}, b)
+	var qe *QueryError
+	if !errors.As(err, &qe) || qe.Num != ErrResourceLimit || !strings.Contains(qe.Msg, "to undo them") {
+		t.Fatalf("got %v, want error %d for what the writes keep", err, ErrResourceLimit)
+	}
+	if st.dump("c") != before {
+		t.Fatalf("c is %s, want %s", st.dump("c"), before)
+	}
+}
+
 // TestWriteParse: the shapes of the write operations, and their syntax
 // errors.
 func TestWriteParse(t *testing.T) {
