@@ -2,6 +2,7 @@ package aql
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/fabricops/fabric/fabric/lib/budget"
 )
@@ -158,7 +159,7 @@ func (e *evaluator) modifyOp(o *Modify, rows []scope) ([]scope, error) {
 		if err := e.step(); err != nil {
 			return nil, err
 		}
-		if items[i], errs[i], err = e.writeItem(o, opts, r); err != nil {
+		if items[i], errs[i], err = e.writeItem(o, coll, opts, r); err != nil {
 			return nil, err
 		}
 		if err := e.grow(sizeOf(items[i])); err != nil {
@@ -332,7 +333,7 @@ var (
 // writeItem evaluates a row's document for an INSERT, UPDATE, REPLACE or
 // REMOVE. A document the write cannot be made of is the item's error (the
 // query's unless ignoreErrors); err is the evaluation's.
-func (e *evaluator) writeItem(o *Modify, opts WriteOptions, r scope) (item map[string]any, itemErr, err error) {
+func (e *evaluator) writeItem(o *Modify, coll string, opts WriteOptions, r scope) (item map[string]any, itemErr, err error) {
 	var key string
 	if o.Key != nil {
 		k, err := e.eval(o.Key, r)
@@ -341,11 +342,17 @@ func (e *evaluator) writeItem(o *Modify, opts WriteOptions, r scope) (item map[s
 		}
 		switch x := k.(type) {
 		case string:
-			key = x
+			var ok bool
+			if key, ok = keyOf(x, coll); !ok {
+				return nil, errHandle, nil
+			}
 		case map[string]any:
 			s, ok := x["_key"].(string)
 			if !ok {
-				return nil, errKeyMissing, nil
+				id, isID := x["_id"].(string)
+				if s, ok = keyOf(id, coll); !isID || !ok || !strings.Contains(id, "/") {
+					return nil, errKeyMissing, nil
+				}
 			}
 			key = s
 			if o.Kind == WriteRemove && !opts.IgnoreRevs {
@@ -381,6 +388,16 @@ func (e *evaluator) writeItem(o *Modify, opts WriteOptions, r scope) (item map[s
 		return nil, errKeyMissing, nil
 	}
 	return out, nil, nil
+}
+
+// keyOf is the key a string names in a collection: the string, or the
+// key of an _id of that collection (ok false for another's).
+func keyOf(s, coll string) (string, bool) {
+	c, k, isID := strings.Cut(s, "/")
+	if !isID {
+		return s, true
+	}
+	return k, c == coll
 }
 
 // undo takes back the writes the journal holds, the last first: a
