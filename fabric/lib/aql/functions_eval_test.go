@@ -28,12 +28,12 @@ func TestMoreFunctions(t *testing.T) {
 	src := docSource{newMemStore(base())}
 	for q, want := range map[string]string{
 		"RETURN [RANGE(1, 4), RANGE(1, 4, 2), RANGE(4, 1), RANGE(1, 2, 0.5), RANGE(-0.75, 1.1, 0.5)]": `[[[1,2,3,4],[1,3],[4,3,2,1],[1,1.5,2],[-0.75,-0.25,0.25,0.75]]]`,
-		"RETURN [RANGE(1, 4, 0), RANGE(1, 4, -1), RANGE(2, 2)]":                                      `[[null,null,[2]]]`,
-		"RETURN DOCUMENT('c/a').n":                                                                   `[1]`,
-		"RETURN DOCUMENT(['c/b', 'c/zz', 'c/a'])[*]._key":                                            `[["b","a"]]`,
-		"RETURN [DOCUMENT('c', 'b')._key, DOCUMENT('c', ['a', 'b'])[*].n, DOCUMENT('c/zz')]":         `[["b",[1,2],null]]`,
-		"FOR x IN 1..4 LET y = x * 2 LET z = 0 COLLECT odd = x % 2 INTO g KEEP y RETURN [odd, g]":    `[[0,[{"y":4},{"y":8}]],[1,[{"y":2},{"y":6}]]]`,
-		"RETURN [IS_NUMBER(DATE_NOW()), DATE_NOW() > 1.7e12, SLEEP(0.01)]":                           `[[true,true,null]]`,
+		"RETURN [RANGE(1, 4, 0), RANGE(1, 4, -1), RANGE(2, 2)]":                                       `[[null,null,[2]]]`,
+		"RETURN DOCUMENT('c/a').n":                                                                `[1]`,
+		"RETURN DOCUMENT(['c/b', 'c/zz', 'c/a'])[*]._key":                                         `[["b","a"]]`,
+		"RETURN [DOCUMENT('c', 'b')._key, DOCUMENT('c', ['a', 'b'])[*].n, DOCUMENT('c/zz')]":      `[["b",[1,2],null]]`,
+		"FOR x IN 1..4 LET y = x * 2 LET z = 0 COLLECT odd = x % 2 INTO g KEEP y RETURN [odd, g]": `[[0,[{"y":4},{"y":8}]],[1,[{"y":2},{"y":6}]]]`,
+		"RETURN [IS_NUMBER(DATE_NOW()), DATE_NOW() > 1.7e12, SLEEP(0.01)]":                        `[[true,true,null]]`,
 	} {
 		p, err := Parse(q)
 		if err != nil {

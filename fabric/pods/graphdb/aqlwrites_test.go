@@ -2,12 +2,14 @@ package graphdb_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/arangodb/go-driver/v2/arangodb/shared"
 	"github.com/fabricops/fabric/fabric/lib/aql"
 	"github.com/fabricops/fabric/fabric/lib/graphstore"
 	"github.com/fabricops/fabric/fabric/pods/graphdb"
@@ -142,5 +144,51 @@ func TestAQLWrites(t *testing.T) {
 	}
 	if d, big := contents(t, url, "d"), contents(t, url, "big"); d != "[]" || big != "[]" {
 		t.Errorf("d %s, big %s: want both empty", d, big)
+	}
+}
+
+// TestAQLWritesDriver: the driver reads a writing query's results and
+// its write counts (extra.stats) over both transports.
+func TestAQLWritesDriver(t *testing.T) {
+	url := serve(t, t.TempDir())
+	ctx := context.Background()
+	for name, c := range clients(t, url, "root", "secret") {
+		t.Run(name, func(t *testing.T) {
+			db, err := c.CreateDatabase(ctx, "w-"+name, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.CreateCollectionV2(ctx, "c", nil); err != nil {
+				t.Fatal(err)
+			}
+			cur, err := db.Query(ctx, "FOR i IN 1..5 INSERT {_key: TO_STRING(i), i} INTO c OPTIONS {overwriteMode: 'ignore'} RETURN NEW.i", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int
+			for cur.HasMore() {
+				var n int
+				if _, err := cur.ReadDocument(ctx, &n); err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, n)
+			}
+			if st := cur.Statistics(); len(got) != 5 || got[4] != 5 || st.WritesExecutedInt != 5 || st.WritesIgnoredInt != 0 {
+				t.Errorf("results %v, stats %+v", got, st)
+			}
+			cur.Close()
+			cur, err = db.Query(ctx, "FOR k IN ['1', 'nope'] REMOVE k IN c OPTIONS {ignoreErrors: true}", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st := cur.Statistics(); cur.HasMore() || st.WritesExecutedInt != 1 || st.WritesIgnoredInt != 1 {
+				t.Errorf("remove: has more %v, stats %+v", cur.HasMore(), st)
+			}
+			cur.Close()
+			_, err = db.Query(ctx, "REMOVE 'nope' IN c", nil)
+			if !shared.IsArangoErrorWithErrorNum(err, 1202) {
+				t.Errorf("a missing document: %v", err)
+			}
+		})
 	}
 }
