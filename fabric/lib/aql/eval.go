@@ -146,7 +146,7 @@ func walk(x any, fn func(any)) {
 	case *Return:
 		call(v.Value)
 	case *Modify:
-		call(v.Key, v.Doc, v.Update, v.Collection, v.Options)
+		call(v.Key, v.Filter, v.Doc, v.Update, v.Collection, v.Options)
 	case *Attr:
 		call(v.Obj)
 	case *Index:

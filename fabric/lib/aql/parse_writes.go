@@ -22,6 +22,7 @@ const (
 //	UPDATE doc IN coll, UPDATE key WITH doc IN coll (REPLACE alike)
 //	REMOVE key IN coll
 //	UPSERT search INSERT doc UPDATE|REPLACE doc IN coll
+//	UPSERT FILTER cond INSERT doc UPDATE|REPLACE doc IN coll (cond of CURRENT)
 //
 // each with OPTIONS {...}. After it, OLD and NEW are the document before
 // and after the operation, for each row.
@@ -33,6 +34,9 @@ type Modify struct {
 	// Doc is the document of INSERT, UPDATE and REPLACE, or UPSERT's
 	// insert expression.
 	Doc Expr
+	// Filter is the condition of UPSERT FILTER (instead of Key), true of
+	// the document to update, which it names CURRENT.
+	Filter Expr
 	// Update is UPSERT's update (or replace, with Replace) expression.
 	Update  Expr
 	Replace bool
@@ -97,7 +101,11 @@ func (p *parser) modify(keyword string) (Op, error) {
 		}
 	case "UPSERT":
 		m.Kind = WriteUpsert
-		if m.Key, err = p.expr(); err != nil {
+		search := &m.Key
+		if p.accept("FILTER") {
+			search = &m.Filter
+		}
+		if *search, err = p.expr(); err != nil {
 			return nil, err
 		}
 		if err := p.expect("INSERT"); err != nil {

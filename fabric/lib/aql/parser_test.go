@@ -220,6 +220,7 @@ func FuzzParse(f *testing.F) {
 		"FOR u IN c REMOVE u._key IN c",
 		"UPSERT {a: 1} INSERT {a: 1, n: 1} UPDATE {n: OLD.n + 1} IN c RETURN {o: OLD, n: NEW}",
 		"UPSERT {a: 1} INSERT {} REPLACE {} INTO c LET x = (REMOVE 'k' IN d) RETURN x",
+		"UPSERT FILTER CURRENT.a == @a INSERT {a: @a} UPDATE {} IN @@c OPTIONS {}",
 	} {
 		f.Add(s)
 	}

@@ -20,7 +20,7 @@ const (
 // order the operations come, subqueries included. The names of
 // the query's variables are not collections.
 func checkWrites(q *Query, binds map[string]any) error {
-	c := &writeCheck{declared: map[string]bool{"OLD": true, "NEW": true}, modified: map[string]WriteKind{}, binds: binds}
+	c := &writeCheck{declared: map[string]bool{"OLD": true, "NEW": true, "CURRENT": true}, modified: map[string]WriteKind{}, binds: binds}
 	if !c.hasModify(q) {
 		return nil
 	}
@@ -103,7 +103,7 @@ func (c *writeCheck) check(x any) error {
 		}
 		return nil
 	case *Modify:
-		visit(v.Key, v.Doc, v.Update, v.Options)
+		visit(v.Key, v.Filter, v.Doc, v.Update, v.Options)
 		if err != nil {
 			return err
 		}

@@ -177,6 +177,8 @@ func TestWrites(t *testing.T) {
 		{"FOR x IN [1, 2, 9, 9] UPSERT {n: x} INSERT {n: x, c: 1} UPDATE {c: (OLD.c || 0) + 1} IN c RETURN [OLD._key, NEW.c]", nil,
 			`[["a",1],["b",1],[null,1],["n1",2]]`,
 			`[{"_key":"a","c":1,"n":1},{"_key":"b","c":1,"n":2,"o":{"x":1}},{"_key":"n1","c":2,"n":9}]`, 4, 0, 3},
+		{"FOR x IN [2, 5] UPSERT FILTER CURRENT.n >= x && CURRENT.n < x + 1 INSERT {n: x} UPDATE {u: true} IN c RETURN [OLD._key, NEW.n]", nil,
+			`[["b",2],[null,5]]`, `[{"_key":"a","n":1},{"_key":"b","n":2,"o":{"x":1},"u":true},{"_key":"n1","n":5}]`, 2, 0, 2},
 		{"UPSERT {n: 2} INSERT {} REPLACE {r: OLD.n} IN c RETURN NEW.r", nil, `[2]`,
 			`[{"_key":"a","n":1},{"_key":"b","r":2}]`, 1, 0, 1},
 		// A subquery that writes, and the query goes on.
@@ -299,6 +301,7 @@ func TestWriteParse(t *testing.T) {
 		"FOR u IN c REPLACE u IN c RETURN NEW",
 		"UPSERT {a: 1} INSERT {a: 1} UPDATE {} INTO @@c OPTIONS {waitForSync: true}",
 		"LET r = (REMOVE 'a' IN c) RETURN r",
+		"UPSERT FILTER CURRENT.a == 1 && CURRENT.b IN [1] INSERT {} UPDATE {} IN c",
 	} {
 		if _, err := Parse(src); err != nil {
 			t.Errorf("%q: %v", src, err)

@@ -47,23 +47,23 @@ func (e *evaluator) upsertOp(w Writer, o *Modify, coll string, opts WriteOptions
 // row evaluates one row's search, and its insert or update.
 func (u *upsert) row(i int, r scope) error {
 	e := u.e
-	v, err := e.eval(u.o.Key, r)
+	match, err := u.matcher(r)
 	if err != nil {
 		return err
 	}
-	search, ok := v.(map[string]any)
-	if !ok {
-		return &QueryError{1227, "invalid document type: the search of an UPSERT is an object"}
-	}
 	for _, d := range u.after {
-		if matches(d, search) {
+		ok, err := match(d)
+		if err != nil {
+			return err
+		}
+		if ok {
 			if err := u.flush(); err != nil {
 				return err
 			}
 			break
 		}
 	}
-	old, err := u.find(search)
+	old, err := u.find(match)
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func (u *upsert) row(i int, r scope) error {
 		if err := u.flush(); err != nil {
 			return err
 		}
-		if old, err = u.find(search); err != nil {
+		if old, err = u.find(match); err != nil {
 			return err
 		}
 	}
@@ -122,21 +122,44 @@ func (u *upsert) row(i int, r scope) error {
 	return nil
 }
 
-// find returns the first document of the collection that the search
-// matches (normalized), or nil.
-func (u *upsert) find(search map[string]any) (map[string]any, error) {
+// matcher returns the test of a row's search for a document (as stored,
+// or pending): the search object's attributes all equal, or UPSERT
+// FILTER's condition true with CURRENT the document.
+func (u *upsert) matcher(r scope) (func(map[string]any) (bool, error), error) {
+	e := u.e
+	if u.o.Filter != nil {
+		return func(d map[string]any) (bool, error) {
+			held := e.held()
+			defer func() { e.shrink(e.held() - held) }() // what the condition made
+			v, err := e.eval(u.o.Filter, r.with("CURRENT", normalize(d)))
+			return truthy(v), err
+		}, nil
+	}
+	v, err := e.eval(u.o.Key, r)
+	if err != nil {
+		return nil, err
+	}
+	search, ok := v.(map[string]any)
+	if !ok {
+		return nil, &QueryError{1227, "invalid document type: the search of an UPSERT is an object"}
+	}
+	return func(d map[string]any) (bool, error) { return matches(d, search), nil }, nil
+}
+
+// find returns the first document of the collection that match is true
+// of, normalized, or nil.
+func (u *upsert) find(match func(map[string]any) (bool, error)) (map[string]any, error) {
 	var found map[string]any
 	var serr error
-	err := u.e.src.Scan(u.coll, func(d map[string]any) bool {
+	err := u.e.src.Scan(u.coll, func(raw map[string]any) bool {
 		if serr = u.e.step(); serr != nil {
 			return false
 		}
-		for k, want := range search {
-			if compare(normalize(d[k]), want) != 0 {
-				return true
-			}
+		ok, err := match(raw)
+		if serr = err; err != nil || !ok {
+			return err == nil
 		}
-		found = normalize(d).(map[string]any)
+		found = normalize(raw).(map[string]any)
 		return false
 	})
 	if err == nil {
@@ -151,7 +174,7 @@ func (u *upsert) find(search map[string]any) (map[string]any, error) {
 // matches reports whether a document has each of search's attributes.
 func matches(d, search map[string]any) bool {
 	for k, want := range search {
-		if compare(d[k], want) != 0 {
+		if compare(normalize(d[k]), want) != 0 {
 			return false
 		}
 	}
