@@ -82,7 +82,7 @@ type Stats struct {
 // undone (best effort: through the same Writer, as new writes), so that
 // a failed query leaves its collections as they were.
 func RunStats(q *Query, src Source, binds map[string]any, b *budget.Budget) ([]any, Stats, error) {
-	ws := &writeState{}
+	ws := &writeState{old: names(q, "OLD"), new: names(q, "NEW")}
 	res, err := run(q, src, binds, b, ws)
 	if err != nil {
 		if w, ok := src.(Writer); ok {
@@ -93,12 +93,31 @@ func RunStats(q *Query, src Source, binds map[string]any, b *budget.Budget) ([]a
 	return res, ws.stats, nil
 }
 
+// names reports whether a variable of that name appears in a query.
+func names(x any, name string) bool {
+	if v, ok := x.(*Var); ok {
+		return v.Name == name
+	}
+	if q, ok := x.(*Query); ok {
+		for _, op := range q.Ops {
+			if names(op, name) {
+				return true
+			}
+		}
+		return false
+	}
+	found := false
+	walk(x, func(child any) { found = found || names(child, name) })
+	return found
+}
+
 // writeState is what a query's writes did: their counts, and the writes
 // stored, to undo them if the query fails.
 type writeState struct {
-	stats   Stats
-	journal []journalEntry
-	bytes   int64 // what the journal holds, by sizeOf
+	stats    Stats
+	journal  []journalEntry
+	bytes    int64 // what the journal holds, by sizeOf
+	old, new bool  // whether the query names OLD, NEW: else rows go on without
 }
 
 // keep counts what the journal holds of written: it lives as long as the
@@ -148,8 +167,7 @@ func (e *evaluator) modifyOp(o *Modify, rows []scope) ([]scope, error) {
 	if o.Kind == WriteUpsert {
 		return e.upsertOp(w, o, coll, opts, rows)
 	}
-	held := e.held()
-	defer func() { e.shrink(e.held() - held) }() // the documents go once written
+	held := e.held() // the documents are let go once written
 	items := make([]map[string]any, len(rows))
 	errs := make([]error, len(rows))
 	if err := e.grow(listCost(len(rows)) * 2); err != nil {
@@ -167,6 +185,7 @@ func (e *evaluator) modifyOp(o *Modify, rows []scope) ([]scope, error) {
 		}
 	}
 	results, err := e.write(w, WriteOp{Kind: o.Kind, Collection: coll, Options: opts}, items, errs)
+	e.shrink(e.held() - held)
 	if err != nil {
 		return nil, err
 	}
@@ -234,17 +253,26 @@ func (e *evaluator) afterWrite(rows []scope, results []WriteResult) ([]scope, er
 		} else {
 			st.WritesExecuted++
 		}
+		if e.writes == nil || !e.writes.old && !e.writes.new {
+			out = append(out, rows[i]) // no one reads OLD or NEW
+			continue
+		}
 		var old, nw any
-		if res.Old != nil {
+		if res.Old != nil && e.writes.old {
 			old = normalize(res.Old)
 		}
-		if res.New != nil {
+		if res.New != nil && e.writes.new {
 			nw = normalize(res.New)
 		}
 		if err := e.grow(sizeOf(old) + sizeOf(nw) + mapCost(len(rows[i])+2)); err != nil {
 			return nil, err
 		}
-		out = append(out, rows[i].with("OLD", old).with("NEW", nw))
+		r := make(scope, len(rows[i])+2)
+		for k, v := range rows[i] {
+			r[k] = v
+		}
+		r["OLD"], r["NEW"] = old, nw
+		out = append(out, r)
 	}
 	if e.writes != nil {
 		e.writes.stats.WritesExecuted += st.WritesExecuted

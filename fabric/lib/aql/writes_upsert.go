@@ -21,8 +21,7 @@ type upsert struct {
 
 // upsertOp runs an UPSERT over all rows.
 func (e *evaluator) upsertOp(w Writer, o *Modify, coll string, opts WriteOptions, rows []scope) ([]scope, error) {
-	held := e.held()
-	defer func() { e.shrink(e.held() - held) }()
+	held := e.held() // the documents are let go once written
 	if err := e.grow(listCost(len(rows)) * 4); err != nil {
 		return nil, err
 	}
@@ -35,7 +34,9 @@ func (e *evaluator) upsertOp(w Writer, o *Modify, coll string, opts WriteOptions
 			return nil, err
 		}
 	}
-	if err := u.flush(); err != nil {
+	err := u.flush()
+	e.shrink(e.held() - held)
+	if err != nil {
 		return nil, err
 	}
 	if err := failures(opts, u.results); err != nil {
