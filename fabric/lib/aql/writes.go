@@ -70,10 +70,10 @@ type WriteResult struct {
 // Stats are what a query's data-modification operations did, as
 // ArangoDB reports them in a cursor's extra.stats.
 type Stats struct {
-	// WritesExecuted counts the documents written.
+	// WritesExecuted counts the documents written (and the inserts that
+	// overwriteMode "ignore" left alone: they did not fail).
 	WritesExecuted int64
-	// WritesIgnored counts the documents that failed under ignoreErrors
-	// (and the inserts that overwriteMode "ignore" left alone).
+	// WritesIgnored counts the documents that failed under ignoreErrors.
 	WritesIgnored int64
 }
 
@@ -248,11 +248,7 @@ func (e *evaluator) afterWrite(rows []scope, results []WriteResult) ([]scope, er
 			st.WritesIgnored++
 			continue
 		}
-		if !res.Written { // overwriteMode ignore: left alone
-			st.WritesIgnored++
-		} else {
-			st.WritesExecuted++
-		}
+		st.WritesExecuted++ // overwriteMode ignore's too, as ArangoDB counts it
 		if e.writes == nil || !e.writes.old && !e.writes.new {
 			out = append(out, rows[i]) // no one reads OLD or NEW
 			continue

@@ -169,7 +169,7 @@ func TestWrites(t *testing.T) {
 			`[{"_key":"b","n":2,"o":{"x":1}}]`, 1, 1, 1},
 		{"FOR k IN ['a', 'y'] INSERT {_key: k, v: 1} INTO c OPTIONS {overwriteMode: 'update'} RETURN [OLD.n, NEW.v]", nil, `[[1,1],[null,1]]`,
 			`[{"_key":"a","n":1,"v":1},{"_key":"b","n":2,"o":{"x":1}},{"_key":"y","v":1}]`, 2, 0, 1},
-		{"INSERT {_key: 'a'} INTO c OPTIONS {overwriteMode: 'ignore'}", nil, `[]`, "", 0, 1, 1},
+		{"INSERT {_key: 'a'} INTO c OPTIONS {overwriteMode: 'ignore'} RETURN NEW", nil, `[null]`, "", 1, 0, 1},
 		{"INSERT {_key: 'a', q: 1} INTO c OPTIONS {overwrite: true} RETURN OLD.n", nil, `[1]`,
 			`[{"_key":"a","q":1},{"_key":"b","n":2,"o":{"x":1}}]`, 1, 0, 1},
 		// UPSERT: both branches, and a row that sees what the row before

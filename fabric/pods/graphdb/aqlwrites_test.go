@@ -107,7 +107,7 @@ func TestAQLWrites(t *testing.T) {
 		{"INSERT {_key: 'k2', m: 1} INTO c OPTIONS {overwriteMode: 'update'} RETURN [OLD.n, NEW.n, NEW.m]", nil, 201, 0,
 			`[[20,20,1]]`, 1, 0, `[{"_key":"k2","m":1,"n":20},{"_key":"k3","n":30}]`},
 		{"INSERT {_key: 'k3'} INTO c OPTIONS {overwriteMode: 'ignore'}", nil, 201, 0,
-			`[]`, 0, 1, `[{"_key":"k2","m":1,"n":20},{"_key":"k3","n":30}]`},
+			`[]`, 1, 0, `[{"_key":"k2","m":1,"n":20},{"_key":"k3","n":30}]`},
 		{"REPLACE 'k3' WITH {r: true} IN c RETURN OLD.n", nil, 201, 0,
 			`[30]`, 1, 0, `[{"_key":"k2","m":1,"n":20},{"_key":"k3","r":true}]`},
 		// UPSERT: one row updates, one inserts.
