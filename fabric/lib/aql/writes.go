@@ -160,6 +160,11 @@ func (e *evaluator) modifyOp(o *Modify, rows []scope) ([]scope, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A missing collection is the query's error even with no rows to
+	// write, as ArangoDB finds it before it runs.
+	if err := e.src.Scan(coll, func(map[string]any) bool { return false }); err != nil {
+		return nil, err
+	}
 	opts, err := e.writeOptions(o.Options)
 	if err != nil {
 		return nil, err

@@ -221,6 +221,7 @@ func TestWriteErrors(t *testing.T) {
 		{"REMOVE 7 IN c", 1205},
 		{"REMOVE 'd/a' IN c", 1205},
 		{"INSERT {} INTO nope", 1203},
+		{"FOR i IN [] INSERT {} INTO nope", 1203},
 		{"INSERT {_key: 'q'} INTO d FOR k IN ['a', 'x'] REMOVE k IN c", 1202},
 		{"FOR u IN c REMOVE u IN c FOR v IN c RETURN v", ErrAccessAfterModification},
 		{"INSERT {} INTO c RETURN LENGTH(c)", ErrAccessAfterModification},
