@@ -4,23 +4,33 @@ import "fmt"
 
 // The errors of ArangoDB's rules for data-modification queries.
 const (
-	// ErrMultiModify is ERROR_QUERY_MULTI_MODIFY: a collection modified
-	// by more than one operation of a query.
+	// ErrMultiModify is ERROR_QUERY_MULTI_MODIFY: two data-modification
+	// operations in one query or subquery.
 	ErrMultiModify = 1573
 	// ErrAccessAfterModification is
-	// ERROR_QUERY_ACCESS_AFTER_MODIFICATION: a collection read after an
+	// ERROR_QUERY_ACCESS_AFTER_MODIFICATION: a collection used after an
 	// operation of the query modified it.
 	ErrAccessAfterModification = 1579
 )
 
 // checkWrites enforces, before a query runs, ArangoDB's rules for its
-// data-modification operations: a collection is modified by one
-// operation at most, and not read after it (by a FOR, or as a value),
-// nor is any traversal or DOCUMENT() made after a modification, in the
-// order the operations come, subqueries included. The names of
-// the query's variables are not collections.
+// data-modification operations (as its AST optimizer checks them), in the
+// order the query names things, subqueries included:
+//
+//   - one data-modification operation per query level: a second in the
+//     same query or subquery is 1573 (multi-modify query);
+//   - a collection is not used after an operation modified it (read by a
+//     FOR, named as a value, or modified again): 1579;
+//   - an operation does not modify a collection that an outer level of
+//     the query already used (a subquery writing what its loop reads):
+//     1579;
+//   - no traversal or DOCUMENT() follows a data-modification operation:
+//     1579.
+//
+// The names of the query's variables are not collections.
 func checkWrites(q *Query, binds map[string]any) error {
-	c := &writeCheck{declared: map[string]bool{"OLD": true, "NEW": true, "CURRENT": true}, modified: map[string]WriteKind{}, binds: binds}
+	c := &writeCheck{declared: map[string]bool{"OLD": true, "NEW": true, "CURRENT": true},
+		firstSeen: map[string]int{}, written: map[string]bool{}, binds: binds}
 	if !c.hasModify(q) {
 		return nil
 	}
@@ -29,9 +39,12 @@ func checkWrites(q *Query, binds map[string]any) error {
 }
 
 type writeCheck struct {
-	declared map[string]bool      // the query's variables
-	modified map[string]WriteKind // the collections modified so far
-	binds    map[string]any
+	declared  map[string]bool // the query's variables
+	level     int             // how deep in subqueries the check is
+	firstSeen map[string]int  // the level each collection was first used at
+	written   map[string]bool // the collections modified so far
+	anyWrite  bool            // whether an operation modified something
+	binds     map[string]any
 }
 
 // hasModify reports whether a query has a data-modification operation.
@@ -84,7 +97,8 @@ func declare(x any, out map[string]bool) {
 	walk(x, func(child any) { declare(child, out) })
 }
 
-// check goes through a node's reads and writes in order.
+// check goes through a node's uses of collections and its writes in
+// order.
 func (c *writeCheck) check(x any) error {
 	var err error
 	visit := func(children ...Expr) {
@@ -96,7 +110,15 @@ func (c *writeCheck) check(x any) error {
 	}
 	switch v := x.(type) {
 	case *Query:
+		c.level++
+		defer func() { c.level-- }()
+		writes := 0
 		for _, op := range v.Ops {
+			if _, ok := op.(*Modify); ok {
+				if writes++; writes > 1 {
+					return &QueryError{ErrMultiModify, "AQL: multi-modify query: a query or subquery has one data-modification operation at most (while optimizing ast)"}
+				}
+			}
 			if err := c.check(op); err != nil {
 				return err
 			}
@@ -108,30 +130,31 @@ func (c *writeCheck) check(x any) error {
 			return err
 		}
 		name := c.collection(v.Collection)
-		if _, twice := c.modified[name]; twice {
-			return &QueryError{ErrMultiModify, fmt.Sprintf("AQL: multi-modify query: collection '%s' is modified by more than one operation (while parsing)", name)}
+		if err := c.use(name); err != nil {
+			return err
 		}
-		c.modified[name] = v.Kind
+		if c.firstSeen[name] < c.level {
+			return accessAfter("collection '" + name + "'")
+		}
+		c.written[name], c.anyWrite = true, true
 		return nil
 	case *Var:
 		if !c.declared[v.Name] {
-			return c.read(v.Name)
+			return c.use(v.Name)
 		}
 		return nil
 	case *Bind:
 		if v.Collection {
-			return c.read(c.collection(v))
+			return c.use(c.collection(v))
 		}
 		return nil
 	case *Traversal, *ShortestPath:
-		if err := c.readAny("a traversal"); err != nil {
-			return err
+		if c.anyWrite {
+			return accessAfter("traversal")
 		}
 	case *Call:
-		if v.Name == "DOCUMENT" {
-			if err := c.readAny("DOCUMENT()"); err != nil {
-				return err
-			}
+		if v.Name == "DOCUMENT" && c.anyWrite {
+			return accessAfter("function DOCUMENT")
 		}
 	}
 	walk(x, func(child any) {
@@ -142,21 +165,21 @@ func (c *writeCheck) check(x any) error {
 	return err
 }
 
-// read is the error of reading a collection after its modification.
-func (c *writeCheck) read(name string) error {
-	if kind, ok := c.modified[name]; ok {
-		return &QueryError{ErrAccessAfterModification, fmt.Sprintf("AQL: access after data-modification by %s of collection '%s' (while parsing)", kind, name)}
+// use notes a use of a collection: an error after its modification.
+func (c *writeCheck) use(name string) error {
+	if c.written[name] {
+		return accessAfter("collection '" + name + "'")
+	}
+	if _, ok := c.firstSeen[name]; !ok {
+		c.firstSeen[name] = c.level
 	}
 	return nil
 }
 
-// readAny is the error of a read that may reach any collection (a
-// traversal, DOCUMENT()) after a modification.
-func (c *writeCheck) readAny(what string) error {
-	for name, kind := range c.modified {
-		return &QueryError{ErrAccessAfterModification, fmt.Sprintf("AQL: access after data-modification by %s of collection '%s': %s cannot follow a data-modification operation (while parsing)", kind, name, what)}
-	}
-	return nil
+// accessAfter is ArangoDB's error 1579 for what came after a
+// data-modification operation.
+func accessAfter(what string) error {
+	return &QueryError{ErrAccessAfterModification, fmt.Sprintf("AQL: access after data-modification by %s (while optimizing ast)", what)}
 }
 
 // collection is the name of a collection node.

@@ -99,7 +99,7 @@ func TestAQLWrites(t *testing.T) {
 		// leaves the documents it changed before the failure as they were.
 		{"FOR k IN ['x1', 'k2'] INSERT {_key: k} INTO c", nil, 409, 1210, "", 0, 0, k123},
 		{"FOR k IN ['k1', 'nope'] UPDATE k WITH {bad: 1} IN c", nil, 404, 1202, "", 0, 0, k123},
-		{"INSERT {_key: 'y'} INTO d FOR k IN ['k3', 'nope'] REMOVE k IN c", nil, 404, 1202, "", 0, 0, k123},
+		{"LET y = (INSERT {_key: 'y'} INTO d) FOR k IN ['k3', 'nope'] REMOVE k IN c", nil, 404, 1202, "", 0, 0, k123},
 		{"FOR x IN c FILTER x.n >= 2 UPDATE x WITH {n: x.n * 10} IN c RETURN [OLD.n, NEW.n]", nil, 201, 0,
 			`[[2,20],[3,30]]`, 2, 0, `[{"_key":"k1","n":1},{"_key":"k2","n":20},{"_key":"k3","n":30}]`},
 		{"FOR k IN ['k1', 'zz'] REMOVE k IN c OPTIONS {ignoreErrors: true} RETURN OLD._key", nil, 201, 0,
@@ -120,6 +120,7 @@ func TestAQLWrites(t *testing.T) {
 		{"UPDATE {_key: 'k2', _rev: 'stale', z: 1} IN c OPTIONS {ignoreRevs: false}", nil, 409, 1200, "", 0, 0, ""},
 		{"FOR x IN c REMOVE x IN c FOR y IN c RETURN y", nil, 400, aql.ErrAccessAfterModification, "", 0, 0, ""},
 		{"INSERT {} INTO c REMOVE 'k2' IN c", nil, 400, aql.ErrMultiModify, "", 0, 0, ""},
+		{"FOR x IN c LET r = (REMOVE x IN c) RETURN r", nil, 400, aql.ErrAccessAfterModification, "", 0, 0, ""},
 		{"INSERT {} INTO nope", nil, 404, 1203, "", 0, 0, ""},
 		{"INSERT 'text' INTO c", nil, 400, 1227, "", 0, 0, ""},
 		// Over the tenant's memory limit: stopped before it writes.
