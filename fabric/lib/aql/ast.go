@@ -77,13 +77,14 @@ type Assign struct {
 	Value Expr
 }
 
-// Collect groups rows: COLLECT groups [AGGREGATE ...] [INTO var [= expr]]
-// [WITH COUNT INTO var] [OPTIONS ...].
+// Collect groups rows: COLLECT groups [AGGREGATE ...] [INTO var [= expr]
+// | INTO var KEEP vars] [WITH COUNT INTO var] [OPTIONS ...].
 type Collect struct {
 	Groups     []Assign
 	Aggregates []Assign
 	Into       string
 	IntoValue  Expr
+	Keep       []string // the variables INTO keeps of each row (nil: all)
 	CountInto  string
 	Options    Expr
 }

@@ -1,5 +1,7 @@
 package aql
 
+import "encoding/json"
+
 // What a query holds is charged to its budget (package budget) as it
 // goes, in estimates of the bytes Go spends on each value: close enough
 // that a query's charge grows as its memory does, so that the limit stops
@@ -37,6 +39,8 @@ func sizeAt(v any, level int) int64 {
 	}
 	switch x := v.(type) {
 	case string:
+		return stringHead + int64(len(x))
+	case json.Number: // as the store gives numbers
 		return stringHead + int64(len(x))
 	case float64:
 		return floatSize

@@ -1,6 +1,7 @@
 package aql
 
 import (
+	"slices"
 	"sort"
 	"strings"
 )
@@ -77,7 +78,7 @@ func (e *evaluator) collectOp(o *Collect, rows []scope) ([]scope, error) {
 				}
 				m := map[string]any{}
 				for k, v := range r {
-					if !strings.HasPrefix(k, "\x00") {
+					if !strings.HasPrefix(k, "\x00") && (o.Keep == nil || slices.Contains(o.Keep, k)) {
 						m[k] = v
 					}
 				}

@@ -49,17 +49,13 @@ type Stats struct {
 	// collection scans and through indexes; Filtered the rows FILTERs
 	// dropped.
 	ScannedFull, ScannedIndex, Filtered int64
+	// WritesExecuted counts the documents written (and the inserts that
+	// overwriteMode "ignore" left alone: they did not fail).
+	WritesExecuted int64
+	// WritesIgnored counts the documents that failed under ignoreErrors.
+	WritesIgnored int64
 	// Rules are the optimizer rules the run applied (RuleUseIndexes).
 	Rules []string
-}
-
-// RunStats is RunWithin with options, also returning what the query did.
-func RunStats(q *Query, src Source, binds map[string]any, b *budget.Budget, opts Options) ([]any, Stats, error) {
-	res, st, err := run(q, src, binds, b, opts)
-	if err != nil {
-		return nil, st, killed(err)
-	}
-	return res, st, nil
 }
 
 // killed is the error of a query stopped by its budget or its context.
@@ -73,7 +69,7 @@ func killed(err error) error {
 	return err
 }
 
-func run(q *Query, src Source, binds map[string]any, b *budget.Budget, opts Options) ([]any, Stats, error) {
+func run(q *Query, src Source, binds map[string]any, b *budget.Budget, opts Options, ws *writeState) ([]any, Stats, error) {
 	declared := map[string]bool{}
 	collectBinds(q, declared)
 	for name := range declared {
@@ -90,7 +86,10 @@ func run(q *Query, src Source, binds map[string]any, b *budget.Budget, opts Opti
 	for k, v := range binds {
 		plain[k] = normalize(v)
 	}
-	e := &evaluator{src: src, binds: plain, b: b, opts: opts}
+	if err := checkWrites(q, plain); err != nil {
+		return nil, Stats{}, err
+	}
+	e := &evaluator{src: src, binds: plain, b: b, opts: opts, writes: ws}
 	res, err := e.query(q, scope{})
 	if err != nil {
 		return nil, e.stats, err
@@ -162,6 +161,8 @@ func walk(x any, fn func(any)) {
 		call(v.IntoValue, v.Options)
 	case *Return:
 		call(v.Value)
+	case *Modify:
+		call(v.Key, v.Filter, v.Doc, v.Update, v.Collection, v.Options)
 	case *Attr:
 		call(v.Obj)
 	case *Index:
@@ -208,6 +209,7 @@ type evaluator struct {
 	colls  map[string][]any    // a collection named as a value, read once
 	stats  Stats
 	opts   Options
+	writes *writeState         // what the data-modification operations did
 }
 
 // query runs the operations over rows, starting from one row.
@@ -268,6 +270,8 @@ func (e *evaluator) query(q *Query, outer scope) ([]any, error) {
 			rows, err = e.collectOp(o, rows)
 		case *Return:
 			return e.returnOp(o, rows)
+		case *Modify:
+			rows, err = e.modifyOp(o, rows)
 		default:
 			return nil, &QueryError{1540, fmt.Sprintf("%T is not supported yet", q.Ops[i])}
 		}
@@ -281,6 +285,9 @@ func (e *evaluator) query(q *Query, outer scope) ([]any, error) {
 		if err != nil {
 			return nil, err
 		}
+	}
+	if endsWithModify(q) {
+		return []any{}, nil // a query ending with a write returns nothing
 	}
 	return nil, &QueryError{1501, "a query ends with RETURN"}
 }

@@ -162,6 +162,8 @@ func FuzzRun(f *testing.F) {
 		"RETURN " + strings.Repeat("(", 400) + "1" + strings.Repeat(")", 400),
 		"RETURN 0" + strings.Repeat(" + 1", 490),
 		"FOR a IN 1..1000 FOR b IN 1..1000 RETURN [a, b]",
+		"FOR p IN people INSERT p INTO out OPTIONS {ignoreErrors: true} RETURN NEW",
+		"FOR i IN 1..3 UPSERT {i} INSERT {i} UPDATE {n: OLD.n + 1} IN out",
 	} {
 		f.Add(s)
 	}
@@ -174,6 +176,6 @@ func FuzzRun(f *testing.F) {
 		// the limits stop them.
 		b := budget.New(context.Background(), "query", budget.Limits{Memory: 16 << 20, Wall: 2 * time.Second})
 		defer b.Close()
-		_, _ = RunWithin(q, people, nil, b)
+		_, _ = RunWithin(q, newMemStore(people), nil, b)
 	})
 }

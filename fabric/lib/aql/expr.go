@@ -204,6 +204,9 @@ func (e *evaluator) value(x Expr, s scope) (any, error) {
 		if v.Name == "DOCUMENT" {
 			return e.document(args)
 		}
+		if fn, ok := evalFunctions[v.Name]; ok {
+			return fn(e, args)
+		}
 		return call(v.Name, args)
 	}
 	return nil, &QueryError{1540, fmt.Sprintf("%T is not supported yet", x)}

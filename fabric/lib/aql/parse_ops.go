@@ -188,6 +188,17 @@ func (p *parser) collect() (Op, error) {
 			if c.IntoValue, err = p.expr(); err != nil {
 				return nil, err
 			}
+		} else if p.accept("KEEP") {
+			for {
+				v, err := p.name()
+				if err != nil {
+					return nil, err
+				}
+				c.Keep = append(c.Keep, v)
+				if !p.accept(",") {
+					break
+				}
+			}
 		}
 	}
 	if p.accept("WITH") {

@@ -46,6 +46,10 @@ type parser struct {
 	// depth is how deeply the parser has recursed into expressions, at
 	// most maxDepth.
 	depth, maxDepth int
+	// noIn is the depth at which IN ends an expression instead of being
+	// an operator (0: none): the expression before a data-modification
+	// operation's IN.
+	noIn int
 }
 
 // enter goes one level deeper into an expression; leave comes back.
@@ -127,6 +131,9 @@ func (p *parser) query() (*Query, error) {
 	q := &Query{}
 	for {
 		t := p.peek()
+		if endsWithModify(q) && (t.Kind == EOF || t.Kind == Operator && t.Text == ")") {
+			return q, nil // a query may end with a data-modification operation
+		}
 		if t.Kind != Keyword {
 			return nil, p.unexpected(t)
 		}
@@ -189,6 +196,8 @@ func (p *parser) operation() (Op, error) {
 		return &Limit{Count: a}, nil
 	case "COLLECT":
 		return p.collect()
+	case "INSERT", "UPDATE", "REPLACE", "REMOVE", "UPSERT":
+		return p.modify(t.Text)
 	case "RETURN":
 		r := &Return{Distinct: p.accept("DISTINCT")}
 		v, err := p.expr()
@@ -274,6 +283,8 @@ func (p *parser) equality() (Expr, error) {
 	for {
 		var op string
 		switch {
+		case p.is("IN") && p.depth == p.noIn:
+			return l, nil // the IN of a data-modification operation
 		case p.is("==") || p.is("!=") || p.is("=~") || p.is("!~") || p.is("IN") || p.is("LIKE"):
 			op = p.next().Text
 		case p.is("NOT") && (p.toks[p.pos+1].Text == "IN" || p.toks[p.pos+1].Text == "LIKE") && p.toks[p.pos+1].Kind == Keyword:
@@ -415,7 +426,7 @@ func (p *parser) primary() (Expr, error) {
 	case Operator:
 		switch t.Text {
 		case "(":
-			if k := p.peek(); k.Kind == Keyword && (k.Text == "FOR" || k.Text == "LET" || k.Text == "RETURN") {
+			if k := p.peek(); k.Kind == Keyword && (k.Text == "FOR" || k.Text == "LET" || k.Text == "RETURN" || isModify(k.Text)) {
 				q, err := p.query()
 				if err != nil {
 					return nil, err

@@ -214,6 +214,13 @@ func FuzzParse(f *testing.F) {
 		"RETURN 0" + strings.Repeat(" + 1", 600),
 		"RETURN " + strings.Repeat("[{a:!", 300),
 		"LET x = {} RETURN x" + strings.Repeat(".a[0]", 300),
+		"FOR i IN 1..3 INSERT {a: i} INTO c OPTIONS {overwriteMode: 'ignore'} RETURN NEW",
+		"FOR u IN c UPDATE u WITH {n: u.n + 1} IN c OPTIONS {keepNull: false} LET x = OLD RETURN [x, NEW]",
+		"REPLACE {_key: 'a', b: (1 IN [1])} IN @@c",
+		"FOR u IN c REMOVE u._key IN c",
+		"UPSERT {a: 1} INSERT {a: 1, n: 1} UPDATE {n: OLD.n + 1} IN c RETURN {o: OLD, n: NEW}",
+		"UPSERT {a: 1} INSERT {} REPLACE {} INTO c LET x = (REMOVE 'k' IN d) RETURN x",
+		"UPSERT FILTER CURRENT.a == @a INSERT {a: @a} UPDATE {} IN @@c OPTIONS {}",
 	} {
 		f.Add(s)
 	}

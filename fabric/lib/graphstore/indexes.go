@@ -555,7 +555,7 @@ func (r *Reader) IndexScan(db, coll, id string, eq []any, lo, hi *Bound, fn func
 			end = prefixEnd(end)
 		}
 	}
-	entries, err := r.it.Clone(pebble.CloneOptions{IterOptions: &pebble.IterOptions{LowerBound: start, UpperBound: end}})
+	entries, err := r.it.Clone(pebble.CloneOptions{IterOptions: &pebble.IterOptions{LowerBound: start, UpperBound: end}, RefreshBatchView: true})
 	if err != nil {
 		return err
 	}

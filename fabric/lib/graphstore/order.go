@@ -138,5 +138,7 @@ func (r *Reader) Scan(db, coll string, fn func(Doc) bool) error {
 // prefix (the reader's own iterator stays where it is, for the reads a
 // scan's caller makes meanwhile).
 func (r *Reader) clone(prefix []byte) (*pebble.Iterator, error) {
-	return r.it.Clone(pebble.CloneOptions{IterOptions: &pebble.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix), UseL6Filters: true}})
+	// RefreshBatchView: a transaction's reader (Txn.Use) sees its writes
+	// made since the reader began.
+	return r.it.Clone(pebble.CloneOptions{IterOptions: &pebble.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix), UseL6Filters: true}, RefreshBatchView: true})
 }

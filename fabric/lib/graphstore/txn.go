@@ -259,6 +259,21 @@ func (t *Txn) InsertIf(db, coll string, docs []any, mode OverwriteMode, keepNull
 	return t.s.insert(t, db, coll, docs, nil, mode, keepNull, mergeObjects, false, pre)
 }
 
+// InsertAll is Store.InsertAll in the transaction: a failed document
+// leaves the transaction as it was.
+func (t *Txn) InsertAll(db, coll string, docs []any, mode OverwriteMode) (results []Result, committed bool, err error) {
+	results, err = t.s.insert(t, db, coll, docs, nil, mode, true, true, true, Precondition{})
+	if err != nil {
+		return nil, false, err
+	}
+	for _, r := range results {
+		if r.Err != nil {
+			return results, false, nil
+		}
+	}
+	return results, true, nil
+}
+
 // ModifyIf is Store.ModifyIf in the transaction.
 func (t *Txn) ModifyIf(db, coll string, items []any, replace, keepNull, mergeObjects bool, pre Precondition) ([]Result, error) {
 	return t.s.modify(t, db, coll, items, replace, keepNull, mergeObjects, pre)
@@ -311,10 +326,11 @@ func (t *Txn) Lookup(db, coll string, items []any) ([]json.RawMessage, []error, 
 	return docs, errs, nil
 }
 
-// Use runs fn with a reader of the store as the transaction sees it (as
-// it was when fn began: fn's own writes in the transaction, as a query's,
-// are not read back). The caller runs one request of a transaction at a
-// time; an Abort meanwhile (its timeout) closes the batch after fn.
+// Use runs fn with a reader of the store as the transaction sees it: its
+// scans (Scan, IndexScan) see the transaction's writes as they are when
+// each begins, fn's own among them (a query's UPSERT reads what its rows
+// before wrote). The caller runs one request of a transaction at a time;
+// an Abort meanwhile (its timeout) closes the batch after fn.
 func (t *Txn) Use(fn func(r *Reader) error) error {
 	t.mu.Lock()
 	if t.done {

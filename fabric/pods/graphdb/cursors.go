@@ -68,6 +68,7 @@ type storeSource struct {
 	store *graphstore.Store
 	db    string
 	r     *graphstore.Reader // the query's view, for traversals' reads
+	w     queryWriter        // where the query's writes go
 }
 
 func (s storeSource) Scan(coll string, fn func(map[string]any) bool) error {
@@ -280,7 +281,7 @@ func (s *Server) batchBody(c *cursor, id string, code int, hasMore bool) map[str
 	if result == nil {
 		result = []any{}
 	}
-	extra := map[string]any{"warnings": []any{}, "stats": map[string]any{"writesExecuted": 0, "writesIgnored": 0,
+	extra := map[string]any{"warnings": []any{}, "stats": map[string]any{"writesExecuted": c.stats.WritesExecuted, "writesIgnored": c.stats.WritesIgnored,
 		"scannedFull": c.stats.ScannedFull, "scannedIndex": c.stats.ScannedIndex, "filtered": c.stats.Filtered, "httpRequests": 0, "executionTime": 0.0, "peakMemoryUsage": 0}}
 	if c.plan != nil {
 		extra["plan"] = c.plan

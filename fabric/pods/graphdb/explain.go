@@ -40,7 +40,7 @@ func (s *Server) explain(r *request, rest []string) (any, int, error) {
 	}
 	var plan *aql.Plan
 	err = s.reading(r, func(reader *graphstore.Reader) error {
-		plan, err = aql.Explain(q, storeSource{s.store, r.db, reader}, binds, aql.Options{NoIndexes: aql.DisabledIndexes(body.Options.Optimizer.Rules)})
+		plan, err = aql.Explain(q, storeSource{s.store, r.db, reader, nil}, binds, aql.Options{NoIndexes: aql.DisabledIndexes(body.Options.Optimizer.Rules)})
 		if err != nil {
 			return queryError(err)
 		}

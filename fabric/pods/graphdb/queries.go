@@ -83,8 +83,8 @@ func (s *Server) runQuery(r *request, body *cursorRequest) (*queryRun, error) {
 	b := budget.New(r.Context(), "query", s.queryLimits(body))
 	defer b.Close()
 	var run *queryRun
-	err = s.reading(r, func(reader *graphstore.Reader) error {
-		src := storeSource{s.store, r.db, reader}
+	err = s.writing(r, q.Modifies(), func(reader *graphstore.Reader, w queryWriter) error {
+		src := storeSource{s.store, r.db, reader, w}
 		opts := aql.Options{NoIndexes: aql.DisabledIndexes(body.Options.Optimizer.Rules)}
 		results, stats, err := aql.RunStats(q, src, binds, b, opts)
 		if err != nil {
@@ -102,6 +102,29 @@ func (s *Server) runQuery(r *request, body *cursorRequest) (*queryRun, error) {
 		return nil, storeError(err)
 	}
 	return run, nil
+}
+
+// writing runs fn with a reader of the store as the request sees it and
+// where its writes go: in the request's stream transaction, that
+// transaction; for a query that writes, a transaction of its own,
+// committed when fn succeeds (all its writes at once) and aborted when it
+// fails (none); else the store, read as it is now.
+func (s *Server) writing(r *request, writes bool, fn func(*graphstore.Reader, queryWriter) error) error {
+	if r.txn != nil {
+		return r.txn.txn.Use(func(reader *graphstore.Reader) error { return fn(reader, r.txn.txn) })
+	}
+	if !writes {
+		return s.reading(r, func(reader *graphstore.Reader) error { return fn(reader, s.store) })
+	}
+	t, err := s.store.Begin()
+	if err != nil {
+		return err
+	}
+	defer t.Abort() // after a commit, nothing
+	if err := t.Use(func(reader *graphstore.Reader) error { return fn(reader, t) }); err != nil {
+		return err
+	}
+	return t.Commit()
 }
 
 // reading runs fn with a reader of the store as the request sees it: in

@@ -154,3 +154,55 @@ func TestTransactionLimits(t *testing.T) {
 		t.Errorf("committing a transaction aborted for idling: %d %s", code, data)
 	}
 }
+
+// TestQueryWritesAreAtomic: a query's writes are one transaction: a
+// query that writes two collections and then fails leaves neither
+// written; one that runs in a stream transaction is seen only in it until
+// it commits.
+func TestQueryWritesAreAtomic(t *testing.T) {
+	url := serve(t, t.TempDir())
+	for _, c := range []string{"a", "b"} {
+		if code, _, data := raw(t, url, "POST", "/_api/collection", nil, map[string]any{"name": c}); code != 200 {
+			t.Fatalf("%d %s", code, data)
+		}
+	}
+	count := func(coll string, header map[string]string) int {
+		t.Helper()
+		code, _, data := raw(t, url, "POST", "/_api/cursor", header, map[string]any{"query": "RETURN LENGTH((FOR d IN " + coll + " RETURN 1))"})
+		var out struct{ Result []int }
+		if err := json.Unmarshal(data, &out); code != 201 || err != nil || len(out.Result) != 1 {
+			t.Fatalf("count %s: %d %s", coll, code, data)
+		}
+		return out.Result[0]
+	}
+	// The second operation fails (a key the first wrote into b is taken
+	// again): the first's writes into a are not kept either.
+	query := "FOR i IN 1..3 INSERT {_key: TO_STRING(i)} INTO a LET x = (FOR j IN 1..2 INSERT {_key: 'same'} INTO b) RETURN i"
+	if code, _, data := raw(t, url, "POST", "/_api/cursor", nil, map[string]any{"query": query}); code < 400 {
+		t.Fatalf("the failing query: %d %s", code, data)
+	}
+	if na, nb := count("a", nil), count("b", nil); na != 0 || nb != 0 {
+		t.Errorf("after a failed query: %d documents in a, %d in b", na, nb)
+	}
+	// In a stream transaction.
+	code, _, data := raw(t, url, "POST", "/_api/transaction/begin", nil, map[string]any{"collections": map[string]any{"write": []string{"a", "b"}}})
+	var began struct {
+		Result struct{ ID string } `json:"result"`
+	}
+	if err := json.Unmarshal(data, &began); code != 201 || err != nil {
+		t.Fatalf("begin: %d %s", code, data)
+	}
+	trx := map[string]string{"x-arango-trx-id": began.Result.ID}
+	if code, _, data := raw(t, url, "POST", "/_api/cursor", trx, map[string]any{"query": "FOR i IN 1..5 INSERT {n: i} INTO a LET x = (INSERT {n: i} INTO b) RETURN i"}); code != 201 {
+		t.Fatalf("writing in the transaction: %d %s", code, data)
+	}
+	if in, out := count("a", trx), count("a", nil); in != 5 || out != 0 {
+		t.Errorf("before commit: the transaction sees %d, others %d", in, out)
+	}
+	if code, _, data := raw(t, url, "PUT", "/_api/transaction/"+began.Result.ID, nil, nil); code != 200 {
+		t.Fatalf("commit: %d %s", code, data)
+	}
+	if na, nb := count("a", nil), count("b", nil); na != 5 || nb != 5 {
+		t.Errorf("after commit: %d in a, %d in b", na, nb)
+	}
+}
