@@ -20,7 +20,7 @@ func TestOutputGraphDB(t *testing.T) {
 	s := newSession(t, "graphdb-create", "graphdb-delete", "graphdb-list", "graphdb-create-collection", "graphdb-delete-collection",
 		"graphdb-list-collections", "graphdb-create-graph", "graphdb-delete-graph", "graphdb-list-graphs", "graphdb-query",
 		"graphdb-graph-query", "graphdb-insert-nodes", "graphdb-insert-edges", "graphdb-create-index", "graphdb-list-indexes", "graphdb-drop-index")
-	s.sc.Column("Seconds", "<SECONDS>").Column("Per Second", "<RATE>")
+	s.sc.Column("Seconds", "<SECONDS>").Column("Per Second", "<RATE>").Column("ID", "<ID>") // index ids: the store's counter
 	dir := s.vars["DIR"]
 	write(t, dir, "nodes.csv", "node_id,name,kind,ports\nsw1,Switch 1,switch,48\nsw2,Switch 2,switch,24\nr1,Router 1,router,8\nbad id,Bad,x,0\nh1,Host 1,host,2\n")
 	write(t, dir, "more.json", `[{"id": "h2", "name": "Host 2", "kind": "host", "ports": 1}, {"id": "h3", "name": "Host 3", "kind": "host", "ports": 4}]`)
@@ -33,7 +33,7 @@ func TestOutputGraphDB(t *testing.T) {
 		step{cmd: "graphdb list"},
 		step{cmd: "graphdb create inv"},
 		step{cmd: "graphdb create inv", code: 1},
-		step{cmd: "graphdb create 'no good'", code: 1},
+		step{cmd: "graphdb create 'no/good'", code: 1},
 		step{cmd: "graphdb create", code: 2},
 		step{cmd: "graphdb list --json"},
 		step{cmd: "graphdb list inv", code: 2},
@@ -86,7 +86,7 @@ func TestOutputGraphDB(t *testing.T) {
 		step{cmd: "graphdb create-index devices --database inv --fields kind,ports"},
 		step{cmd: "graphdb create-index devices --database inv --fields name --unique --sparse --name by-name"},
 		step{cmd: "graphdb create-index devices --database inv --fields seen --type ttl --expire-after 86400 --name expiry"},
-		step{cmd: "graphdb create-index devices --database inv --fields kind --unique", code: 1},
+		step{cmd: "graphdb create-index devices --database inv --fields kind --unique --name one-kind", code: 1},
 		step{cmd: "graphdb create-index devices --database inv --fields kind --expire-after 5", code: 2},
 		step{cmd: "graphdb create-index devices --database inv --fields a,b --type ttl", code: 2},
 		step{cmd: "graphdb create-index devices --database inv --fields kind --type geo", code: 2},
@@ -95,6 +95,9 @@ func TestOutputGraphDB(t *testing.T) {
 		step{cmd: "graphdb list-indexes links --database inv --json"},
 		step{cmd: "graphdb list-indexes nope --database inv", code: 1},
 		step{cmd: "graphdb graph-query --database inv --query \"FOR d IN devices FILTER d.kind == 'host' AND d.ports >= 2 SORT d._key RETURN d.name\""},
+		step{cmd: "graphdb graph-query --database inv --query \"FOR d IN devices FILTER d.kind == 'host' UPDATE d WITH {checked: true} IN devices RETURN NEW.name\""},
+		step{cmd: "graphdb graph-query --database inv --query \"FOR k IN ['sw1', 'nope'] REMOVE k IN halted OPTIONS {ignoreErrors: true}\""},
+		step{cmd: "graphdb graph-query --database inv --query \"INSERT {_key: 'sw1'} INTO devices\"", code: 1},
 		step{cmd: "graphdb drop-index devices by-kind --database inv", stdin: "n\n"},
 		step{cmd: "graphdb drop-index devices by-kind --database inv --confirm"},
 		step{cmd: "graphdb drop-index devices by-kind --database inv --confirm", code: 1},
