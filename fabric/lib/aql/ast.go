@@ -69,7 +69,10 @@ type SortKey struct {
 type Sort struct{ Keys []SortKey }
 
 // Limit keeps Count rows after Offset (nil: 0).
-type Limit struct{ Offset, Count Expr }
+type Limit struct {
+	Offset, Count Expr
+	full          *FullCount // counts the rows reaching it (Query.CountFull)
+}
 
 // Assign is VAR = expression (in COLLECT).
 type Assign struct {

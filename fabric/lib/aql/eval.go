@@ -229,6 +229,9 @@ func (e *evaluator) query(q *Query, outer scope) ([]any, error) {
 		keeps := false // the stage's rows are a part of the rows before it
 		switch o := q.Ops[i].(type) {
 		case *For:
+			if res, ok, err := e.streamFor(o, q.Ops[i+1:], rows); ok {
+				return res, err
+			}
 			if n, stop := e.limitAhead(q.Ops[i+1:]); stop >= 0 {
 				// FOR, FILTERs and LETs, then LIMIT: the scan stops once
 				// the LIMIT has its rows, the FILTERs and LETs applied as
@@ -323,7 +326,7 @@ func (e *evaluator) limitAhead(ops []Op) (int, int) {
 			continue
 		case *Limit:
 			off, count, err := e.limitBounds(o)
-			if err != nil {
+			if err != nil || o.full != nil { // a counting LIMIT reads all rows
 				return 0, -1 // limitOp reports it
 			}
 			return n, off + count
@@ -504,6 +507,7 @@ func (e *evaluator) limitOp(o *Limit, rows []scope) ([]scope, error) {
 	if err != nil {
 		return nil, err
 	}
+	o.full.reached(len(rows))
 	if off >= len(rows) {
 		return nil, nil
 	}
