@@ -19,28 +19,33 @@ const DefaultBatchSize = 1000
 // gives a ttl).
 const cursorTTL = 30 * time.Second
 
-// cursor is a query's results being handed out in batches.
+// cursor is a query's results being handed out in batches. Its fields
+// change under cursors.mu.
 type cursor struct {
 	db      string
 	results []any
+	total   int // len(results), kept when they are dropped
 	pos     int // results handed out so far
 	size    int
 	batch   int // the id of the last batch handed out
 	last    []any
 	count   bool
+	retry   bool           // allowRetry: the last batch can be read again, the last one too
+	stats   map[string]any // extra.stats
 	ttl     time.Duration
 	expires time.Time
-	bytes   int64 // what the results hold, by the query's account
-	stats   aql.Stats
+	bytes   int64     // what the results hold, by the query's account
 	plan    *aql.Plan // with profile 2
 }
 
-// cursors are a server's open cursors.
+// cursors are a server's open cursors, and its queries' tracking (the
+// state of its AQL queries lives here, with their cursors).
 type cursors struct {
-	mu    sync.Mutex
-	next  int
-	open  map[string]*cursor
-	bytes int64 // what the open cursors' results hold
+	mu      sync.Mutex
+	next    int
+	open    map[string]*cursor
+	bytes   int64 // what the open cursors' results hold
+	tracked queryTracker
 }
 
 // drop forgets an open cursor (with cursors.mu held).
@@ -184,7 +189,8 @@ func queryError(err error) *apiError {
 }
 
 // cursor serves /_api/cursor: POST runs a query and answers its first
-// batch; POST /{id}[/{batch}] the next; DELETE /{id} closes it.
+// batch; POST /{id}[/{batch}] the next, or the last again (allowRetry);
+// DELETE /{id} closes it.
 func (s *Server) cursor(r *request, rest []string) (any, int, error) {
 	switch {
 	case len(rest) == 0 && r.Method == http.MethodPost:
@@ -196,24 +202,24 @@ func (s *Server) cursor(r *request, rest []string) (any, int, error) {
 		if err != nil {
 			return nil, 0, err
 		}
-		results, held := run.results, run.held
-		c := &cursor{db: r.db, results: results, size: body.BatchSize, count: body.Count, ttl: cursorTTL, bytes: held, stats: run.stats, plan: run.plan}
+		c := &cursor{db: r.db, results: run.results, total: len(run.results), size: body.BatchSize, count: body.Count,
+			retry: body.Options.AllowRetry, stats: run.stats, plan: run.plan, ttl: cursorTTL, bytes: run.held}
 		if c.size <= 0 {
 			c.size = DefaultBatchSize
 		}
 		if body.TTL > 0 {
-			c.ttl = time.Duration(body.TTL * float64(time.Second))
+			c.ttl = time.Duration(min(body.TTL, maxCursorTTL.Seconds()) * float64(time.Second))
 		}
-		if c.size < len(results) { // the cursor stays open: room for its results?
+		if c.size < len(run.results) { // the cursor stays open: room for its results?
 			s.cursors.mu.Lock()
 			s.cursors.sweep()
 			open := s.cursors.bytes
 			s.cursors.mu.Unlock()
-			if open+held > s.limits.CursorBytes {
-				return nil, 0, cursorsFull(open, held, s.limits.CursorBytes)
+			if open+run.held > s.limits.CursorBytes {
+				return nil, 0, cursorsFull(open, run.held, s.limits.CursorBytes)
 			}
 		}
-		return s.batch(c, "", 201), 201, nil
+		return s.batch(c, "", "", 201)
 	case len(rest) >= 1 && len(rest) <= 2 && r.Method == http.MethodPost:
 		s.cursors.mu.Lock()
 		c, ok := s.cursors.open[rest[0]]
@@ -222,10 +228,11 @@ func (s *Server) cursor(r *request, rest []string) (any, int, error) {
 		if !ok || c.db != r.db || expired {
 			return nil, 0, newError(404, 1600, "cursor not found")
 		}
-		if len(rest) == 2 && rest[1] == strconv.Itoa(c.batch) {
-			return s.resend(c, rest[0]), 200, nil // a retry of the last batch
+		batch := ""
+		if len(rest) == 2 {
+			batch = rest[1]
 		}
-		return s.batch(c, rest[0], 200), 200, nil
+		return s.batch(c, rest[0], batch, 200)
 	case len(rest) == 1 && r.Method == http.MethodDelete:
 		s.cursors.mu.Lock()
 		ok := s.cursors.drop(rest[0])
@@ -238,61 +245,86 @@ func (s *Server) cursor(r *request, rest []string) (any, int, error) {
 	return nil, 0, newError(405, 405, "method not supported")
 }
 
-// batch hands out a cursor's next batch, registering the cursor while it
-// has more and dropping it after its last.
-func (s *Server) batch(c *cursor, id string, code int) map[string]any {
-	end := min(len(c.results), c.pos+c.size)
-	c.last = c.results[c.pos:end]
-	c.pos = end
-	c.batch++
-	hasMore := c.pos < len(c.results)
-	s.cursors.mu.Lock()
+// maxCursorTTL bounds the ttl a query may ask for its cursor.
+const maxCursorTTL = time.Hour
+
+// batch hands out a cursor's next batch (or, asked for the last batch's
+// id, that batch again), registering the cursor while it has more and
+// dropping it after its last (a retriable cursor stays until its ttl,
+// for its last batch to be read again).
+func (s *Server) batch(c *cursor, id, batch string, code int) (any, int, error) {
+	cs := &s.cursors
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	hasMore := c.pos < c.total
+	switch {
+	case batch != "" && batch == strconv.Itoa(c.batch):
+		if !c.retry {
+			return nil, 0, newError(400, errBadParameter, "expecting allowRetry option to be true to read batch "+batch+" again")
+		}
+		c.expires = time.Now().Add(c.ttl)
+		return c.body(id, code, hasMore), code, nil
+	case batch != "" && (batch != strconv.Itoa(c.batch+1) || !hasMore):
+		return nil, 0, newError(400, errBadParameter, "batch "+batch+" cannot be read: only the last batch ("+
+			strconv.Itoa(c.batch)+") or, while the cursor has more, the next")
+	}
+	if hasMore || id == "" {
+		end := min(c.total, c.pos+c.size)
+		c.last = c.results[c.pos:end]
+		c.pos = end
+		c.batch++
+		hasMore = c.pos < c.total
+	}
 	c.expires = time.Now().Add(c.ttl)
-	if s.cursors.open == nil {
-		s.cursors.open = map[string]*cursor{}
+	if cs.open == nil {
+		cs.open = map[string]*cursor{}
 	}
-	s.cursors.sweep()
-	if hasMore && id == "" {
-		s.cursors.next++
-		id = strconv.Itoa(s.cursors.next)
-		s.cursors.open[id] = c
-		s.cursors.bytes += c.bytes
-	} else if !hasMore && id != "" {
-		s.cursors.drop(id)
+	cs.sweep()
+	keep := hasMore || c.retry && id != ""
+	switch {
+	case hasMore && id == "":
+		cs.next++
+		id = strconv.Itoa(cs.next)
+		cs.open[id] = c
+		cs.bytes += c.bytes
+	case !keep && id != "":
+		cs.drop(id)
 	}
-	s.cursors.mu.Unlock()
-	if hasMore { // an unread cursor's results go when it expires
+	if !hasMore {
+		c.results = nil // only the last batch is kept, for a retry
+	}
+	if hasMore || keep { // an unread cursor's results go when it expires
 		time.AfterFunc(c.ttl+time.Millisecond, func() {
-			s.cursors.mu.Lock()
-			s.cursors.sweep()
-			s.cursors.mu.Unlock()
+			cs.mu.Lock()
+			cs.sweep()
+			cs.mu.Unlock()
 		})
 	}
-	return s.batchBody(c, id, code, hasMore)
+	if !keep {
+		id = ""
+	}
+	return c.body(id, code, hasMore), code, nil
 }
 
-// resend answers the last batch again.
-func (s *Server) resend(c *cursor, id string) map[string]any {
-	return s.batchBody(c, id, 200, c.pos < len(c.results))
-}
-
-func (s *Server) batchBody(c *cursor, id string, code int, hasMore bool) map[string]any {
+// body answers the cursor's last batch (with cursors.mu held).
+func (c *cursor) body(id string, code int, hasMore bool) map[string]any {
 	result := c.last
 	if result == nil {
 		result = []any{}
 	}
-	extra := map[string]any{"warnings": []any{}, "stats": map[string]any{"writesExecuted": c.stats.WritesExecuted, "writesIgnored": c.stats.WritesIgnored,
-		"scannedFull": c.stats.ScannedFull, "scannedIndex": c.stats.ScannedIndex, "filtered": c.stats.Filtered, "httpRequests": 0, "executionTime": 0.0, "peakMemoryUsage": 0}}
+	extra := map[string]any{"warnings": []any{}, "stats": c.stats}
 	if c.plan != nil {
 		extra["plan"] = c.plan
 	}
 	body := map[string]any{"error": false, "code": code, "result": result, "hasMore": hasMore, "cached": false, "extra": extra}
-	if hasMore {
+	if id != "" {
 		body["id"] = id
+	}
+	if hasMore {
 		body["nextBatchId"] = strconv.Itoa(c.batch + 1)
 	}
 	if c.count {
-		body["count"] = len(c.results)
+		body["count"] = c.total
 	}
 	return body
 }

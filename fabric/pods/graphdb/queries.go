@@ -1,6 +1,7 @@
 package graphdb
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -25,7 +26,10 @@ type cursorRequest struct {
 	// MemoryLimit is the most bytes the query may use (0: the tenant's
 	// limit); it cannot raise the tenant's limit.
 	MemoryLimit int64 `json:"memoryLimit"`
-	Options     struct {
+	// Cache asks for the query results cache, which this server has not:
+	// accepted, the query runs.
+	Cache   bool `json:"cache"`
+	Options struct {
 		// MaxRuntime is the most seconds the query may run (0: the
 		// tenant's limit); it cannot raise the tenant's limit.
 		MaxRuntime float64 `json:"maxRuntime"`
@@ -34,15 +38,28 @@ type cursorRequest struct {
 		Optimizer struct {
 			Rules []string `json:"rules"`
 		} `json:"optimizer"`
+		// FullCount asks for extra.stats.fullCount: the rows before the
+		// query's last top-level LIMIT.
+		FullCount bool `json:"fullCount"`
+		// AllowRetry keeps the last batch read, to be read again with
+		// POST /_api/cursor/{id}/{batch}.
+		AllowRetry bool `json:"allowRetry"`
+		// Stream is accepted; the results are made at once all the same
+		// (within the query's limits), and the query is tracked as a
+		// streaming one.
+		Stream bool `json:"stream"`
+		// UsePlanCache is accepted; there is no plan cache.
+		UsePlanCache bool `json:"usePlanCache"`
 	} `json:"options"`
 }
 
 // queryRun is what running a cursor's query made: its results, the
-// bytes they hold, what it did, and (asked with profile 2) its plan.
+// bytes they hold, its figures (extra.stats) and (asked with profile 2)
+// its plan.
 type queryRun struct {
 	results []any
 	held    int64
-	stats   aql.Stats
+	stats   map[string]any
 	plan    *aql.Plan
 }
 
@@ -61,8 +78,9 @@ func (s *Server) queryLimits(body *cursorRequest) budget.Limits {
 
 // runQuery parses and runs a cursor's query within the tenant's limits:
 // it waits for a place among the tenant's queries (or is refused when
-// too many wait), and stops when the client leaves, a limit is crossed or
-// its run time is over. It returns the results and the bytes they hold.
+// too many wait), and stops when the client leaves, a limit is crossed,
+// its run time is over or it is killed (DELETE /_api/query/{id}: it is
+// tracked while it waits and runs).
 func (s *Server) runQuery(r *request, body *cursorRequest) (*queryRun, error) {
 	q, err := aql.ParseWithin(body.Query, s.limits)
 	if err != nil {
@@ -72,23 +90,44 @@ func (s *Server) runQuery(r *request, body *cursorRequest) (*queryRun, error) {
 	for k, v := range body.BindVars {
 		binds[strings.TrimPrefix(k, "@")] = v
 	}
-	release, err := s.queries.Enter(r.Context())
+	var full *aql.FullCount
+	if body.Options.FullCount {
+		full = q.CountFull()
+	}
+	ctx, cancel := context.WithCancelCause(r.Context())
+	defer cancel(nil)
+	tracked := &s.cursors.tracked
+	tq := tracked.start(r.db, s.auth.user, body.Query, body.BindVars, body.Options.Stream, cancel)
+	exitCode := 0
+	defer func() { tracked.finish(tq, exitCode) }()
+	fail := func(e *apiError) (*queryRun, error) {
+		exitCode = e.num
+		return nil, e
+	}
+	release, err := s.queries.Enter(ctx)
 	if errors.Is(err, budget.ErrBusy) {
-		return nil, newError(503, errQueueFull, "queue full: "+err.Error()+" for this tenant; try again when one ends")
+		return fail(newError(503, errQueueFull, "queue full: "+err.Error()+" for this tenant; try again when one ends"))
 	}
 	if err != nil {
-		return nil, newError(410, aql.ErrQueryKilled, "query killed: "+err.Error())
+		return fail(newError(410, aql.ErrQueryKilled, "query killed: "+context.Cause(ctx).Error()))
 	}
 	defer release()
-	b := budget.New(r.Context(), "query", s.queryLimits(body))
+	b := budget.New(ctx, "query", s.queryLimits(body))
 	defer b.Close()
+	tracked.executing(tq, b)
 	var run *queryRun
+	start := time.Now()
 	err = s.writing(r, q.Modifies(), func(reader *graphstore.Reader, w queryWriter) error {
 		src := storeSource{s.store, r.db, reader, w}
 		opts := aql.Options{NoIndexes: aql.DisabledIndexes(body.Options.Optimizer.Rules)}
-		results, stats, err := aql.RunStats(q, src, binds, b, opts)
+		results, st, err := aql.RunStats(q, src, binds, b, opts)
 		if err != nil {
 			return queryError(err)
+		}
+		stats := map[string]any{"writesExecuted": st.WritesExecuted, "writesIgnored": st.WritesIgnored, "scannedFull": st.ScannedFull, "scannedIndex": st.ScannedIndex,
+			"filtered": st.Filtered, "httpRequests": 0, "executionTime": time.Since(start).Seconds(), "peakMemoryUsage": b.Peak()}
+		if full != nil {
+			stats["fullCount"] = full.Of(len(results))
 		}
 		run = &queryRun{results: results, held: b.Held(), stats: stats}
 		if body.Options.Profile >= 2 {
@@ -99,7 +138,7 @@ func (s *Server) runQuery(r *request, body *cursorRequest) (*queryRun, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, storeError(err)
+		return fail(storeError(err))
 	}
 	return run, nil
 }

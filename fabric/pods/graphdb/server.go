@@ -261,6 +261,12 @@ func (s *Server) route(r *request) (any, int, error) {
 		return s.explain(r, p[2:])
 	case "transaction":
 		return s.transaction(r, p[2:])
+	case "query":
+		return s.query(r, p[2:])
+	case "query-cache":
+		return s.queryCache(r, p[2:])
+	case "query-plan-cache":
+		return s.queryPlanCache(r, p[2:])
 	}
 	return nil, 0, newError(404, 404, "unknown path '/"+strings.Join(p, "/")+"'")
 }
