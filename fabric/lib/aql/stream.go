@@ -5,7 +5,9 @@ package aql
 // FILTERs and LETs and to the RETURN as soon as it is made, and only the
 // results stay. A loop over a large range or collection then holds its
 // results, not its rows, and a RETURN that waits (SLEEP) runs row by row
-// until the query ends or is stopped. ok is false when the operations
+// until the query ends or is stopped. (Over a collection, the rows the
+// FILTERs keep are made first, as forOp reads them, then returned.) ok is
+// false when the operations
 // after the FOR are of another shape (a RETURN DISTINCT, a SORT, a LIMIT,
 // a COLLECT, another loop...): the stage-by-stage evaluation runs them.
 func (e *evaluator) streamFor(o *For, ops []Op, rows []scope) (res []any, ok bool, err error) {
@@ -43,6 +45,9 @@ func (e *evaluator) streamFor(o *For, ops []Op, rows []scope) (res []any, ok boo
 			var kept bool
 			var err error
 			if r, kept, err = e.inline(op, r); err != nil || !kept {
+				if err == nil {
+					e.stats.Filtered++
+				}
 				e.shrink(e.held() - mark) // the row is dropped
 				return err
 			}
@@ -58,46 +63,49 @@ func (e *evaluator) streamFor(o *For, ops []Op, rows []scope) (res []any, ok boo
 		return nil
 	}
 	for _, r := range rows {
-		if err := e.streamRows(o, r, row); err != nil {
+		if !scansCollection(o, r) {
+			if err := e.streamRows(o, r, row); err != nil {
+				return nil, true, err
+			}
+			continue
+		}
+		// A collection is read as forOp reads it (through an index that
+		// serves the FILTERs, if one does), the FILTERs and LETs applied
+		// as it goes; then the RETURN.
+		mark := e.held()
+		kept, err := e.forOp(o, []scope{r}, ops[:n], -1, filtersAhead(ops))
+		if err != nil {
 			return nil, true, err
 		}
+		before := e.held()
+		vals, err := e.returnOp(ret, kept)
+		if err != nil {
+			return nil, true, err
+		}
+		out = append(out, vals...)
+		e.shrink(before - mark + sliceHeader)
 	}
 	return out, true, nil
 }
 
-// streamRows calls fn with each row of a FOR over one input row: the
-// documents of a collection, the numbers of a range (made one at a
-// time) or the elements of an array.
-func (e *evaluator) streamRows(o *For, r scope, fn func(row scope, mark int64) error) error {
-	scan := func(coll string) error {
-		var ferr error
-		err := e.src.Scan(coll, func(doc map[string]any) bool {
-			mark := e.held()
-			d := normalize(doc)
-			if ferr = e.grow(sizeOf(d)); ferr == nil {
-				ferr = fn(r.with(o.Var, d), mark)
-			}
-			return ferr == nil
-		})
-		if err == nil {
-			err = ferr
-		}
-		return err
-	}
+// scansCollection reports whether a FOR reads a collection in row r: a
+// name that is not a variable of the row, or a collection bind parameter.
+func scansCollection(o *For, r scope) bool {
 	switch in := o.In.(type) {
 	case *Var:
-		if _, bound := r[in.Name]; !bound {
-			return scan(in.Name)
-		}
+		_, bound := r[in.Name]
+		return !bound
 	case *Bind:
-		if in.Collection {
-			name, _ := e.binds[in.Name].(string)
-			return scan(name)
-		}
-	case *Binary:
-		if in.Op == ".." {
-			return e.streamRange(o, in, r, fn)
-		}
+		return in.Collection
+	}
+	return false
+}
+
+// streamRows calls fn with each row of a FOR over one input row: the
+// numbers of a range (made one at a time) or the elements of an array.
+func (e *evaluator) streamRows(o *For, r scope, fn func(row scope, mark int64) error) error {
+	if rng, ok := o.In.(*Binary); ok && rng.Op == ".." {
+		return e.streamRange(o, rng, r, fn)
 	}
 	held := e.held()
 	v, err := e.eval(o.In, r)

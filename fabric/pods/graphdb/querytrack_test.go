@@ -9,8 +9,8 @@ import (
 	"time"
 )
 
-// call makes a request and decodes its JSON answer into out.
-func call(t *testing.T, url, method, path string, body, out any) int {
+// callJSON makes a request and decodes its JSON answer into out.
+func callJSON(t *testing.T, url, method, path string, body, out any) int {
 	t.Helper()
 	status, _, data := raw(t, url, method, path, nil, body)
 	if out != nil {
@@ -31,7 +31,7 @@ type apiAnswer struct {
 // running lists database db's running queries.
 func running(t *testing.T, url, db string) []map[string]any {
 	var qs []map[string]any
-	if st := call(t, url, "GET", "/_db/"+db+"/_api/query/current", nil, &qs); st != 200 {
+	if st := callJSON(t, url, "GET", "/_db/"+db+"/_api/query/current", nil, &qs); st != 200 {
 		t.Fatalf("current: %d", st)
 	}
 	return qs
@@ -44,7 +44,7 @@ func running(t *testing.T, url, db string) []map[string]any {
 func TestKillQuery(t *testing.T) {
 	url := serve(t, t.TempDir())
 	for _, db := range []string{"a", "b"} {
-		if st := call(t, url, "POST", "/_api/database", map[string]any{"name": db}, nil); st != 201 {
+		if st := callJSON(t, url, "POST", "/_api/database", map[string]any{"name": db}, nil); st != 201 {
 			t.Fatalf("create %s: %d", db, st)
 		}
 	}
@@ -85,7 +85,7 @@ func TestKillQuery(t *testing.T) {
 		{"/_db/a/_api/query/" + id, 200, 0},
 	} {
 		var a apiAnswer
-		if st := call(t, url, "DELETE", c.path, nil, &a); st != c.status || a.ErrorNum != c.num {
+		if st := callJSON(t, url, "DELETE", c.path, nil, &a); st != c.status || a.ErrorNum != c.num {
 			t.Errorf("DELETE %s: %d %+v, want %d %d", c.path, st, a, c.status, c.num)
 		}
 	}
@@ -117,7 +117,7 @@ func TestSlowQueries(t *testing.T) {
 		{map[string]any{"maxSlowQueries": 3, "slowQueryThreshold": 0, "maxQueryStringLength": 20, "trackBindVars": true},
 			map[string]any{"maxSlowQueries": 3.0, "slowQueryThreshold": 0.0, "maxQueryStringLength": 20.0}},
 	} {
-		if st := call(t, url, "PUT", "/_api/query/properties", c.set, &props); st != 200 {
+		if st := callJSON(t, url, "PUT", "/_api/query/properties", c.set, &props); st != 200 {
 			t.Fatalf("PUT %v: %d %v", c.set, st, props)
 		}
 		for k, v := range c.want {
@@ -127,17 +127,17 @@ func TestSlowQueries(t *testing.T) {
 		}
 	}
 	var a apiAnswer
-	if st := call(t, url, "PUT", "/_api/query/properties", map[string]any{"slowQueryThreshold": -1}, &a); st != 400 || a.ErrorNum != 10 {
+	if st := callJSON(t, url, "PUT", "/_api/query/properties", map[string]any{"slowQueryThreshold": -1}, &a); st != 400 || a.ErrorNum != 10 {
 		t.Errorf("a negative threshold: %d %+v", st, a)
 	}
 	for i := range 6 {
 		q := fmt.Sprintf("RETURN [@n, %d, 'a long query text']", i)
-		if st := call(t, url, "POST", "/_api/cursor", map[string]any{"query": q, "bindVars": map[string]any{"n": i}}, nil); st != 201 {
+		if st := callJSON(t, url, "POST", "/_api/cursor", map[string]any{"query": q, "bindVars": map[string]any{"n": i}}, nil); st != 201 {
 			t.Fatalf("query %d: %d", i, st)
 		}
 	}
 	var slow []map[string]any
-	call(t, url, "GET", "/_api/query/slow", nil, &slow)
+	callJSON(t, url, "GET", "/_api/query/slow", nil, &slow)
 	if len(slow) != 3 {
 		t.Fatalf("%d slow queries, want 3: %v", len(slow), slow)
 	}
@@ -147,14 +147,14 @@ func TestSlowQueries(t *testing.T) {
 		t.Errorf("the newest slow query: %v", last)
 	}
 	var other []map[string]any
-	call(t, url, "POST", "/_api/database", map[string]any{"name": "other"}, nil)
-	if call(t, url, "GET", "/_db/other/_api/query/slow", nil, &other); len(other) != 0 {
+	callJSON(t, url, "POST", "/_api/database", map[string]any{"name": "other"}, nil)
+	if callJSON(t, url, "GET", "/_db/other/_api/query/slow", nil, &other); len(other) != 0 {
 		t.Errorf("another database lists %v", other)
 	}
-	if st := call(t, url, "DELETE", "/_api/query/slow", nil, nil); st != 200 {
+	if st := callJSON(t, url, "DELETE", "/_api/query/slow", nil, nil); st != 200 {
 		t.Errorf("DELETE slow: %d", st)
 	}
-	if call(t, url, "GET", "/_api/query/slow", nil, &slow); len(slow) != 0 {
+	if callJSON(t, url, "GET", "/_api/query/slow", nil, &slow); len(slow) != 0 {
 		t.Errorf("after DELETE: %v", slow)
 	}
 }
@@ -176,7 +176,7 @@ func TestCursorRetry(t *testing.T) {
 	}
 	query := map[string]any{"query": "FOR x IN 1..5 RETURN x", "batchSize": 2, "count": true, "options": map[string]any{"allowRetry": true}}
 	var b batch
-	if st := call(t, url, "POST", "/_api/cursor", query, &b); st != 201 || b.ID == "" || b.NextBatchID != "2" || b.Count != 5 {
+	if st := callJSON(t, url, "POST", "/_api/cursor", query, &b); st != 201 || b.ID == "" || b.NextBatchID != "2" || b.Count != 5 {
 		t.Fatalf("first batch: %d %+v", st, b)
 	}
 	id := b.ID
@@ -184,7 +184,7 @@ func TestCursorRetry(t *testing.T) {
 	got = append(got, b.Result...)
 	for n := 1; ; n++ {
 		var again batch
-		if st := call(t, url, "POST", fmt.Sprintf("/_api/cursor/%s/%d", id, n), nil, &again); st != 200 ||
+		if st := callJSON(t, url, "POST", fmt.Sprintf("/_api/cursor/%s/%d", id, n), nil, &again); st != 200 ||
 			fmt.Sprint(again.Result) != fmt.Sprint(b.Result) || again.HasMore != b.HasMore {
 			t.Fatalf("batch %d again: %d %+v, want %+v", n, st, again, b)
 		}
@@ -193,7 +193,7 @@ func TestCursorRetry(t *testing.T) {
 		}
 		next := b.NextBatchID
 		b = batch{}
-		if st := call(t, url, "POST", "/_api/cursor/"+id+"/"+next, nil, &b); st != 200 {
+		if st := callJSON(t, url, "POST", "/_api/cursor/"+id+"/"+next, nil, &b); st != 200 {
 			t.Fatalf("batch %s: %d %+v", next, st, b)
 		}
 		got = append(got, b.Result...)
@@ -201,13 +201,13 @@ func TestCursorRetry(t *testing.T) {
 	if fmt.Sprint(got) != "[1 2 3 4 5]" || b.ID != id {
 		t.Errorf("results %v, last batch's id %q", got, b.ID)
 	}
-	if st := call(t, url, "DELETE", "/_api/cursor/"+id, nil, nil); st != 202 {
+	if st := callJSON(t, url, "DELETE", "/_api/cursor/"+id, nil, nil); st != 202 {
 		t.Errorf("DELETE the read cursor: %d", st)
 	}
 
 	delete(query, "options")
 	b = batch{}
-	call(t, url, "POST", "/_api/cursor", query, &b)
+	callJSON(t, url, "POST", "/_api/cursor", query, &b)
 	for _, c := range []struct {
 		path   string
 		status int
@@ -220,7 +220,7 @@ func TestCursorRetry(t *testing.T) {
 		{"/_api/cursor/" + b.ID + "/3", 404, 1600}, // read to its end: gone
 	} {
 		var a apiAnswer
-		if st := call(t, url, "POST", c.path, nil, &a); st != c.status || a.ErrorNum != c.num {
+		if st := callJSON(t, url, "POST", c.path, nil, &a); st != c.status || a.ErrorNum != c.num {
 			t.Errorf("POST %s: %d %+v, want %d %d", c.path, st, a, c.status, c.num)
 		}
 	}
@@ -231,9 +231,9 @@ func TestCursorRetry(t *testing.T) {
 // scanned.
 func TestCursorStats(t *testing.T) {
 	url := serve(t, t.TempDir())
-	call(t, url, "POST", "/_api/collection", map[string]any{"name": "c"}, nil)
+	callJSON(t, url, "POST", "/_api/collection", map[string]any{"name": "c"}, nil)
 	for i := range 30 {
-		call(t, url, "POST", "/_api/document/c", map[string]any{"n": i}, nil)
+		callJSON(t, url, "POST", "/_api/document/c", map[string]any{"n": i}, nil)
 	}
 	for _, c := range []struct {
 		query     string
@@ -253,7 +253,7 @@ func TestCursorStats(t *testing.T) {
 			} `json:"extra"`
 		}
 		body := map[string]any{"query": c.query, "options": map[string]any{"fullCount": c.fullCount}}
-		if st := call(t, url, "POST", "/_api/cursor", body, &b); st != 201 {
+		if st := callJSON(t, url, "POST", "/_api/cursor", body, &b); st != 201 {
 			t.Fatalf("%s: %d", c.query, st)
 		}
 		stats := b.Extra.Stats
@@ -272,22 +272,22 @@ func TestCursorStats(t *testing.T) {
 func TestQueryCaches(t *testing.T) {
 	url := serve(t, t.TempDir())
 	var props map[string]any
-	if st := call(t, url, "PUT", "/_api/query-cache/properties", map[string]any{"maxResults": 32, "includeSystem": true}, &props); st != 200 ||
+	if st := callJSON(t, url, "PUT", "/_api/query-cache/properties", map[string]any{"maxResults": 32, "includeSystem": true}, &props); st != 200 ||
 		props["maxResults"] != 32.0 || props["includeSystem"] != true || props["mode"] != "off" {
 		t.Errorf("PUT: %d %v", st, props)
 	}
 	var a apiAnswer
-	if st := call(t, url, "PUT", "/_api/query-cache/properties", map[string]any{"mode": "on"}, &a); st != 501 || a.ErrorNum != 9 {
+	if st := callJSON(t, url, "PUT", "/_api/query-cache/properties", map[string]any{"mode": "on"}, &a); st != 501 || a.ErrorNum != 9 {
 		t.Errorf("mode on: %d %+v", st, a)
 	}
 	for _, path := range []string{"/_api/query-cache/entries", "/_api/query-plan-cache"} {
 		var list []any
-		if st := call(t, url, "GET", path, nil, &list); st != 200 || list == nil || len(list) != 0 {
+		if st := callJSON(t, url, "GET", path, nil, &list); st != 200 || list == nil || len(list) != 0 {
 			t.Errorf("GET %s: %d %v", path, st, list)
 		}
 	}
 	for _, path := range []string{"/_api/query-cache", "/_api/query-plan-cache"} {
-		if st := call(t, url, http.MethodDelete, path, nil, nil); st != 200 {
+		if st := callJSON(t, url, http.MethodDelete, path, nil, nil); st != 200 {
 			t.Errorf("DELETE %s: %d", path, st)
 		}
 	}
@@ -295,7 +295,7 @@ func TestQueryCaches(t *testing.T) {
 		Name  string          `json:"name"`
 		Flags map[string]bool `json:"flags"`
 	}
-	call(t, url, "GET", "/_api/query/rules", nil, &rules)
+	callJSON(t, url, "GET", "/_api/query/rules", nil, &rules)
 	if len(rules) < 10 || rules[0].Name == "" || len(rules[0].Flags) != 6 {
 		t.Errorf("rules: %v", rules)
 	}
