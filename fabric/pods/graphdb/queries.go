@@ -97,7 +97,7 @@ func (s *Server) runQuery(r *request, body *cursorRequest) (*queryRun, error) {
 	ctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
 	tracked := &s.cursors.tracked
-	tq := tracked.start(r.db, s.auth.user, body.Query, body.BindVars, body.Options.Stream, cancel)
+	tq := tracked.start(r.db, s.auth.user, body.Query, body.BindVars, body.Options.Stream, q.Modifies(), cancel)
 	exitCode := 0
 	defer func() { tracked.finish(tq, exitCode) }()
 	fail := func(e *apiError) (*queryRun, error) {

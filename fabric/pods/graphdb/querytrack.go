@@ -59,7 +59,7 @@ type trackedQuery struct {
 	id, db, user, query string
 	bindVars            map[string]any
 	started             time.Time
-	stream              bool
+	stream, modifies    bool
 	cancel              context.CancelCauseFunc
 	b                   *budget.Budget // its account, once it runs
 	listed              bool           // in the running list (tracking was on)
@@ -99,13 +99,13 @@ func (t *queryTracker) propsLocked() queryProps {
 }
 
 // start registers a query about to run (listed when tracking is on).
-func (t *queryTracker) start(db, user, query string, binds map[string]any, stream bool, cancel context.CancelCauseFunc) *trackedQuery {
+func (t *queryTracker) start(db, user, query string, binds map[string]any, stream, modifies bool, cancel context.CancelCauseFunc) *trackedQuery {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	p := t.propsLocked()
 	t.next++
 	q := &trackedQuery{id: strconv.FormatUint(t.next, 10), db: db, user: user, query: truncate(query, p.MaxQueryStringLength),
-		started: time.Now(), stream: stream, cancel: cancel, state: "initializing", listed: p.Enabled}
+		started: time.Now(), stream: stream, modifies: modifies, cancel: cancel, state: "initializing", listed: p.Enabled}
 	if p.TrackBindVars {
 		q.bindVars = boundedBinds(binds, maxTrackedBindVars)
 	}
@@ -214,7 +214,7 @@ func (t *queryTracker) list(db string, all, slow bool) []map[string]any {
 		}
 		e := map[string]any{"id": q.id, "database": q.db, "user": q.user, "query": q.query, "bindVars": q.bindVars,
 			"started": q.started.UTC().Format("2006-01-02T15:04:05Z"), "state": q.state, "stream": q.stream,
-			"modificationQuery": false, "warnings": 0}
+			"modificationQuery": q.modifies, "warnings": 0}
 		if e["bindVars"] == nil {
 			e["bindVars"] = map[string]any{}
 		}
