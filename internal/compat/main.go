@@ -22,7 +22,7 @@
 // goroutine ends only its own process; a test that did not end within
 // -timeout counts as failed.
 //
-//	go run ./internal/compat [-run REGEXP] [-v] [-json FILE] [-timeout 3m] [-parallel 4]
+//	go run ./internal/compat [-run REGEXP] [-groups G,...] [-v] [-json FILE] [-timeout 3m] [-parallel 4]
 //	                       [-min PERCENT] [-green GROUP,...]
 package main
 
@@ -67,6 +67,7 @@ var claimed = []string{"databases", "collections", "documents", "import", "curso
 func main() {
 	o := options{}
 	flag.StringVar(&o.run, "run", "", "run only the suite's top-level tests whose names match this regexp")
+	flag.StringVar(&o.groups, "groups", "", "run only the tests of these comma-separated groups (databases, collections, documents, ...)")
 	flag.DurationVar(&o.timeout, "timeout", 3*time.Minute, "the time limit of each top-level test")
 	flag.IntVar(&o.parallel, "parallel", 4, "top-level tests (processes) run at once")
 	flag.BoolVar(&o.verbose, "v", false, "list every failing and skipped unit with its reason, and the server's log")
@@ -90,6 +91,7 @@ type options struct {
 	auth     string
 	minShare float64
 	green    string
+	groups   string
 }
 
 func run(o options) error {
@@ -118,7 +120,7 @@ func run(o options) error {
 		return err
 	}
 
-	names, err := selected(files, o.run)
+	names, err := selected(files, o.run, o.groups)
 	if err != nil {
 		return err
 	}
@@ -229,19 +231,26 @@ func runOne(goCmd, bin, dir, name string, env []string, timeout time.Duration, r
 
 // selected are the suite's top-level tests whose names match run (all
 // when run is empty), sorted.
-func selected(files map[string]string, run string) ([]string, error) {
+func selected(files map[string]string, run, groups string) ([]string, error) {
 	re, err := regexp.Compile(run)
 	if err != nil {
 		return nil, fmt.Errorf("-run: %v", err)
 	}
+	var in map[string]bool
+	if groups != "" {
+		in = map[string]bool{}
+		for _, g := range strings.Split(groups, ",") {
+			in[strings.TrimSpace(g)] = true
+		}
+	}
 	var names []string
-	for name := range files {
-		if re.MatchString(name) {
+	for name, file := range files {
+		if re.MatchString(name) && (in == nil || in[groupOf(file)]) {
 			names = append(names, name)
 		}
 	}
 	if len(names) == 0 {
-		return nil, fmt.Errorf("no test of the suite matches -run %q", run)
+		return nil, fmt.Errorf("no test of the suite matches -run %q and -groups %q", run, groups)
 	}
 	sort.Strings(names)
 	return names, nil
