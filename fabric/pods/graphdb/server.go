@@ -184,6 +184,10 @@ func (w *recordingWriter) Write(b []byte) (int, error) {
 func (w *recordingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
+	if err := decodeBody(r); err != nil {
+		writeError(w, err)
+		return
+	}
 	req := &request{Request: r, db: graphstore.System, docs: s.store}
 	path := strings.Trim(r.URL.Path, "/")
 	parts := strings.Split(path, "/")
