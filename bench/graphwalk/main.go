@@ -107,16 +107,22 @@ func open(ctx context.Context, h2 bool, dbName string) (arangodb.Database, error
 	return db, nil
 }
 
-func walk(h2 bool, dbName, nodes, edges, startsFile string) error {
+// begin reads the start vertices and opens the database.
+func begin(ctx context.Context, h2 bool, dbName, startsFile string) ([]string, arangodb.Database, error) {
 	starts, err := readLines(startsFile)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	if len(starts) == 0 {
-		return fmt.Errorf("%s names no start vertex", startsFile)
+		return nil, nil, fmt.Errorf("%s names no start vertex", startsFile)
 	}
-	ctx := context.Background()
 	db, err := open(ctx, h2, dbName)
+	return starts, db, err
+}
+
+func walk(h2 bool, dbName, nodes, edges, startsFile string) error {
+	ctx := context.Background()
+	starts, db, err := begin(ctx, h2, dbName, startsFile)
 	if err != nil {
 		return err
 	}
@@ -206,15 +212,8 @@ func readLines(path string) ([]string, error) {
 // lookups makes the index on NODES' name, then finds each start vertex by
 // its name.
 func lookups(h2 bool, dbName, nodes, startsFile string) error {
-	starts, err := readLines(startsFile)
-	if err != nil {
-		return err
-	}
-	if len(starts) == 0 {
-		return fmt.Errorf("%s names no start vertex", startsFile)
-	}
 	ctx := context.Background()
-	db, err := open(ctx, h2, dbName)
+	starts, db, err := begin(ctx, h2, dbName, startsFile)
 	if err != nil {
 		return err
 	}

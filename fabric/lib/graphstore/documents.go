@@ -590,6 +590,11 @@ func (s *Store) remove(t *Txn, db, coll string, items []any, pre Precondition) (
 // Lookup reads documents by key (strings or objects with _key): each
 // its stored JSON, or its error.
 func (s *Store) Lookup(db, coll string, items []any) ([]json.RawMessage, []error, error) {
+	return lookup(s, db, coll, items, s.Document)
+}
+
+// lookup is Lookup with each document read by read.
+func lookup(s *Store, db, coll string, items []any, read func(db, coll, key string) ([]byte, error)) ([]json.RawMessage, []error, error) {
 	if _, err := s.Collection(db, coll); err != nil {
 		return nil, nil, err
 	}
@@ -601,7 +606,7 @@ func (s *Store) Lookup(db, coll string, items []any) ([]json.RawMessage, []error
 			errs[i] = ErrIdentifier
 			continue
 		}
-		docs[i], errs[i] = s.Document(db, coll, k)
+		docs[i], errs[i] = read(db, coll, k)
 	}
 	return docs, errs, nil
 }

@@ -90,7 +90,7 @@ func createIndex(t *testing.T, s *Store, def Index) *Index {
 }
 
 // lookup returns the keys an index scan reads.
-func lookup(t *testing.T, s *Store, id string, eq []any, lo, hi *Bound) []string {
+func lookupKeys(t *testing.T, s *Store, id string, eq []any, lo, hi *Bound) []string {
 	t.Helper()
 	r, err := s.NewReader()
 	if err != nil {
@@ -144,7 +144,7 @@ func TestPersistentIndex(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := lookup(t, s, tc.id, tc.eq, tc.lo, tc.hi); !reflect.DeepEqual(got, tc.want) {
+			if got := lookupKeys(t, s, tc.id, tc.eq, tc.lo, tc.hi); !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got %v, want %v", got, tc.want)
 			}
 		})
@@ -156,16 +156,16 @@ func TestPersistentIndex(t *testing.T) {
 	if _, err := s.Remove("d", "c", []any{"c"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := lookup(t, s, age.ID, []any{num(30)}, nil, nil); len(got) != 0 {
+	if got := lookupKeys(t, s, age.ID, []any{num(30)}, nil, nil); len(got) != 0 {
 		t.Errorf("after update and removal, age 30: %v", got)
 	}
-	if got := lookup(t, s, age.ID, []any{num(31)}, nil, nil); !reflect.DeepEqual(got, []string{"a"}) {
+	if got := lookupKeys(t, s, age.ID, []any{num(31)}, nil, nil); !reflect.DeepEqual(got, []string{"a"}) {
 		t.Errorf("after update, age 31: %v", got)
 	}
 	if _, err := s.Truncate("d", "c"); err != nil {
 		t.Fatal(err)
 	}
-	if got := lookup(t, s, tags.ID, []any{"y"}, nil, nil); len(got) != 0 {
+	if got := lookupKeys(t, s, tags.ID, []any{"y"}, nil, nil); len(got) != 0 {
 		t.Errorf("after truncate: %v", got)
 	}
 	// The same definition again is the same index; a drop removes it.

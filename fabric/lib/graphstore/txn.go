@@ -310,20 +310,7 @@ func (t *Txn) Document(db, coll, key string) ([]byte, error) {
 
 // Lookup is Store.Lookup as the transaction sees the store.
 func (t *Txn) Lookup(db, coll string, items []any) ([]json.RawMessage, []error, error) {
-	if _, err := t.s.Collection(db, coll); err != nil {
-		return nil, nil, err
-	}
-	docs := make([]json.RawMessage, len(items))
-	errs := make([]error, len(items))
-	for i, x := range items {
-		k, _, ok := itemKey(x)
-		if !ok {
-			errs[i] = ErrIdentifier
-			continue
-		}
-		docs[i], errs[i] = t.Document(db, coll, k)
-	}
-	return docs, errs, nil
+	return lookup(t.s, db, coll, items, t.Document)
 }
 
 // Use runs fn with a reader of the store as the transaction sees it: its
