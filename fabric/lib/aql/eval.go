@@ -209,7 +209,7 @@ type evaluator struct {
 	colls  map[string][]any    // a collection named as a value, read once
 	stats  Stats
 	opts   Options
-	writes *writeState         // what the data-modification operations did
+	writes *writeState // what the data-modification operations did
 }
 
 // query runs the operations over rows, starting from one row.
