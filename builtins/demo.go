@@ -14,18 +14,41 @@ import (
 
 // demoModule backs a tenant's artifacts up and compares backups.
 func (e *Env) demoModule() starlark.Value {
-	return doc.Module("demo", "Backups of a tenant's artifacts, and their comparison.", starlark.StringDict{
+	kinds := make([]any, len(client.BackupKinds))
+	for i, k := range client.BackupKinds {
+		kinds[i] = starvalue.Map{{Key: "code", Value: k.Code}, {Key: "dir", Value: k.Dir}, {Key: "title", Value: k.Title}}
+	}
+	kindsValue, err := starvalue.ToStarlark(kinds)
+	if err != nil {
+		panic(err)
+	}
+	return doc.Module("demo", "Backups of a tenant's artifacts, their comparison, and the setup of a tenant from a directory.", starlark.StringDict{
+		"KINDS": kindsValue,
+		"setup": doc.Builtin("demo.setup", `setup(dir, ip, port=7443, protocol="https", pipelines=None, blueprints=None, verify_only=False)
+
+Pushes a setup directory (dir: settings.json and a folder per kind, as
+demo.backup writes them) into the tenant at ip: the current network
+configuration when its servers are at that address, else the one
+project whose servers are (ip may also name a project, or a network
+configuration file). The webhook endpoint of settings.json is configured
+on port and protocol; pipelines and blueprints (lists of names) limit
+those set up. Everything is checked before anything changes; with
+verify_only=True nothing changes. Returns a dict: target (what ip
+resolved to), rows (kind, name, status, detail) and warnings.`, e.demoSetup),
 		"backup": doc.Builtin("demo.backup", `backup(to_dir, yaml=False)
 
 Writes the tenant's dashboards, dashboard groups, published pipelines,
-synthetic profiles and the stacks they use into to_dir (new, or empty),
+blueprints, synthetic profiles and the stacks they use, endpoints,
+mappings (each deployment's pipelines and the streams they read and
+write) and persistent streams (their definitions) into to_dir (new, or empty),
 one file per artifact under a folder per kind, as JSON (YAML with
 yaml=True), with backup.json saying what it holds. Nothing is left in
 to_dir when it fails. Returns the counts: dicts of kind, dir, count.`, e.demoBackup),
 		"diff": doc.Builtin("demo.diff", `diff(first, second, opts=None, details=False, side=False, width=60)
 
 Compares two backups kind by kind and name by name (opts: a list of
-kind codes, d dg pl syn st, to compare only those). The documents are
+kind codes, d dg pl bp syn st ep map ps, or folder names, to compare
+only those). The documents are
 compared, not their text, and saved_time is left out. Returns one dict
 per artifact: dir, name, status (Identical, Only In First, Only In
 Second, Differ) and, for those that differ, with details a unified diff,
@@ -48,7 +71,7 @@ func (e *Env) demoBackup(thread *starlark.Thread, b *starlark.Builtin, args star
 		if err != nil {
 			return nil, err
 		}
-		counts, err := client.BackupWrite(ctx, &client.BackupSource{Repo: r, Data: c.Data}, dir, asYAML)
+		counts, err := client.BackupWrite(ctx, &client.BackupSource{Repo: r, Data: c.Data, JS: c.JetStream()}, dir, asYAML)
 		if err != nil {
 			return nil, err
 		}

@@ -68,6 +68,18 @@ name, YYYY_MM_DD_N (N counts from 1 each day, UTC), and returns the
 stored record. name replaces the document's name (which defaults to
 data.name, then to the file's base name). pipetype is Published or
 Draft; without it the document's, else Published.`, e.pipelineAdd),
+		"publish": b("publish", `publish(name, version)
+
+Publishes a draft version of a pipeline: its pipetype becomes Published,
+so deployments whose entries say version "*" (and published-run) take it
+when it is the latest published version. Returns the record; a version
+published already is refused.`, e.pipelinePublish),
+		"latest_published": b("latest_published", `latest_published(name)
+
+Returns the latest published version of a pipeline (the one a
+deployment's version "*" runs); fails when it has none.`, e.nameCall(func(ctx context.Context, c *client.Client, name string) (any, error) {
+			return c.LatestPublished(ctx, name)
+		})),
 		"delete": b("delete", `delete(name, version)
 
 Deletes one version of a pipeline.`, e.pipelineDelete),
@@ -199,5 +211,15 @@ func (e *Env) pipelineConvert(thread *starlark.Thread, b *starlark.Builtin, args
 	}
 	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
 		return c.ConvertPipelinesToJSON(ctx, pipetype)
+	})
+}
+
+func (e *Env) pipelinePublish(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+	var name, version string
+	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "version", &version); err != nil {
+		return nil, err
+	}
+	return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
+		return c.PublishPipeline(ctx, name, version)
 	})
 }

@@ -47,7 +47,8 @@ func TestOutputDemoBackup(t *testing.T) {
 		step{cmd: "demo diff --first $DIR/monday --second $DIR/tuesday --opts st,syn"},
 		step{cmd: "demo diff --first $DIR/empty --second $DIR/tuesday"},
 		step{cmd: "demo diff --first $DIR/empty --second $DIR/empty"},
-		step{cmd: "demo diff --first $DIR/monday --second $DIR/tuesday --opts zz", code: 1},
+		step{cmd: "demo diff --first $DIR/monday --second $DIR/tuesday --opts zz", code: 2},
+		step{cmd: "demo diff --first $DIR/monday --second $DIR/tuesday --opts ps,bp,ep,map,pstreams"},
 		step{cmd: "demo diff --first $DIR/monday --second $DIR/none", code: 1},
 		step{cmd: "demo diff --first $DIR/monday --second $DIR/full", code: 1},
 	)

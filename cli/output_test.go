@@ -36,7 +36,8 @@ type step struct {
 	// setup runs cmd without recording it; it must exit 0.
 	setup bool
 	// cat records "$ cat FILE" and the file's content in the transcript
-	// of key, instead of a run.
+	// of key, instead of a run; with cmd, key is the transcript the run
+	// is recorded in (one of another command).
 	cat, key string
 	// do is an action between runs, not recorded.
 	do func()
@@ -124,6 +125,15 @@ func (s *session) steps(steps ...step) {
 			s.record(st.key, s.sc.Scrub("$ cat "+path+"\n")+s.sc.Scrub(withNewline(string(data))))
 		case st.setup:
 			s.setup(st.stdin, s.expand(st.cmd))
+		case st.key != "":
+			// A run of another command, recorded in the transcript
+			// of key (the state a scenario leads to).
+			args := splitArgs(s.t, s.expand(st.cmd))
+			out, errOut, code := run(s.t, st.stdin, args...)
+			if code != st.code {
+				s.t.Errorf("client %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", s.expand(st.cmd), code, st.code, out, errOut)
+			}
+			s.log(st.key, st.stdin, args, out, errOut, code)
 		default:
 			s.run(st.code, st.stdin, s.expand(st.cmd))
 		}

@@ -43,6 +43,8 @@ var (
 type (
 	// BackupSource is backup.Source.
 	BackupSource = backup.Source
+	// BackupSetupOptions is backup.SetupOptions.
+	BackupSetupOptions = backup.SetupOptions
 )
 
 var (
@@ -50,6 +52,12 @@ var (
 	BackupCheckDestination = backup.CheckDestination
 	// BackupWrite is backup.Write.
 	BackupWrite = backup.Write
+	// BackupSetup is backup.Setup.
+	BackupSetup = backup.Setup
+	// BackupReadSettings is backup.ReadSettings.
+	BackupReadSettings = backup.ReadSettings
+	// BackupKinds is backup.Kinds.
+	BackupKinds = backup.Kinds
 )
 
 type (

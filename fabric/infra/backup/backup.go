@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/fabricops/fabric/fabric/lib/pack"
 	"io"
 	"io/fs"
 	"os"
@@ -18,10 +17,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fabricops/fabric/fabric/lib/pack"
+
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/artifact"
 	"github.com/fabricops/fabric/fabric/infra/tenant"
 	"github.com/fabricops/fabric/fabric/lib/safefile"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Kind is a kind of artifact a backup holds.
@@ -43,27 +45,37 @@ type Item struct {
 	Doc  *artifact.Doc
 }
 
-// Source is the tenant a backup reads.
+// Source is the tenant a backup reads (and a setup writes).
 type Source struct {
 	Repo *artifact.Repo
 	Data *tenant.Data
+	// JS is the tenant's JetStream, where its persistent streams are.
+	JS jetstream.JetStream
+	// CheckPort, when set, says why an endpoint of the type may not take
+	// the port on the event gateways of the site (nil: it may).
+	CheckPort func(ctx context.Context, typ string, port int, site string) error
 }
 
-// Kinds are the kinds a backup holds, in the order it writes and counts
-// them. (Blueprints, endpoints, mappings and persistent streams join as
-// the fabric gets them.)
+// Kinds are the kinds a backup holds (SPEC 2.16), in the order it
+// writes and counts them. A mapping is derived, not stored: the
+// stream-to-pipeline bindings of a deployment (see mappings.go).
 var Kinds = []*Kind{
 	{Code: "d", Dir: "dashboards", Title: "Dashboards", collect: records(artifact.Dashboard)},
 	{Code: "dg", Dir: "dashboard_groups", Title: "Dashboard groups", collect: records(artifact.DashGroup)},
 	{Code: "pl", Dir: "pipelines", Title: "Published pipelines", collect: publishedPipelines},
+	{Code: "bp", Dir: "blueprints", Title: "Blueprints", collect: records(artifact.Deployment)},
 	{Code: "syn", Dir: "synthetic_profiles", Title: "Synthetic profiles", collect: records(artifact.Synthetics)},
 	{Code: "st", Dir: "stacks", Title: "Stacks used in synthetic profiles", collect: usedStacks},
+	{Code: "ep", Dir: "endpoints", Title: "Endpoints", collect: records(artifact.EventEndpoint)},
+	{Code: "map", Dir: "mappings", Title: "Mappings", collect: mappings},
+	{Code: "ps", Dir: "pstreams", Title: "Persistent streams", collect: persistentStreams},
 }
 
-// KindByCode returns the kind of a diff --opts code.
+// KindByCode returns the kind of a diff --opts code, or of its folder's
+// name (dashboards, pstreams, ...).
 func KindByCode(code string) (*Kind, bool) {
 	for _, k := range Kinds {
-		if k.Code == code {
+		if k.Code == code || k.Dir == code {
 			return k, true
 		}
 	}
@@ -206,9 +218,8 @@ func Write(ctx context.Context, s *Source, dir string, asYAML bool) ([]Count, er
 			return nil, fmt.Errorf("backing up the %s: %v", strings.ToLower(k.Title), err)
 		}
 		counts = append(counts, Count{Kind: k.Title, Dir: k.Dir, Count: len(items)})
-		if len(items) == 0 {
-			continue
-		}
+		// Every kind has its folder, empty or not: a setup of the backup
+		// warns of a missing one.
 		if err := os.Mkdir(filepath.Join(tmp, k.Dir), 0o755); err != nil {
 			return nil, err
 		}
@@ -223,8 +234,13 @@ func Write(ctx context.Context, s *Source, dir string, asYAML bool) ([]Count, er
 			}
 		}
 	}
-	m, _ := json.MarshalIndent(Manifest{Created: api.Timestamp(time.Now()), Format: format, Counts: counts}, "", "  ")
+	created := api.Timestamp(time.Now())
+	m, _ := json.MarshalIndent(Manifest{Created: created, Format: format, Counts: counts}, "", "  ")
 	if err := writeFile(filepath.Join(tmp, ManifestName), append(m, '\n')); err != nil {
+		return nil, err
+	}
+	settings, _ := json.MarshalIndent(Settings{Description: "demo backup of " + created}, "", "  ")
+	if err := writeFile(filepath.Join(tmp, SettingsName), append(settings, '\n')); err != nil {
 		return nil, err
 	}
 	if err := os.Remove(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -43,6 +43,7 @@ func Diff(first, second string, codes []string) ([]Entry, error) {
 	kinds := Kinds
 	if len(codes) > 0 {
 		kinds = nil
+		seen := map[*Kind]bool{}
 		for _, c := range codes {
 			k, ok := KindByCode(c)
 			if !ok {
@@ -52,7 +53,10 @@ func Diff(first, second string, codes []string) ([]Entry, error) {
 				}
 				return nil, fmt.Errorf("no kind %q: the kinds are %s", c, strings.Join(known, ", "))
 			}
-			kinds = append(kinds, k)
+			if !seen[k] {
+				seen[k] = true
+				kinds = append(kinds, k)
+			}
 		}
 	}
 	for _, dir := range []string{first, second} {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -233,4 +234,114 @@ func (t *Data) ConvertPipelinesToJSON(ctx context.Context, pipetype string) ([]a
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// PublishPipeline makes a draft version of a pipeline published: its
+// pipetype becomes Published (deployments' version "*" and
+// published-run then take it when it is the latest published one).
+// A version that is published already is refused.
+func (t *Data) PublishPipeline(ctx context.Context, name, version string) (api.Pipeline, error) {
+	if version == "" {
+		return api.Pipeline{}, fmt.Errorf("pipeline %q: give the version to publish", name)
+	}
+	p, rev, err := t.pipelineRecord(ctx, name, version)
+	if err != nil {
+		return p, err
+	}
+	if p.Pipetype == api.PipetypePublished {
+		return p, fmt.Errorf("pipeline %q version %s is published already", name, version)
+	}
+	p.Pipetype = api.PipetypePublished
+	s, _ := t.Store(ctx)
+	if err := s.Put(ctx, api.PipelinesBucket, pipelineKey(name, version), p, rev); err != nil {
+		return p, fmt.Errorf("pipeline %q version %s was changed meanwhile; try again", name, version)
+	}
+	return p, nil
+}
+
+// LatestPublished returns the latest published version of a pipeline.
+func (t *Data) LatestPublished(ctx context.Context, name string) (api.Pipeline, error) {
+	versions, err := t.PipelineVersions(ctx, name)
+	if err != nil {
+		return api.Pipeline{}, err
+	}
+	for i := len(versions) - 1; i >= 0; i-- {
+		if versions[i].Pipetype == "" || versions[i].Pipetype == api.PipetypePublished {
+			return versions[i], nil
+		}
+	}
+	return api.Pipeline{}, fmt.Errorf("pipeline %q has no published version ('client pipeline publish' publishes a draft)", name)
+}
+
+// Pipeline restore outcomes (RestorePipeline).
+const (
+	RestoreAdded     = "added"
+	RestoreUnchanged = "unchanged"
+)
+
+// RestorePipeline stores p at its own version (a backup's), where
+// AddPipeline would give it the next one: added when the version is new,
+// unchanged when the same content is stored there already (saved_time
+// aside). A version stored with other content is refused: a version
+// never changes. With dryRun nothing is written.
+func (t *Data) RestorePipeline(ctx context.Context, p api.Pipeline, dryRun bool) (string, error) {
+	if _, _, ok := pipeline.ParseVersion(p.Version); !ok {
+		return "", fmt.Errorf("pipeline %q: %q is not a version (YYYY_MM_DD_N)", p.Name, p.Version)
+	}
+	if p.Pipetype == "" {
+		p.Pipetype = api.PipetypePublished
+	}
+	pt, err := pipeline.Pipetype(p.Pipetype)
+	if err != nil {
+		return "", err
+	}
+	p.Pipetype = pt
+	if p.Format == "" {
+		p.Format = api.PipelineJSON
+	}
+	for i, s := range p.Data.Sequence {
+		if !pipeline.ValidTag(s.Tag) {
+			return "", fmt.Errorf("pipeline %q: step %d: %q is not a bot tag (want @ns:bot, *ns:bot or #ns:bot)", p.Name, i+1, s.Tag)
+		}
+	}
+	s, err := t.Store(ctx)
+	if err != nil {
+		return "", err
+	}
+	var cur api.Pipeline
+	_, err = s.Get(ctx, api.PipelinesBucket, pipelineKey(p.Name, p.Version), &cur)
+	switch {
+	case err == nil:
+		cur.SavedTime = p.SavedTime
+		if reflect.DeepEqual(normalPipeline(cur), normalPipeline(p)) {
+			return RestoreUnchanged, nil
+		}
+		return "", fmt.Errorf("pipeline %q version %s exists with other content (a version never changes: add it as a new version)", p.Name, p.Version)
+	case !errors.Is(err, store.ErrNotFound):
+		return "", err
+	case dryRun:
+		return RestoreAdded, nil
+	}
+	if p.SavedTime == "" {
+		p.SavedTime = api.Timestamp(time.Now())
+	}
+	if err := s.Create(ctx, api.PipelinesBucket, pipelineKey(p.Name, p.Version), p); err != nil {
+		return "", fmt.Errorf("pipeline %q version %s: %v", p.Name, p.Version, err)
+	}
+	return RestoreAdded, nil
+}
+
+// normalPipeline is p as a comparison sees it: empty lists and maps as
+// none.
+func normalPipeline(p api.Pipeline) api.Pipeline {
+	if len(p.Sources) == 0 {
+		p.Sources = nil
+	}
+	if len(p.Artifacts) == 0 {
+		p.Artifacts = nil
+	}
+	if len(p.Data.Sequence) == 0 {
+		p.Data.Sequence = nil
+	}
+	return p
 }
