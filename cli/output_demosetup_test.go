@@ -54,6 +54,9 @@ func TestOutputDemoSetup(t *testing.T) {
 	write(t, dir, "badgroup/settings.json", `{}`)
 	write(t, dir, "badgroup/dashboards/x.yaml", "name: x\n")
 	write(t, dir, "badgroup/dashboard_groups/g.json", `{"name": "g", "dashboardList": [{"name": "nosuch"}]}`)
+	// A version tenant b holds (after the setup below) with other content.
+	write(t, dir, "conflict/settings.json", `{}`)
+	write(t, dir, "conflict/pipelines/forward.json", `{"name": "forward", "version": "`+today()+`_1", "description": "changed", "data": {"sequence": [{"tag": "@dm:empty"}]}}`)
 
 	s.steps(
 		step{cmd: "project add --name b --tenant b", setup: true},
@@ -88,6 +91,7 @@ func TestOutputDemoSetup(t *testing.T) {
 		step{cmd: "demo setup --dir $DIR/typo --ip b", code: 1},
 		step{cmd: "demo setup --dir $DIR/badgroup --ip b", code: 1},
 		step{cmd: "demo setup --dir $DIR/demo --ip b --pipelines nosuch", code: 1},
+		step{cmd: "demo setup --dir $DIR/conflict --ip b", code: 1},
 		step{cmd: "demo setup --dir $DIR/demo --ip 10.9.9.9", code: 1},
 		step{cmd: "demo setup --dir $DIR/demo --ip b --port 0", code: 2},
 		step{cmd: "demo setup --dir $DIR/demo --ip b --protocol ftp", code: 2},
