@@ -84,6 +84,7 @@ func TestOutputDemoSetup(t *testing.T) {
 		step{cmd: "demo diff --first $DIR/a --second $DIR/b --no_ident", key: "demo-setup"},
 		step{do: func() { f.UseTenant(t, "a") }},
 		step{cmd: "demo setup --dir $DIR/demo --ip 127.0.0.1 --port 8443 --protocol http --pipelines retail-feed"},
+		step{cmd: "demo setup --dir $DIR/demo --ip 127.0.0.1 --port 8443 --protocol http"},
 		step{cmd: "event-endpoint get --name alerts-in", key: "demo-setup"},
 
 		step{cmd: "demo setup --dir $DIR/nosettings --ip b", code: 1},

@@ -227,6 +227,13 @@ func (p *plan) check(ctx context.Context) error {
 				if st == tenant.RestoreUnchanged {
 					s.do = doNothing
 				}
+			} else {
+				// Set up again, a pipeline without a version is
+				// left alone when its latest version holds it.
+				var same bool
+				if same, err = p.src.Data.SameAsLatest(ctx, *s.pipe); same {
+					s.do = doNothing
+				}
 			}
 		case s.stream != nil:
 			var cur streams.Info

@@ -345,3 +345,23 @@ func normalPipeline(p api.Pipeline) api.Pipeline {
 	}
 	return p
 }
+
+// SameAsLatest reports whether the latest version of p's pipeline holds
+// p (its version, saved_time and format aside, pipetype Published when
+// p gives none): a setup that adds p again as a new version would add
+// nothing new.
+func (t *Data) SameAsLatest(ctx context.Context, p api.Pipeline) (bool, error) {
+	versions, err := t.pipelineVersions(ctx, p.Name)
+	if err != nil || len(versions) == 0 {
+		return false, err
+	}
+	cur := versions[len(versions)-1]
+	if p.Pipetype == "" {
+		p.Pipetype = api.PipetypePublished
+	}
+	if p.Data.Name == "" {
+		p.Data.Name = p.Name
+	}
+	p.Version, p.SavedTime, p.Format = cur.Version, cur.SavedTime, cur.Format
+	return reflect.DeepEqual(normalPipeline(cur), normalPipeline(p)), nil
+}
