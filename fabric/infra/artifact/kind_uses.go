@@ -8,11 +8,15 @@ import (
 )
 
 // The kinds whose records others use are not deleted while used: a stack
-// a synthetic profile probes, a dashboard a dashboard group lists. (Set
+// or a site profile a synthetic profile names, a dashboard a dashboard
+// group lists. (Set
 // here, not in the kinds' declarations: the kinds refer to each other.)
 func init() {
 	Stack.UsedBy = func(ctx context.Context, r *Repo, name string) (string, error) {
 		return r.firstUser(ctx, Synthetics, func(d *Doc) bool { s, _ := d.String("stack"); return s == name })
+	}
+	SiteProfile.UsedBy = func(ctx context.Context, r *Repo, name string) (string, error) {
+		return r.firstUser(ctx, Synthetics, func(d *Doc) bool { s, _ := d.String("site_profile"); return s == name })
 	}
 	Dashboard.UsedBy = func(ctx context.Context, r *Repo, name string) (string, error) {
 		return r.firstUser(ctx, DashGroup, func(d *Doc) bool { return slices.Contains(groupDashboards(d), name) })
