@@ -17,6 +17,7 @@ import (
 	"github.com/fabricops/fabric/fabric/infra/secret"
 	"github.com/fabricops/fabric/fabric/infra/store"
 	"github.com/fabricops/fabric/fabric/infra/streams"
+	"github.com/fabricops/fabric/fabric/infra/synthetics"
 	"github.com/fabricops/fabric/fabric/infra/tenant"
 )
 
@@ -209,4 +210,16 @@ var (
 	ScheduleStatuses = blueprint.ScheduleStatuses
 	// LoadPipeline is tenant.LoadPipeline.
 	LoadPipeline = tenant.LoadPipeline
+)
+
+type (
+	// SyntheticsResult is synthetics.Result.
+	SyntheticsResult = synthetics.Result
+)
+
+var (
+	// OpenSyntheticsStatus is synthetics.OpenStatus.
+	OpenSyntheticsStatus = synthetics.OpenStatus
+	// SyntheticsKind is artifact.Synthetics.
+	SyntheticsKind = artifact.Synthetics
 )
