@@ -184,7 +184,8 @@ func TestOutputArtifactKinds(t *testing.T) {
 		s.steps(steps...)
 		lists = append(lists, k.group+" list")
 	}
-	s.steps(step{cmd: "stack delete --name web-stack", code: 1}) // the synthetic profile names it
+	// The synthetic profile names the stack: it is not deleted first.
+	s.steps(step{cmd: "stack delete --name web-stack", code: 1})
 	for i := len(kinds) - 1; i >= 0; i-- { // synthetics name a stack: delete them first
 		k := kinds[i]
 		s.steps(step{cmd: k.group + " delete --name " + k.name}, step{cmd: k.group + " delete --name " + k.name, code: 1})

@@ -19,6 +19,7 @@ import (
 	"github.com/fabricops/fabric/fabric/infra/streams"
 	"github.com/fabricops/fabric/fabric/infra/synthetics"
 	"github.com/fabricops/fabric/fabric/infra/tenant"
+	"github.com/fabricops/fabric/fabric/lib/probes"
 )
 
 type (
@@ -213,8 +214,8 @@ var (
 )
 
 type (
-	// SyntheticsResult is synthetics.Result.
-	SyntheticsResult = synthetics.Result
+	// SyntheticsResult is probes.Result.
+	SyntheticsResult = probes.Result
 )
 
 var (

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/fabricops/fabric/fabric/infra/synthetics"
 	"github.com/fabricops/fabric/fabric/lib/cfxql"
+	"github.com/fabricops/fabric/fabric/lib/probes"
 )
 
 // Severities are the severities an alert rule may have.
@@ -233,7 +233,7 @@ var Stack = &Kind{
 		"name": {"type": "string"},
 		"description": {"type": "string"},
 		"version": {"type": "string"},
-		"components": {"type": "array", "minItems": 1, "maxItems": ` + strconv.Itoa(synthetics.MaxChecks) + `, "items": {
+		"components": {"type": "array", "minItems": 1, "maxItems": ` + strconv.Itoa(probes.MaxChecks) + `, "items": {
 			"type": "object",
 			"required": ["name", "type"],
 			"properties": {
@@ -302,7 +302,7 @@ var SiteProfile = &Kind{
 // Synthetics is the synthetic profile kind: probes (http, tcp, tls) of
 // a stack's components or of targets of their own, run on an interval
 // (or a cron schedule) by workers of the profile's sites (package
-// synthetics).
+// probes).
 var Synthetics = &Kind{
 	Name:   "synthetic profile",
 	Bucket: "fabric_art_synthetics",
@@ -320,7 +320,7 @@ var Synthetics = &Kind{
 		"sites": {"type": "array", "items": {"type": "string", "minLength": 1}},
 		"site_profile": {"type": "string"},
 		"enabled": {"type": "boolean"},
-		"probes": {"type": "array", "minItems": 1, "maxItems": ` + strconv.Itoa(synthetics.MaxProbes) + `, "items": {
+		"probes": {"type": "array", "minItems": 1, "maxItems": ` + strconv.Itoa(probes.MaxProbes) + `, "items": {
 			"type": "object",
 			"required": ["name", "type"],
 			"properties": {
@@ -336,8 +336,8 @@ var Synthetics = &Kind{
 				"max_latency_ms": {"type": "integer", "minimum": 0},
 				"warn_days": {"type": "integer", "minimum": 0},
 				"insecure": {"type": "boolean"},
-				"interval_seconds": {"type": "integer", "minimum": ` + strconv.Itoa(int(synthetics.MinInterval.Seconds())) + `, "maximum": ` + strconv.Itoa(int(synthetics.MaxInterval.Seconds())) + `},
-				"timeout_seconds": {"type": "integer", "minimum": 1, "maximum": ` + strconv.Itoa(int(synthetics.MaxTimeout.Seconds())) + `}
+				"interval_seconds": {"type": "integer", "minimum": ` + strconv.Itoa(int(probes.MinInterval.Seconds())) + `, "maximum": ` + strconv.Itoa(int(probes.MaxInterval.Seconds())) + `},
+				"timeout_seconds": {"type": "integer", "minimum": 1, "maximum": ` + strconv.Itoa(int(probes.MaxTimeout.Seconds())) + `}
 			}
 		}}
 	}
@@ -361,11 +361,11 @@ var Synthetics = &Kind{
 				return fmt.Errorf("site_profile: no site profile named %q", sp)
 			}
 		}
-		p, err := synthetics.ParseProfile(d.JSON())
+		p, err := probes.ParseProfile(d.JSON())
 		if err != nil {
 			return err
 		}
-		stack, err := synthetics.ParseStack(st.Doc.JSON())
+		stack, err := probes.ParseStack(st.Doc.JSON())
 		if err != nil {
 			return err
 		}

@@ -1,3 +1,9 @@
+// Package synthetics keeps the results of the synthetic profiles'
+// checks (package fabric/lib/probes): workers of a profile's sites claim
+// each run of a check in the tenant's status bucket (so that one worker
+// of a site runs it), write each result to the system stream
+// api.StreamSynthetics and keep the last result per check here, which
+// synthetics status reads.
 package synthetics
 
 import (
@@ -10,6 +16,7 @@ import (
 	"time"
 
 	"github.com/fabricops/fabric/fabric/infra/store"
+	"github.com/fabricops/fabric/fabric/lib/probes"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -31,7 +38,7 @@ func OpenStatus(ctx context.Context, st *store.Store) (*Status, error) {
 }
 
 // key is a check's key at a site ("" for a profile that names no site).
-func key(prefix string, c Check, site string) string {
+func key(prefix string, c probes.Check, site string) string {
 	return prefix + store.Key(c.Key()+"@"+site)
 }
 
@@ -45,7 +52,7 @@ type claim struct {
 // Claim claims the run of check c at site due at now: true when this pod
 // runs it (no other pod of the site will until c.Next(now)); otherwise
 // next is when it is due again.
-func (s *Status) Claim(ctx context.Context, c Check, site, podID string, now time.Time) (ok bool, next time.Time, err error) {
+func (s *Status) Claim(ctx context.Context, c probes.Check, site, podID string, now time.Time) (ok bool, next time.Time, err error) {
 	ctx, cancel := context.WithTimeout(ctx, store.Timeout)
 	defer cancel()
 	k := key("c.", c, site)
@@ -72,7 +79,7 @@ func (s *Status) Claim(ctx context.Context, c Check, site, podID string, now tim
 }
 
 // Save keeps r as the last result of check c at site.
-func (s *Status) Save(ctx context.Context, c Check, site string, r Result) error {
+func (s *Status) Save(ctx context.Context, c probes.Check, site string, r probes.Result) error {
 	ctx, cancel := context.WithTimeout(ctx, store.Timeout)
 	defer cancel()
 	data, err := json.Marshal(r)
@@ -85,17 +92,17 @@ func (s *Status) Save(ctx context.Context, c Check, site string, r Result) error
 
 // Last returns the last result of every check, by profile, check,
 // component and site.
-func (s *Status) Last(ctx context.Context) ([]Result, error) {
+func (s *Status) Last(ctx context.Context) ([]probes.Result, error) {
 	entries, err := store.Entries(ctx, s.kv)
 	if err != nil {
 		return nil, err
 	}
-	var out []Result
+	var out []probes.Result
 	for _, e := range entries {
 		if !strings.HasPrefix(e.Key(), "r.") {
 			continue
 		}
-		var r Result
+		var r probes.Result
 		if err := json.Unmarshal(e.Value(), &r); err != nil {
 			return nil, fmt.Errorf("the status of %s is corrupt: %v", e.Key(), err)
 		}
@@ -134,9 +141,9 @@ func (s *Status) Prune(ctx context.Context, keep map[string]bool) error {
 			_ = json.Unmarshal(e.Value(), &c)
 			k = c.Check
 		} else {
-			var r Result
+			var r probes.Result
 			_ = json.Unmarshal(e.Value(), &r)
-			k = Check{Profile: r.Profile, Probe: r.Check, Component: r.Component}.Key()
+			k = probes.Check{Profile: r.Profile, Probe: r.Check, Component: r.Component}.Key()
 		}
 		if !keep[k] {
 			if err := s.kv.Purge(ctx, e.Key()); err != nil {
@@ -148,4 +155,4 @@ func (s *Status) Prune(ctx context.Context, keep map[string]bool) error {
 }
 
 // KeyAt names check c at site among a worker's checks.
-func KeyAt(c Check, site string) string { return key("", c, site) }
+func KeyAt(c probes.Check, site string) string { return key("", c, site) }

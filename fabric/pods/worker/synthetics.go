@@ -11,6 +11,7 @@ import (
 	"github.com/fabricops/fabric/fabric/infra/artifact"
 	"github.com/fabricops/fabric/fabric/infra/store"
 	"github.com/fabricops/fabric/fabric/infra/synthetics"
+	"github.com/fabricops/fabric/fabric/lib/probes"
 )
 
 // How a worker runs the synthetic profiles' probes: every SyntheticsTick
@@ -33,7 +34,7 @@ const (
 // siteCheck is a check a worker runs and the site its results are kept
 // under ("" for a profile that names no site: any worker runs it).
 type siteCheck struct {
-	synthetics.Check
+	probes.Check
 	site string
 }
 
@@ -42,7 +43,7 @@ type prober struct {
 	w      *Worker
 	repo   *artifact.Repo
 	status *synthetics.Status
-	guard  synthetics.Guard
+	guard  probes.Guard
 	checks []siteCheck
 	next   map[string]time.Time
 	sem    chan struct{}
@@ -91,13 +92,13 @@ func (pr *prober) load(ctx context.Context) error {
 		return err
 	}
 	if addr := pr.w.p.Conn().ConnectedAddr(); addr != "" {
-		pr.guard = synthetics.Guard{Refused: []string{addr}}
+		pr.guard = probes.Guard{Refused: []string{addr}}
 	}
 	var checks []siteCheck
 	keep := map[string]bool{}
 	total := 0
 	for _, rec := range recs {
-		p, err := synthetics.ParseProfile(rec.Doc.JSON())
+		p, err := probes.ParseProfile(rec.Doc.JSON())
 		if err != nil {
 			continue
 		}
@@ -106,7 +107,7 @@ func (pr *prober) load(ctx context.Context) error {
 			pr.w.p.Infof(api.LoggerWorker, "synthetics: profile %s: %v", p.Name, err)
 			continue
 		}
-		stack, _ := synthetics.ParseStack(stackDoc)
+		stack, _ := probes.ParseStack(stackDoc)
 		cs, err := p.Checks(stack)
 		if err != nil {
 			pr.w.p.Infof(api.LoggerWorker, "synthetics: profile %s: %v", p.Name, err)
@@ -193,7 +194,7 @@ func (pr *prober) run(c siteCheck) {
 	defer func() { <-pr.sem }()
 	ctx, cancel := context.WithTimeout(context.Background(), c.Timeout+store.Timeout)
 	defer cancel()
-	r := synthetics.Run(ctx, c.Check, pr.guard, nil)
+	r := probes.Run(ctx, c.Check, pr.guard, nil)
 	r.Timestamp, r.Site, r.PodID = api.Timestamp(time.Now()), pr.w.p.Site, pr.w.p.ID
 	pr.w.publishRecord(api.StreamSynthetics, r)
 	if err := pr.status.Save(ctx, c.Check, c.site, r); err != nil {

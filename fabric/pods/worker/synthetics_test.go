@@ -14,6 +14,7 @@ import (
 	"github.com/fabricops/fabric/fabric/infra/store"
 	"github.com/fabricops/fabric/fabric/infra/streams"
 	"github.com/fabricops/fabric/fabric/infra/synthetics"
+	"github.com/fabricops/fabric/fabric/lib/probes"
 )
 
 // TestSyntheticsUpThenDown: a profile probing a local HTTP server reports
@@ -57,14 +58,14 @@ func TestSyntheticsUpThenDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	last := func() []synthetics.Result {
+	last := func() []probes.Result {
 		rs, err := status.Last(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return rs
 	}
-	waitFor := func(want string, within time.Duration) synthetics.Result {
+	waitFor := func(want string, within time.Duration) probes.Result {
 		t.Helper()
 		deadline := time.Now().Add(within)
 		for time.Now().Before(deadline) {
@@ -76,16 +77,16 @@ func TestSyntheticsUpThenDown(t *testing.T) {
 			time.Sleep(200 * time.Millisecond)
 		}
 		t.Fatalf("no %s result within %s: %+v", want, within, last())
-		return synthetics.Result{}
+		return probes.Result{}
 	}
 	// The workers read the profiles every SyntheticsReload, then probe.
-	up := waitFor(synthetics.StatusUp, 15*time.Second)
+	up := waitFor(probes.StatusUp, 15*time.Second)
 	if up.Profile != "web-probes" || up.Check != "home" || up.Component != "front" || up.Site != "local" || up.HTTPStatus != 200 || up.Target != srv.URL+"/" {
 		t.Errorf("up result: %+v", up)
 	}
 	srv.Close()
 	stopped := time.Now()
-	down := waitFor(synthetics.StatusDown, 2*interval)
+	down := waitFor(probes.StatusDown, 2*interval)
 	t.Logf("down %s after the server stopped: %s", time.Since(stopped).Round(time.Millisecond), down.Reason)
 
 	// One worker runs each run: the stream holds no two results of one

@@ -1,4 +1,4 @@
-package synthetics
+package probes
 
 import (
 	"context"

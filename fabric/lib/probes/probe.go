@@ -1,11 +1,8 @@
-// Package synthetics runs the probes of synthetic profiles: HTTP(S)
-// (status, body regex, latency), TCP connect and TLS certificate expiry,
-// each against a target the profile gives or against the components of
-// its stack. Workers of the profile's sites run them on an interval
-// (claiming each run in the tenant's status bucket, so that one worker of
-// a site runs it), write each result to the system stream
-// api.StreamSynthetics and keep the last result per check in the status
-// bucket, which synthetics status reads.
+// Package probes defines and runs the probes of synthetic profiles:
+// HTTP(S) (status, body regex, latency), TCP connect and TLS certificate
+// expiry, each against a target the profile gives or against the
+// components of its stack (package fabric/infra/synthetics keeps their
+// results; the workers run them).
 //
 // What a probe may reach: it is a network request from the tenant's
 // worker, like a bot's, and reports only reachability (status code,
@@ -15,7 +12,7 @@
 // services live there), unspecified and multicast addresses, and the
 // fabric's own message bus (the NATS server the worker is connected to).
 // The address is checked after name resolution, on the connection itself.
-package synthetics
+package probes
 
 import (
 	"encoding/json"
@@ -27,7 +24,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fabricops/fabric/fabric/infra/blueprint"
 	"github.com/robfig/cron/v3"
 )
 
@@ -169,7 +165,7 @@ func (p Profile) Checks(st Stack) ([]Check, error) {
 	}
 	var sched cron.Schedule
 	if p.Schedule != "" {
-		s, err := blueprint.ParseCron(p.Schedule)
+		s, err := parseCron(p.Schedule)
 		if err != nil {
 			return nil, fmt.Errorf("schedule: %v", err)
 		}
@@ -330,4 +326,23 @@ func componentTarget(typ, scheme, path string, c Component) string {
 		}
 	}
 	return net.JoinHostPort(c.Host, strconv.Itoa(port))
+}
+
+// cronParser reads five-field cron expressions (minute, hour, day of
+// month, month, day of week), as schedules and blueprints write them.
+var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow)
+
+// parseCron parses a five-field cron expression, with an optional
+// CRON_TZ=zone before it.
+func parseCron(expr string) (cron.Schedule, error) {
+	if (strings.HasPrefix(expr, "CRON_TZ=") || strings.HasPrefix(expr, "TZ=")) && !strings.Contains(expr, " ") {
+		// The cron library slices the zone up to the first space: with
+		// none, it panics.
+		return nil, fmt.Errorf("%q is not a five-field cron expression: the time zone is not followed by the fields", expr)
+	}
+	s, err := cronParser.Parse(expr)
+	if err != nil {
+		return nil, fmt.Errorf("%q is not a five-field cron expression (minute hour day-of-month month day-of-week): %v", expr, err)
+	}
+	return s, nil
 }
