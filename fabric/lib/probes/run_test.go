@@ -138,6 +138,8 @@ func TestChecks(t *testing.T) {
 		{`{"probes": [{"name": "a", "type": "http"}, {"name": "a", "type": "tcp"}]}`, `probes[1] (a): a second probe named "a"`},
 		{`{"schedule": "@hourly", "probes": [{"name": "a", "type": "http"}]}`, `schedule: "@hourly" is not a five-field cron expression`},
 		{many, "probes: 51 probes; a profile has at most 50"},
+		{`{"probes": [{"name": "a", "type": "http", "body_regex": "` + strings.Repeat("a", MaxRegexLen+1) + `"}]}`, `body_regex: 1025 characters; at most 1024`},
+		{`{"schedule": "CRON_TZ=UTC", "probes": [{"name": "a", "type": "http"}]}`, `the time zone is not followed by the fields`},
 	} {
 		p, err := ParseProfile([]byte(c.doc))
 		if err != nil {
