@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"slices"
 	"time"
@@ -47,11 +48,24 @@ type prober struct {
 	checks []siteCheck
 	next   map[string]time.Time
 	sem    chan struct{}
+	// said is what the worker logged of each profile: a line is logged
+	// when it changes, not at every reload.
+	said map[string]string
+}
+
+// say logs a line about a profile unless it was the last one logged of
+// it.
+func (pr *prober) say(profile, format string, args ...any) {
+	line := fmt.Sprintf(format, args...)
+	if pr.said[profile] != line {
+		pr.said[profile] = line
+		pr.w.p.Infof(api.LoggerWorker, "synthetics: profile %s: %s", profile, line)
+	}
 }
 
 // runSynthetics runs the worker's probes until the pod stops.
 func (w *Worker) runSynthetics(st *store.Store) {
-	pr := &prober{w: w, repo: &artifact.Repo{Store: st}, next: map[string]time.Time{}, sem: make(chan struct{}, MaxRunningProbes)}
+	pr := &prober{w: w, repo: &artifact.Repo{Store: st}, next: map[string]time.Time{}, said: map[string]string{}, sem: make(chan struct{}, MaxRunningProbes)}
 	tick := time.NewTicker(SyntheticsTick)
 	defer tick.Stop()
 	var loaded time.Time
@@ -104,20 +118,20 @@ func (pr *prober) load(ctx context.Context) error {
 		}
 		stackDoc, err := pr.repo.GetJSON(ctx, artifact.Stack, p.Stack)
 		if err != nil {
-			pr.w.p.Infof(api.LoggerWorker, "synthetics: profile %s: %v", p.Name, err)
+			pr.say(p.Name, "%v", err)
 			continue
 		}
 		stack, _ := probes.ParseStack(stackDoc)
 		cs, err := p.Checks(stack)
 		if err != nil {
-			pr.w.p.Infof(api.LoggerWorker, "synthetics: profile %s: %v", p.Name, err)
+			pr.say(p.Name, "%v", err)
 			continue
 		}
 		for _, c := range cs {
 			keep[c.Key()] = true
 		}
 		if total+len(cs) > MaxTenantChecks {
-			pr.w.p.Infof(api.LoggerWorker, "synthetics: profile %s is not run: the tenant's profiles make more than %d checks", p.Name, MaxTenantChecks)
+			pr.say(p.Name, "not run: the tenant's profiles make more than %d checks", MaxTenantChecks)
 			continue
 		}
 		total += len(cs)
@@ -128,13 +142,14 @@ func (pr *prober) load(ctx context.Context) error {
 		if p.SiteProfile != "" {
 			doc, err := pr.repo.Get(ctx, artifact.SiteProfile, p.SiteProfile)
 			if err != nil {
-				pr.w.p.Infof(api.LoggerWorker, "synthetics: profile %s: %v", p.Name, err)
+				pr.say(p.Name, "%v", err)
 				continue
 			}
 			var more []string
 			_ = json.Unmarshal(doc.Doc.Raw("sites"), &more)
 			sites = append(slices.Clone(sites), more...)
 		}
+		delete(pr.said, p.Name) // runs: a later refusal is logged again
 		site := ""
 		if len(sites) > 0 {
 			if !siteMatches(sites, pr.w.p.Site) {
