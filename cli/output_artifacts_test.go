@@ -97,6 +97,7 @@ dashboard_sections:
 		step{cmd: "dashgroup disable --name nope", code: 1},
 		step{cmd: "dashgroup enable --name ops-group"},
 		step{cmd: "dashgroup enable --name nope", code: 1},
+		step{cmd: "dashboard delete --name ops", code: 1}, // the group lists it
 		step{cmd: "dashgroup delete --name ops-group"},
 		step{cmd: "dashgroup delete --name ops-group", code: 1},
 		step{cmd: "dashgroup list"},
@@ -183,6 +184,8 @@ func TestOutputArtifactKinds(t *testing.T) {
 		s.steps(steps...)
 		lists = append(lists, k.group+" list")
 	}
+	// The synthetic profile names the stack: it is not deleted first.
+	s.steps(step{cmd: "stack delete --name web-stack", code: 1})
 	for i := len(kinds) - 1; i >= 0; i-- { // synthetics name a stack: delete them first
 		k := kinds[i]
 		s.steps(step{cmd: k.group + " delete --name " + k.name}, step{cmd: k.group + " delete --name " + k.name, code: 1})

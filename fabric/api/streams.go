@@ -22,6 +22,11 @@ const (
 	// StreamGatewayErrors keeps what event gateways could not parse, as
 	// received (SPEC 6; the error stream).
 	StreamGatewayErrors = "fabric_gateway_errors"
+	// StreamSynthetics receives the result of each run of a synthetic
+	// profile's check (package synthetics: profile, check, component,
+	// target, site, status up/warning/down, reason, latency, HTTP
+	// status, certificate days left).
+	StreamSynthetics = "fabric_synthetics_results"
 )
 
 // The bounds of StreamGatewayErrors, what a tenant sending garbage to its
@@ -46,7 +51,7 @@ const (
 
 // SystemStreams are the streams every tenant has, which users cannot
 // delete.
-var SystemStreams = []string{StreamWorkerResources, StreamTraceSummaries, StreamDeploymentUpdates, StreamGatewayMetrics, StreamGatewayErrors}
+var SystemStreams = []string{StreamWorkerResources, StreamTraceSummaries, StreamDeploymentUpdates, StreamGatewayMetrics, StreamGatewayErrors, StreamSynthetics}
 
 // IsSystemStream reports whether name is one of SystemStreams.
 func IsSystemStream(name string) bool {

@@ -17,7 +17,9 @@ import (
 	"github.com/fabricops/fabric/fabric/infra/secret"
 	"github.com/fabricops/fabric/fabric/infra/store"
 	"github.com/fabricops/fabric/fabric/infra/streams"
+	"github.com/fabricops/fabric/fabric/infra/synthetics"
 	"github.com/fabricops/fabric/fabric/infra/tenant"
+	"github.com/fabricops/fabric/fabric/lib/probes"
 )
 
 type (
@@ -217,4 +219,16 @@ var (
 	ScheduleStatuses = blueprint.ScheduleStatuses
 	// LoadPipeline is tenant.LoadPipeline.
 	LoadPipeline = tenant.LoadPipeline
+)
+
+type (
+	// SyntheticsResult is probes.Result.
+	SyntheticsResult = probes.Result
+)
+
+var (
+	// OpenSyntheticsStatus is synthetics.OpenStatus.
+	OpenSyntheticsStatus = synthetics.OpenStatus
+	// SyntheticsKind is artifact.Synthetics.
+	SyntheticsKind = artifact.Synthetics
 )

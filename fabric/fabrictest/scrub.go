@@ -31,7 +31,7 @@ func Scrub(s string) string { return NewScrubber().Scrub(s) }
 //     table cell by <HOST>;
 //   - the values of volatile JSON (or Starlark dict) keys: a pod's
 //     resources (cpu_*, mem_*_gb), pid, proc_id, _local_time,
-//     config_checksum, duration_ms;
+//     config_checksum, duration_ms, latency_ms;
 //   - the cells of volatile table columns (Age, PID, CPUs, Memory(GB),
 //     Write ms, Read ms, and those added with Column), and of a row
 //     whose first cell is "pid".
@@ -207,7 +207,7 @@ var (
 	// A t.TempDir(): TMPDIR/TestName123456789/001.
 	tempPath = regexp.MustCompile(regexp.QuoteMeta(tempDir) + `/[^/\s"',:;]+/\d{3,}`)
 	// The values of volatile keys in JSON or Starlark dicts.
-	volatileKey = regexp.MustCompile(`"(cpu_count|cpu_load1|cpu_load5|cpu_load15|mem_(?:total|available|used|free|active|inactive)_gb|mem_percent|pid|proc_id|_local_time|config_checksum|duration_ms|CPUs|Memory\(GB\))": (-?[0-9][0-9.e+-]*|"[^"]*")`)
+	volatileKey = regexp.MustCompile(`"(cpu_count|cpu_load1|cpu_load5|cpu_load15|mem_(?:total|available|used|free|active|inactive)_gb|mem_percent|pid|proc_id|_local_time|config_checksum|duration_ms|latency_ms|CPUs|Memory\(GB\))": (-?[0-9][0-9.e+-]*|"[^"]*")`)
 	volatile    = regexp.MustCompile(strings.Join([]string{
 		// 1: a time, 2-4 its date.
 		`(\b(\d{4})-(\d\d)-(\d\d)[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?(?: [+-]\d{4} [A-Z]{2,5})?)`,
@@ -245,7 +245,7 @@ func (s *Scrubber) line(l string) string {
 			p = "<PID>"
 		case `"_local_time"`:
 			p = "<TIME>"
-		case `"duration_ms"`:
+		case `"duration_ms"`, `"latency_ms"`:
 			p = "<MS>"
 		case `"config_checksum"`:
 			p = "<HEX>"

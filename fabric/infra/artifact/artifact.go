@@ -58,6 +58,10 @@ type Kind struct {
 	// Owner, when set, names the record a record is part of ("" when
 	// none); a part its owner still lists is not deleted on its own.
 	Owner func(d *Doc) string
+	// UsedBy, when set, says which record of another kind still uses the
+	// record name ("" when none): such a record is not deleted, and the
+	// refusal names its user ("synthetic profile \"web\"").
+	UsedBy func(ctx context.Context, r *Repo, name string) (string, error)
 
 	once     sync.Once
 	resolved *jsonschema.Resolved
@@ -464,6 +468,15 @@ func (r *Repo) Delete(ctx context.Context, k *Kind, name string) error {
 			if o, err := r.Get(ctx, k, owner); err == nil && slices.Contains(k.Parts(o.Doc), name) {
 				return fmt.Errorf("%s %q is part of %q: delete that instead", k.Name, name, owner)
 			}
+		}
+	}
+	if k.UsedBy != nil {
+		user, err := k.UsedBy(ctx, r, name)
+		if err != nil {
+			return err
+		}
+		if user != "" {
+			return fmt.Errorf("%s %q is used by %s: change or delete that first", k.Name, name, user)
 		}
 	}
 	kv, err := r.kv(ctx, k)

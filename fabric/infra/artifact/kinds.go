@@ -3,9 +3,12 @@ package artifact
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/fabricops/fabric/fabric/lib/cfxql"
+	"github.com/fabricops/fabric/fabric/lib/probes"
 )
 
 // Severities are the severities an alert rule may have.
@@ -230,7 +233,7 @@ var Stack = &Kind{
 		"name": {"type": "string"},
 		"description": {"type": "string"},
 		"version": {"type": "string"},
-		"components": {"type": "array", "minItems": 1, "items": {
+		"components": {"type": "array", "minItems": 1, "maxItems": ` + strconv.Itoa(probes.MaxChecks) + `, "items": {
 			"type": "object",
 			"required": ["name", "type"],
 			"properties": {
@@ -296,8 +299,10 @@ var SiteProfile = &Kind{
 	Columns: []string{"name", "description", "site_type", "sites", "saved_time"},
 }
 
-// Synthetics is the synthetic profile kind: probes of a stack, run on a
-// schedule at sites.
+// Synthetics is the synthetic profile kind: probes (http, tcp, tls) of
+// a stack's components or of targets of their own, run on an interval
+// (or a cron schedule) by workers of the profile's sites (package
+// probes).
 var Synthetics = &Kind{
 	Name:   "synthetic profile",
 	Bucket: "fabric_art_synthetics",
@@ -312,29 +317,60 @@ var Synthetics = &Kind{
 		"description": {"type": "string"},
 		"stack": {"type": "string", "minLength": 1},
 		"schedule": {"type": "string"},
-		"sites": {"type": "array", "items": {"type": "string"}},
+		"sites": {"type": "array", "items": {"type": "string", "minLength": 1}},
+		"site_profile": {"type": "string"},
 		"enabled": {"type": "boolean"},
-		"probes": {"type": "array", "minItems": 1, "items": {
+		"probes": {"type": "array", "minItems": 1, "maxItems": ` + strconv.Itoa(probes.MaxProbes) + `, "items": {
 			"type": "object",
 			"required": ["name", "type"],
 			"properties": {
 				"name": {"type": "string", "minLength": 1},
-				"type": {"enum": ["http", "tcp", "icmp", "dns", "pipeline"]},
+				"type": {"enum": ["http", "tcp", "tls"]},
 				"target": {"type": "string"},
-				"interval_seconds": {"type": "integer", "minimum": 1},
-				"timeout_seconds": {"type": "integer", "minimum": 1}
+				"component": {"type": "string"},
+				"scheme": {"enum": ["http", "https"]},
+				"path": {"type": "string"},
+				"method": {"enum": ["GET", "HEAD", "get", "head"]},
+				"expect_status": {"type": "array", "items": {"type": "integer"}},
+				"body_regex": {"type": "string"},
+				"max_latency_ms": {"type": "integer", "minimum": 0},
+				"warn_days": {"type": "integer", "minimum": 0},
+				"insecure": {"type": "boolean"},
+				"interval_seconds": {"type": "integer", "minimum": ` + strconv.Itoa(int(probes.MinInterval.Seconds())) + `, "maximum": ` + strconv.Itoa(int(probes.MaxInterval.Seconds())) + `},
+				"timeout_seconds": {"type": "integer", "minimum": 1, "maximum": ` + strconv.Itoa(int(probes.MaxTimeout.Seconds())) + `}
 			}
 		}}
 	}
 }`,
 	Check: func(ctx context.Context, r *Repo, d *Doc) error {
-		stack, _ := d.String("stack")
-		if ok, err := r.has(ctx, Stack, stack); err != nil {
-			return err
-		} else if !ok {
-			return fmt.Errorf("stack: no stack named %q", stack)
+		name, _ := d.String("stack")
+		st, err := r.Get(ctx, Stack, name)
+		if errors.Is(err, ErrNotFound) && r.Pending != nil && r.Pending(Stack, name) {
+			return nil // written by the same transaction: checked with it
 		}
-		return nil
+		if errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("stack: no stack named %q", name)
+		}
+		if err != nil {
+			return err
+		}
+		if sp, ok := d.String("site_profile"); ok && sp != "" {
+			if ok, err := r.has(ctx, SiteProfile, sp); err != nil {
+				return err
+			} else if !ok {
+				return fmt.Errorf("site_profile: no site profile named %q", sp)
+			}
+		}
+		p, err := probes.ParseProfile(d.JSON())
+		if err != nil {
+			return err
+		}
+		stack, err := probes.ParseStack(st.Doc.JSON())
+		if err != nil {
+			return err
+		}
+		_, err = p.Checks(stack)
+		return err
 	},
 	Columns: []string{"name", "description", "stack", "schedule", "enabled", "saved_time"},
 }

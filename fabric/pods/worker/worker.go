@@ -164,6 +164,7 @@ func Serve(p *pod.Pod, o Options) error {
 	})
 	p.OnMaintenance(w.maintenance)
 	go w.reportResources()
+	go w.runSynthetics(s)
 	return nil
 }
 
