@@ -308,6 +308,9 @@ func (s *Server) database(r *request, rest []string) (any, int, error) {
 		if r.db != graphstore.System {
 			return nil, 0, storeError(graphstore.ErrSystemOnly)
 		}
+		if rest[0] == graphstore.System { // as ArangoDB refuses it
+			return nil, 0, newError(403, 11, "forbidden: the _system database cannot be dropped")
+		}
 		if err := s.store.DropDatabase(rest[0]); err != nil {
 			return nil, 0, err
 		}
