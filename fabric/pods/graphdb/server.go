@@ -351,9 +351,20 @@ func readBody(r *http.Request, v any) error {
 		return newError(400, 400, "cannot read the request body: "+err.Error())
 	}
 	if err := json.Unmarshal(data, v); err != nil {
-		return newError(400, 600, "VPackError error: "+err.Error())
+		return vpackError(err)
 	}
 	return nil
+}
+
+// vpackError is ArangoDB's answer to a request body it cannot parse:
+// error 600 with the parser's words. A value nested deeper than the
+// JSON reader goes is "Nesting too deep", as VelocyPack says it.
+func vpackError(err error) *apiError {
+	msg := err.Error()
+	if strings.HasSuffix(msg, "exceeded max depth") {
+		msg = "Nesting too deep"
+	}
+	return newError(400, 600, "VPackError error: "+msg)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
