@@ -122,6 +122,10 @@ func TestUsageErrors(t *testing.T) {
 		{"bot-package generate --namespace n --name x --output_dir d --bots 0", "error: --bots must be 1 or more"},
 		{"bot-package generate --namespace n --name x --output_dir d --version v1", "error: --version must be dotted numbers"},
 		{"bot-package generate --namespace n --name x --output_dir d --bots many", `error: --bots: "many" is not an integer`},
+		{"run --name x --file y", "error: --name and --file cannot be used together"},
+		{"run-get-output --name x --file y", "error: --name and --file cannot be used together"},
+		{"project use", "error: one of --name or --default is required"},
+		{"project use --name p --default", "error: --name and --default cannot be used together"},
 	}
 	for _, tt := range tests {
 		_, errOut, code := run(t, "", strings.Fields(tt.argv)...)

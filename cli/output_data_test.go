@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"testing"
 
 	"github.com/fabricops/fabric/fabric/api"
@@ -19,6 +20,12 @@ func TestOutputDatasets(t *testing.T) {
 	write(t, dir, "bad.csv", "a,b\n1,2\n3,4,5\n")
 	write(t, dir, "x.dat", "1")
 	write(t, dir, "x.orc", "ORC")
+	legacy, err := os.ReadFile("../fabric/lib/xls/testdata/hosts.xls") // a legacy binary workbook
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "hosts.xls", string(legacy))
+	write(t, dir, "fake.xls", "host,cpu\n")
 	write(t, dir, "hosts.schema.json", `{"type": "object", "required": ["host", "cpu"],
   "properties": {"host": {"type": "string"}, "cpu": {"type": "number", "minimum": 0, "maximum": 100}}}`)
 	write(t, dir, "bad-schema.json", `{"type": 12}`)
@@ -46,6 +53,9 @@ func TestOutputDatasets(t *testing.T) {
 		step{cmd: "dataset add --name bad --file $DIR/bad.csv", code: 1},
 		step{cmd: "dataset add --name bad --file $DIR/x.dat", code: 1},
 		step{cmd: "dataset add --name bad --file $DIR/x.orc", code: 1},
+		step{cmd: "dataset add --name legacy --file $DIR/hosts.xls"},
+		step{cmd: "dataset get --name legacy --format jsonl"},
+		step{cmd: "dataset add --name bad --file $DIR/fake.xls", code: 1},
 		step{cmd: "dataset add --name bad --file $DIR/none.csv", code: 1},
 		step{cmd: "dataset add --name bad --file $DIR/sales.csv --local_format xml", code: 2},
 

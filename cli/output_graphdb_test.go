@@ -135,6 +135,7 @@ func TestOutputGraphDB(t *testing.T) {
 	s.steps(
 		step{cmd: "graphdb delete inv", stdin: "y\n"},
 		step{cmd: "graphdb delete inv --confirm", code: 1},
+		step{cmd: "graphdb delete _system --confirm", code: 1},
 		step{cmd: "graphdb list"},
 	)
 }

@@ -45,7 +45,7 @@ func TestOutputProjects(t *testing.T) {
 		step{cmd: "dataset add --name only-in-b --file $DIR/rows.csv", setup: true},
 		step{cmd: "project list"},
 		step{cmd: "project use --default"},
-		step{cmd: "project use", code: 1},
+		step{cmd: "project use", code: 2},
 		step{cmd: "project use --name nope", code: 1},
 	)
 	if out := s.setup("", "dataset list --json"); out != "[]\n" {

@@ -22,7 +22,8 @@ func fileOpsModule() starlark.Value {
 		"copy": doc.Builtin("file_ops.copy", `copy(src, dst, src_format="auto", dst_format="auto")
 
 Copies a table from one file to another, converting between formats
-(csv, json, jsonl, parquet, xlsx; compressed CSV by extension), streamed
+(csv, json, jsonl, parquet, xlsx; legacy .xls is read, not written;
+compressed CSV by extension), streamed
 in record batches and written atomically. Returns {rows, columns,
 dtypes, size, ms}.`, copyBuiltin),
 		"csv_to_parquet": doc.Builtin("file_ops.csv_to_parquet", `csv_to_parquet(src, dst)

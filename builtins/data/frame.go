@@ -23,7 +23,8 @@ func frameModule() starlark.Value {
 Reads a local file as a lazy frame: rows are read when a result is
 needed, and a Parquet file reads only the columns and row groups the
 frame's filters and selects need. format is auto (from the extension), csv,
-json (an array of records), jsonl, parquet or xlsx; CSV and JSON may be
+json (an array of records), jsonl, parquet, xlsx or xls (the legacy
+binary workbook, its first sheet); CSV and JSON may be
 compressed (.gz, .bz2, .xz, .zst). Column types are inferred and named as
 pandas names them: int64, float64, bool, object, datetime64[ns].`, frameRead),
 		"from_rows": doc.Builtin("frame.from_rows", `from_rows(rows)

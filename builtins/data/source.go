@@ -15,7 +15,7 @@ import (
 	"go.starlark.net/starlark"
 )
 
-// streamable formats are read as a stream; the others (parquet, xlsx)
+// streamable formats are read as a stream; the others (parquet, xlsx, xls)
 // need a file.
 func streamable(f frame.Format) bool {
 	return f == frame.Format("csv") || f == frame.Format("json") || f == frame.Format("jsonl")

@@ -36,7 +36,8 @@ Stores a table as the dataset name and returns its record, with
 created=True when it was new. The table is a local file or an
 http/https URL (file=, streamed, never read whole into memory), or a
 frame (frame=). local_format is auto (from the extension), csv, json,
-jsonl, parquet or xlsx; compressed CSV (.gz, .bz2, .xz, .zst) is read as
+jsonl, parquet, xlsx or xls (legacy binary Excel); compressed CSV (.gz,
+.bz2, .xz, .zst) is read as
 such. remote_format is how it is stored: parquet or csv. An existing
 dataset is replaced only once the new data is fully stored.`, e.datasetAdd),
 		"export": b("export", `export(name, path, format="auto")

@@ -114,7 +114,7 @@ func (f *Flag) Completes() Value {
 // a file format.
 var fileWords = map[string]bool{
 	"FILE": true, "FILES": true, "PATH": true, "PATHS": true, "CSV": true, "TSV": true,
-	"JSON": true, "JSONL": true, "NDJSON": true, "YAML": true, "YML": true, "XLSX": true,
+	"JSON": true, "JSONL": true, "NDJSON": true, "YAML": true, "YML": true, "XLSX": true, "XLS": true,
 	"PARQUET": true, "ZIP": true, "TAR": true, "GZ": true, "STAR": true, "TXT": true,
 }
 

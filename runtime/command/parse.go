@@ -109,7 +109,10 @@ func (p *parser) scan(argv []string) error {
 				p.values[key] = []string{}
 			}
 		default:
-			if i+1 >= len(argv) || (looksLikeFlag(argv[i+1]) && argv[i+1] != "-") {
+			// A flag that needs a value takes the next word even when it
+			// starts with one dash: relative times (-15m) and negative
+			// numbers are values. Only a long flag (or --) ends it.
+			if i+1 >= len(argv) || strings.HasPrefix(argv[i+1], "--") {
 				return usagef("flag --%s needs a value", f.Name)
 			}
 			i++

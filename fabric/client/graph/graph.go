@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"net/url"
 	"slices"
 	"strings"
@@ -82,7 +83,12 @@ type APIError struct {
 	Msg       string
 }
 
-func (e *APIError) Error() string { return fmt.Sprintf("%s (%d)", e.Msg, e.Num) }
+func (e *APIError) Error() string {
+	if e.Msg == "" { // the driver drops some answers' bodies
+		return fmt.Sprintf("the graph database answered %d %s", e.Code, strings.ToLower(http.StatusText(e.Code)))
+	}
+	return fmt.Sprintf("%s (%d)", e.Msg, e.Num)
+}
 
 // IsNotFound reports whether err says a database, collection, graph or
 // document does not exist.
@@ -112,12 +118,28 @@ func (g *Conn) CreateDatabase(ctx context.Context, name string) error {
 }
 
 // DeleteDatabase drops a database with its collections, graphs and data.
+// The _system database cannot be dropped.
 func (g *Conn) DeleteDatabase(ctx context.Context, name string) error {
-	db, err := g.c.GetDatabase(ctx, name, nil)
+	if name == "_system" {
+		return errors.New("the _system database cannot be deleted")
+	}
+	if _, err := g.c.GetDatabase(ctx, name, nil); err != nil {
+		if IsNotFound(err) {
+			return fmt.Errorf("no database %q", name)
+		}
+		return Error(err)
+	}
+	// The driver's Remove drops the answer's body, and with it the
+	// reason of a refusal: read it.
+	var answer shared.ResponseStruct
+	resp, err := connection.CallDelete(ctx, g.c.Connection(), connection.NewUrl("_api", "database", url.PathEscape(name)), &answer)
 	if err != nil {
 		return Error(err)
 	}
-	return Error(db.Remove(ctx))
+	if resp.Code() != http.StatusOK {
+		return Error(answer.AsArangoErrorWithCode(resp.Code()))
+	}
+	return nil
 }
 
 // Database returns a database that exists.

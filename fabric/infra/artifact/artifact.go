@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -222,45 +221,6 @@ func (r *Repo) Validate(ctx context.Context, k *Kind, d *Doc) error {
 	}
 	return nil
 }
-
-// schemaMessage turns a validator's error ("validating
-// /properties/a: validating /properties/a/items: ...: enum: x does not
-// equal any of: [...]") into the field and the rule ("a[].severity: x
-// does not equal any of: [...]").
-func schemaMessage(err error) string {
-	msg := err.Error()
-	var field []string
-	for strings.HasPrefix(msg, "validating ") {
-		path, rest, ok := strings.Cut(strings.TrimPrefix(msg, "validating "), ": ")
-		if !ok {
-			break
-		}
-		parts := strings.Split(path, "/")
-		if n := len(parts); n >= 2 && parts[n-2] == "properties" {
-			field = append(field, parts[n-1])
-		} else if n >= 1 && parts[n-1] == "items" && len(field) > 0 {
-			field[len(field)-1] += "[]"
-		}
-		msg = rest
-	}
-	// What is left is the rule: "enum: x does not equal any of: [...]".
-	if rule, detail, ok := strings.Cut(msg, ": "); ok && !strings.Contains(rule, " ") {
-		msg = detail
-	}
-	// Numbers as the schema library prints them: a rational "-1/1", a
-	// float "0.000000".
-	msg = wholeRational.ReplaceAllString(msg, "$1")
-	msg = wholeFloat.ReplaceAllString(msg, "$1")
-	if len(field) == 0 {
-		return msg
-	}
-	return strings.Join(field, ".") + ": " + msg
-}
-
-var (
-	wholeRational = regexp.MustCompile(`(-?\d+)/1\b`)
-	wholeFloat    = regexp.MustCompile(`(-?\d+)\.0+\b`)
-)
 
 // Add stores a document (YAML or JSON) as a record of kind k. Without
 // overwrite an existing record of that name is refused; with it, it is

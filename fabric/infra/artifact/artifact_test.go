@@ -257,3 +257,32 @@ func TestEditAtRevision(t *testing.T) {
 		t.Errorf("after a stale edit: label %q at %d, want two at %d", label, now.Revision, rev)
 	}
 }
+
+// TestSchemaMessageNumbers: numbers a rule compares are printed as a user
+// writes them (the schema library prints 5/1 and 100.000000), while the
+// text around them, an address such as 127.0.0.1 included, is untouched.
+func TestSchemaMessageNumbers(t *testing.T) {
+	r := openRepo(t)
+	ctx := context.Background()
+	cases := []struct {
+		kind      *artifact.Kind
+		doc, want string
+	}{
+		{artifact.AlertRules, strings.Replace(ruleset, "severity: CRITICAL", "severity: 127.0.0.1", 1),
+			"127.0.0.1 does not equal any of"},
+		{artifact.AlertRules, strings.Replace(ruleset, "severity: CRITICAL", "severity: v2.0.0", 1),
+			"v2.0.0 does not equal any of"},
+		{artifact.AlertRules, strings.Replace(ruleset, "suppress-for-minutes: 10", "suppress-for-minutes: -1", 1),
+			"suppress-for-minutes: -1 is less than 0"},
+		{artifact.SiteProfile, "name: p\nsites: [a]\nmax_cpu_percent: 100.5\n",
+			"invalid site profile: max_cpu_percent: 100.5 is greater than 100"},
+		{artifact.SiteProfile, "name: p\nsites: [a]\nmax_cpu_percent: 250\n",
+			"invalid site profile: max_cpu_percent: 250 is greater than 100"},
+	}
+	for _, c := range cases {
+		_, err := r.Add(ctx, c.kind, []byte(c.doc), false)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %q: %v, want an error with %q", c.kind.Name, c.doc, err, c.want)
+		}
+	}
+}

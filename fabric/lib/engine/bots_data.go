@@ -40,11 +40,11 @@ func init() {
 				p("column", "string", false, "", "save the values of this column instead, as text, one row per line (a one-row frame saves the value as is)"),
 			}}},
 		&bot{run: runObjectGet, doc: BotDoc{Tag: "@dm:object-get",
-			Description: "Loads an object as the frame: a CSV, JSON, JSON lines or Parquet file (optionally gzip, bzip2, xz or zstd compressed), or its raw text in one row.",
+			Description: "Loads an object as the frame: a CSV, JSON, JSON lines, Parquet or Excel (.xlsx, legacy .xls) file (CSV and JSON optionally gzip, bzip2, xz or zstd compressed), or its raw text in one row.",
 			Params: []ParamDoc{
 				p("folder", "string", true, "", "the object's folder"),
 				p("name", "string", true, "", "the object's name"),
-				p("format", "choice", false, "auto", "the object's format: auto tells from the name's extension, then from the content (Parquet magic, '[' for JSON, '{' for JSON lines, CSV otherwise)", "auto", "csv", "json", "jsonl", "parquet", "xlsx"),
+				p("format", "choice", false, "auto", "the object's format: auto tells from the name's extension, then from the content (Parquet magic, a zip for xlsx, a compound file for xls, '[' for JSON, '{' for JSON lines, CSV otherwise)", "auto", "csv", "json", "jsonl", "parquet", "xlsx", "xls"),
 				p("column", "string", false, "", "load the object's raw text into this column of a one-row frame instead"),
 			}}},
 		&bot{run: runObjectList, doc: BotDoc{Tag: "@dm:object-list",
@@ -155,6 +155,9 @@ func sniff(data []byte) frame.Format {
 	}
 	if bytes.HasPrefix(data, []byte("PK\x03\x04")) {
 		return frame.XLSX
+	}
+	if bytes.HasPrefix(data, []byte("\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1")) { // a compound file: legacy Excel
+		return frame.XLS
 	}
 	t := bytes.TrimLeft(data, " \t\r\n\ufeff")
 	switch {

@@ -22,6 +22,7 @@ const (
 	JSONL   Format = "jsonl"
 	Parquet Format = "parquet"
 	XLSX    Format = "xlsx"
+	XLS     Format = "xls" // legacy binary Excel (BIFF8): read only
 	ORC     Format = "orc"
 )
 
@@ -37,10 +38,11 @@ const (
 	Zstd          Compression = "zstd"
 )
 
-const validFormats = "auto, csv, json, jsonl, parquet, xlsx (or excel), orc"
+const validFormats = "auto, csv, json, jsonl, parquet, xlsx (or excel), xls, orc"
 
 // ParseFormat parses a format name: auto, csv, json, jsonl (or ndjson),
-// parquet, xlsx (or excel, xls) and orc. The empty string is auto.
+// parquet, xlsx (or excel), xls (the legacy binary workbook) and orc. The
+// empty string is auto.
 func ParseFormat(s string) (Format, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "", "auto":
@@ -53,8 +55,10 @@ func ParseFormat(s string) (Format, error) {
 		return JSONL, nil
 	case "parquet", "pq":
 		return Parquet, nil
-	case "xlsx", "excel", "xls":
+	case "xlsx", "excel":
 		return XLSX, nil
+	case "xls":
+		return XLS, nil
 	case "orc":
 		return ORC, nil
 	}
@@ -99,12 +103,14 @@ func Detect(path string, f Format) (Format, Compression, error) {
 			f = JSONL
 		case ".parquet", ".pq", ".parq":
 			f = Parquet
-		case ".xlsx", ".xlsm", ".xls":
+		case ".xlsx", ".xlsm":
 			f = XLSX
+		case ".xls":
+			f = XLS
 		case ".orc":
 			f = ORC
 		default:
-			return "", "", fmt.Errorf("cannot tell the format of %q from its extension: give a format (csv, json, jsonl, parquet, xlsx)", filepath.Base(path))
+			return "", "", fmt.Errorf("cannot tell the format of %q from its extension: give a format (csv, json, jsonl, parquet, xlsx, xls)", filepath.Base(path))
 		}
 	}
 	if c != NoCompression && f != CSV && f != JSON && f != JSONL {

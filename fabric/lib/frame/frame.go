@@ -29,6 +29,10 @@ import (
 // errORC is the one answer for ORC files: no Go ORC reader is available.
 var errORC = fmt.Errorf("ORC is not supported: convert the file to Parquet or CSV")
 
+// errXLSWrite is the answer to writing a legacy .xls workbook: it is read
+// only.
+var errXLSWrite = fmt.Errorf("legacy .xls workbooks are read, not written: write xlsx")
+
 // Format names a file format (see fileformat.Format).
 type Format = fileformat.Format
 
@@ -43,6 +47,7 @@ const (
 	JSONL         = fileformat.JSONL
 	Parquet       = fileformat.Parquet
 	XLSX          = fileformat.XLSX
+	XLS           = fileformat.XLS
 	ORC           = fileformat.ORC
 	NoCompression = fileformat.NoCompression
 	Gzip          = fileformat.Gzip

@@ -217,7 +217,7 @@ func TestDTypeOf(t *testing.T) {
 func TestParseFormatAndDetect(t *testing.T) {
 	for in, want := range map[string]frame.Format{
 		"": frame.Auto, "auto": frame.Auto, " CSV ": frame.CSV, "json": frame.JSON, "ndjson": frame.JSONL,
-		"jsonl": frame.JSONL, "parquet": frame.Parquet, "pq": frame.Parquet, "excel": frame.XLSX, "xls": frame.XLSX, "orc": frame.ORC,
+		"jsonl": frame.JSONL, "parquet": frame.Parquet, "pq": frame.Parquet, "excel": frame.XLSX, "xls": frame.XLS, "orc": frame.ORC,
 	} {
 		if got, err := frame.ParseFormat(in); err != nil || got != want {
 			t.Errorf("ParseFormat(%q) = %q, %v, want %q", in, got, err, want)
@@ -242,6 +242,7 @@ func TestParseFormatAndDetect(t *testing.T) {
 		{"a.csv.zstd", frame.Auto, frame.CSV, frame.Zstd, ""},
 		{"a.parq", frame.Auto, frame.Parquet, frame.NoCompression, ""},
 		{"a.xlsm", frame.Auto, frame.XLSX, frame.NoCompression, ""},
+		{"old.XLS", frame.Auto, frame.XLS, frame.NoCompression, ""},
 		{"a.orc", frame.Auto, frame.ORC, frame.NoCompression, ""},
 		{"a.txt.gz", frame.CSV, frame.CSV, frame.Gzip, ""},
 		{"a.dat", frame.JSONL, frame.JSONL, frame.NoCompression, ""},

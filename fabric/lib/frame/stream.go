@@ -116,6 +116,8 @@ func OpenFile(file *os.File, name string, f Format, opts ...Option) (Source, err
 		src, err = newParquetSource(file, path, o)
 	case XLSX:
 		src, err = newXLSXSource(file, path, o)
+	case XLS:
+		src, err = newXLSSource(file, path, o)
 	default:
 		var more []func()
 		src, more, err = openText(file, path, format, comp, o)
@@ -165,12 +167,15 @@ func OpenReader(r io.Reader, f Format, c Compression, opts ...Option) (Source, e
 		return nil, fmt.Errorf("OpenReader needs a format: csv, json, jsonl, parquet or xlsx")
 	case ORC:
 		return nil, errORC
-	case Parquet, XLSX:
+	case Parquet, XLSX, XLS:
 		if c != NoCompression {
 			return nil, fmt.Errorf("%s: %s compression applies to csv, json and jsonl only", format, c)
 		}
-		if format == Parquet {
+		switch format {
+		case Parquet:
 			return newParquetSource(r, name, o)
+		case XLS:
+			return newXLSSource(r, name, o)
 		}
 		return newXLSXSource(r, name, o)
 	}
@@ -195,6 +200,8 @@ func NewSink(w io.Writer, f Format, c Compression, schema *arrow.Schema) (Sink, 
 		return nil, fmt.Errorf("NewSink needs a format: csv, json, jsonl, parquet or xlsx")
 	case ORC:
 		return nil, errORC
+	case XLS:
+		return nil, errXLSWrite
 	case Parquet, XLSX:
 		if c != NoCompression {
 			return nil, fmt.Errorf("%s: %s compression applies to csv, json and jsonl only", format, c)
@@ -275,6 +282,9 @@ func Convert(from, to string, fromFormat, toFormat Format) (Stats, error) {
 	}
 	if tf == ORC {
 		return Stats{}, fmt.Errorf("%s: %w", to, errORC)
+	}
+	if tf == XLS {
+		return Stats{}, fmt.Errorf("%s: %w", to, errXLSWrite)
 	}
 	src, err := Open(from, fromFormat)
 	if err != nil {

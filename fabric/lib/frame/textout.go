@@ -104,6 +104,13 @@ func newFormatter(arr arrow.Array, field arrow.Field) formatter {
 			return inner.format(d, a.GetValueIndex(i))
 		}}
 	}
+	if _, ok := arr.DataType().(arrow.DecimalType); ok {
+		// A JSON number with its scale's digits: 1.50 stays 1.50.
+		return num(func(d []byte, i int) []byte {
+			s, _ := decimalText(arr, i)
+			return append(d, s...)
+		})
+	}
 	return formatter{kind: cellJSON, format: func(d []byte, i int) ([]byte, bool) {
 		b, err := json.Marshal(arr.GetOneForMarshal(i))
 		if err != nil {

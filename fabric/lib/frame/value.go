@@ -11,7 +11,7 @@ import (
 // ValueAt returns value i of an Arrow array as a Go value, as Row does:
 // nil, bool, int64, uint64, float64, string or time.Time (UTC). Binary
 // values become strings, lists and structs their JSON text, decimals their
-// text. Every value of a null-typed array is nil.
+// text with the digits their scale says ("1.50"). Every value of a null-typed array is nil.
 func ValueAt(arr arrow.Array, i int) any {
 	if arr.IsNull(i) {
 		return nil
@@ -62,6 +62,9 @@ func ValueAt(arr arrow.Array, i int) any {
 		return a.Value(i).ToTime().UTC()
 	case *array.Dictionary:
 		return ValueAt(a.Dictionary(), a.GetValueIndex(i))
+	}
+	if s, ok := decimalText(arr, i); ok {
+		return s
 	}
 	b, err := json.Marshal(arr.GetOneForMarshal(i))
 	if err != nil {

@@ -52,7 +52,7 @@ func newXLSXSource(r io.Reader, name string, o options) (*xlsxSource, error) {
 	f, err := excelize.OpenReader(r)
 	if err != nil {
 		if strings.Contains(err.Error(), "zip") {
-			return nil, fmt.Errorf("%s: not an Excel .xlsx workbook (legacy .xls files cannot be read: save it as .xlsx or CSV)", name)
+			return nil, fmt.Errorf("%s: not an Excel .xlsx workbook (a legacy binary workbook is read when named .xls or given the format xls)", name)
 		}
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}

@@ -186,7 +186,7 @@ func TestXLSXLimits(t *testing.T) {
 	checkFrame(t, got, []string{"only"}, []frame.DType{{Column: "only", DType: "object"}}, nil)
 
 	_, err = frame.Read(writeFile(t, "old.xls", "\xd0\xcf\x11\xe0 legacy"), frame.Auto)
-	wantErr(t, err, "legacy .xls files cannot be read")
+	wantErr(t, err, "old.xls: not a legacy Excel .xls workbook")
 }
 
 // TestXLSXPrecision: Excel keeps timestamps to the millisecond.

@@ -99,7 +99,7 @@ func readSmallBody(r *http.Request, max int64, v any) error {
 		return nil
 	}
 	if err := json.Unmarshal(data, v); err != nil {
-		return newError(400, 600, "VPackError error: "+err.Error())
+		return vpackError(err)
 	}
 	return nil
 }

@@ -173,6 +173,17 @@ func TestHostileQueries(t *testing.T) {
 			t.Fatal(err)
 		}
 		expect("100,000 parentheses", a, 400, 1524, "nested more than 500 deep")
+		// A bind value nested deeper than the JSON reader goes is refused in
+		// ArangoDB's words, not Go's ("exceeded max depth").
+		var v any = 1
+		for range 20_000 {
+			v = []any{v}
+		}
+		a, err = query(ctx, attacker, map[string]any{"query": "RETURN @v", "bindVars": map[string]any{"v": v}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		expect("a bind value 20,000 deep", a, 400, 600, "VPackError error: Nesting too deep")
 		w.end("nesting")
 	})
 

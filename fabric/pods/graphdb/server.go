@@ -308,6 +308,9 @@ func (s *Server) database(r *request, rest []string) (any, int, error) {
 		if r.db != graphstore.System {
 			return nil, 0, storeError(graphstore.ErrSystemOnly)
 		}
+		if rest[0] == graphstore.System { // as ArangoDB refuses it
+			return nil, 0, newError(403, 11, "forbidden: the _system database cannot be dropped")
+		}
 		if err := s.store.DropDatabase(rest[0]); err != nil {
 			return nil, 0, err
 		}
@@ -348,9 +351,20 @@ func readBody(r *http.Request, v any) error {
 		return newError(400, 400, "cannot read the request body: "+err.Error())
 	}
 	if err := json.Unmarshal(data, v); err != nil {
-		return newError(400, 600, "VPackError error: "+err.Error())
+		return vpackError(err)
 	}
 	return nil
+}
+
+// vpackError is ArangoDB's answer to a request body it cannot parse:
+// error 600 with the parser's words. A value nested deeper than the
+// JSON reader goes is "Nesting too deep", as VelocyPack says it.
+func vpackError(err error) *apiError {
+	msg := err.Error()
+	if strings.HasSuffix(msg, "exceeded max depth") {
+		msg = "Nesting too deep"
+	}
+	return newError(400, 600, "VPackError error: "+msg)
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
