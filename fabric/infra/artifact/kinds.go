@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/fabricops/fabric/fabric/infra/streams"
+	"github.com/fabricops/fabric/fabric/infra/subscription"
 	"github.com/fabricops/fabric/fabric/lib/cfxql"
 )
 
@@ -382,7 +384,9 @@ var StagingArea = &Kind{
 }
 
 // Subscription is the subscription kind: the rows of a stream matching a
-// CFXQL filter, delivered to a target.
+// CFXQL filter, delivered to a target (a webhook or one of the tenant's
+// streams; package subscription checks it, and the leading scheduler's
+// deliverer delivers).
 var Subscription = &Kind{
 	Name:   "subscription",
 	Bucket: "fabric_art_subscriptions",
@@ -406,7 +410,9 @@ var Subscription = &Kind{
 				"url": {"type": "string"},
 				"to": {"type": "array", "items": {"type": "string"}},
 				"stream": {"type": "string"},
-				"template": {"type": "string"}
+				"template": {"type": "string"},
+				"secret": {"type": "string"},
+				"ca": {"type": "string"}
 			}
 		}
 	}
@@ -417,7 +423,15 @@ var Subscription = &Kind{
 				return fmt.Errorf("filter: %v", err)
 			}
 		}
-		return nil
+		var t subscription.Target
+		if err := json.Unmarshal(d.Raw("target"), &t); err != nil {
+			return fmt.Errorf("target: %v", err)
+		}
+		src, _ := d.String("stream")
+		if err := streams.CheckName(src); err != nil {
+			return fmt.Errorf("stream: %v", err)
+		}
+		return subscription.CheckTarget(t, src)
 	},
 	Columns: []string{"name", "description", "stream", "filter", "enabled", "saved_time"},
 }

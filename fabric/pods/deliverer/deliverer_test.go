@@ -1,0 +1,245 @@
+package deliverer_test
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/fabrictest"
+	"github.com/fabricops/fabric/fabric/infra/artifact"
+	"github.com/fabricops/fabric/fabric/infra/bus"
+	"github.com/fabricops/fabric/fabric/infra/secret"
+	"github.com/fabricops/fabric/fabric/infra/streams"
+	"github.com/fabricops/fabric/fabric/infra/subscription"
+	"github.com/fabricops/fabric/fabric/infra/tenant"
+	"github.com/fabricops/fabric/fabric/pods/deliverer"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// tenantConn is a tenant's connection, JetStream and artifact store.
+type tenantConn struct {
+	nc   *nats.Conn
+	js   jetstream.JetStream
+	repo *artifact.Repo
+	sec  *secret.Store
+}
+
+func connect(t *testing.T, f *fabrictest.Fabric, name string) *tenantConn {
+	t.Helper()
+	nc, err := bus.Connect(f.Configs[name], "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, _ := jetstream.New(nc)
+	st, err := tenant.New(nc).Store(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &tenantConn{nc: nc, js: js, repo: &artifact.Repo{Store: st}, sec: &secret.Store{Store: st}}
+}
+
+func (c *tenantConn) write(t *testing.T, stream string, from, to int) {
+	t.Helper()
+	ctx := context.Background()
+	w, err := streams.NewWriter(ctx, c.js, stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := from; i < to; i++ {
+		kind := "odd"
+		if i%2 == 0 {
+			kind = "even"
+		}
+		if err := w.Write(ctx, fmt.Appendf(nil, `{"n":%d,"kind":%q}`, i, kind)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (c *tenantConn) subscribe(t *testing.T, doc map[string]any) {
+	t.Helper()
+	text, _ := json.Marshal(doc)
+	if _, err := c.repo.Add(context.Background(), artifact.Subscription, text, false); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// receiver is an HTTPS receiver that checks each delivery's signature
+// and counts the deliveries of each record and of each idempotency key.
+type receiver struct {
+	srv      *httptest.Server
+	key      []byte
+	mu       sync.Mutex
+	byN      map[int]int
+	byKey    map[string]int
+	badSig   int
+	received int
+}
+
+func newReceiver(t *testing.T, key []byte) *receiver {
+	r := &receiver{key: key, byN: map[int]int{}, byKey: map[string]int{}}
+	r.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(io.LimitReader(req.Body, 1<<20))
+		mac := hmac.New(sha256.New, r.key)
+		mac.Write(body)
+		want := "sha256=" + hex.EncodeToString(mac.Sum(nil))
+		var rec struct {
+			N int `json:"n"`
+		}
+		_ = json.Unmarshal(body, &rec)
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.received++
+		if req.Header.Get(subscription.SignatureHeader) != want {
+			r.badSig++
+		}
+		r.byN[rec.N]++
+		r.byKey[req.Header.Get(subscription.IdempotencyHeader)]++
+	}))
+	t.Cleanup(r.srv.Close)
+	return r
+}
+
+func (r *receiver) ca() string {
+	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: r.srv.Certificate().Raw}))
+}
+
+func (r *receiver) distinct() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.byN)
+}
+
+// streamCounts reads a stream and counts each record's n.
+func streamCounts(t *testing.T, js jetstream.JetStream, name string) map[int]int {
+	t.Helper()
+	out := map[int]int{}
+	_, err := streams.Read(context.Background(), js, name, streams.ReadOptions{}, func(m streams.Message) error {
+		var rec struct {
+			N    int    `json:"n"`
+			Kind string `json:"kind"`
+		}
+		if err := json.Unmarshal(m.Data, &rec); err != nil || rec.Kind != "even" {
+			t.Errorf("record %s in the target stream", m.Data)
+		}
+		out[rec.N]++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func waitFor(t *testing.T, what string, timeout time.Duration, done func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !done() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestDeliveryAcrossRestart: of 10,000 records written to a stream, the
+// 5,000 a filter matches are delivered each exactly once to another
+// stream and to an HTTPS receiver (signed with the subscription's
+// secret), although the whole fabric restarts in the middle; the
+// subscriptions' state counts them. Another tenant's subscription naming
+// the first tenant's stream as its target reaches nothing.
+func TestDeliveryAcrossRestart(t *testing.T) {
+	f := fabrictest.Start(t, fabrictest.Options{Tenants: []string{"a", "b"}, Pods: []string{api.APIServer, api.Scheduler},
+		Deliverer: deliverer.Options{Period: 300 * time.Millisecond, FirstBackoff: 50 * time.Millisecond, MaxBackoff: time.Second}})
+	a, b := connect(t, f, "a"), connect(t, f, "b")
+	ctx := context.Background()
+	for _, s := range []string{"events", "copies"} {
+		if _, err := streams.Add(ctx, a.js, streams.Config{Name: s}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := streams.Add(ctx, b.js, streams.Config{Name: "events"}); err != nil {
+		t.Fatal(err)
+	}
+	key := []byte("s3cret-hook-key")
+	if _, err := a.sec.Put(ctx, "hook-key", "", key, false); err != nil {
+		t.Fatal(err)
+	}
+	hook := newReceiver(t, key)
+	a.subscribe(t, map[string]any{"name": "to-stream", "stream": "events", "filter": "kind = 'even'",
+		"target": map[string]any{"type": "stream", "stream": "copies"}})
+	a.subscribe(t, map[string]any{"name": "to-hook", "stream": "events", "filter": "kind = 'even'",
+		"target": map[string]any{"type": "webhook", "url": hook.srv.URL, "secret": "hook-key", "ca": hook.ca()}})
+	b.subscribe(t, map[string]any{"name": "steal", "stream": "events",
+		"target": map[string]any{"type": "stream", "stream": "copies"}})
+
+	a.write(t, "events", 0, 5000)
+	b.write(t, "events", 0, 10)
+	waitFor(t, "the first deliveries", 60*time.Second, func() bool { return hook.distinct() > 200 })
+	f.Restart(t, 500*time.Millisecond)
+	before := hook.distinct()
+	t.Logf("%d records at the receiver when the fabric was back", before)
+	if before >= 5000 {
+		t.Error("the records written before the restart were delivered before it: the restart was not in the middle")
+	}
+	a = connect(t, f, "a")
+	a.write(t, "events", 5000, 10000)
+
+	waitFor(t, "5,000 records at the receiver", 3*time.Minute, func() bool { return hook.distinct() == 5000 })
+	waitFor(t, "5,000 records in the target stream", 3*time.Minute, func() bool {
+		i, err := streams.Get(ctx, a.js, "copies")
+		return err == nil && i.Messages >= 5000
+	})
+	time.Sleep(time.Second) // anything delivered twice would come now
+	hook.mu.Lock()
+	for n := 0; n < 10000; n += 2 {
+		if hook.byN[n] != 1 {
+			t.Errorf("record %d reached the receiver %d times", n, hook.byN[n])
+		}
+	}
+	if hook.received != 5000 || hook.badSig != 0 || len(hook.byKey) != 5000 {
+		t.Errorf("receiver: %d requests, %d badly signed, %d keys; want 5000, 0, 5000", hook.received, hook.badSig, len(hook.byKey))
+	}
+	hook.mu.Unlock()
+	counts := streamCounts(t, a.js, "copies")
+	for n := 0; n < 10000; n += 2 {
+		if counts[n] != 1 {
+			t.Errorf("record %d is %d times in the target stream", n, counts[n])
+		}
+	}
+	if len(counts) != 5000 {
+		t.Errorf("the target stream holds %d distinct records, want 5000", len(counts))
+	}
+	for _, name := range []string{"to-stream", "to-hook"} {
+		waitFor(t, "the state of "+name, 10*time.Second, func() bool {
+			s, err := subscription.Get(ctx, a.js, name, "events", true)
+			return err == nil && s.Delivered == 5000 && s.Filtered == 5000 && s.Pending == 0
+		})
+		s, _ := subscription.Get(ctx, a.js, name, "events", true)
+		if s.Failed != 0 || s.LastDelivery == "" || s.Status != subscription.StatusDelivering {
+			t.Errorf("state of %s: %+v", name, s)
+		}
+	}
+	// Tenant b's subscription finds no stream "copies" of its own.
+	waitFor(t, "tenant b's refusal", 30*time.Second, func() bool {
+		s, err := subscription.Get(ctx, b.js, "steal", "events", true)
+		return err == nil && strings.Contains(s.LastError, `no stream named "copies"`) && s.Delivered == 0
+	})
+}
