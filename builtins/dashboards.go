@@ -15,6 +15,7 @@ var kindFunctions = map[string]func(e *Env) starlark.StringDict{
 	"deployment":     (*Env).deploymentFunctions,
 	"event_endpoint": (*Env).eventEndpointFunctions,
 	"schedule":       (*Env).scheduleFunctions,
+	"subscription":   (*Env).subscriptionFunctions,
 }
 
 // dashboardFunctions are verify, to_app and convert of the dashboard

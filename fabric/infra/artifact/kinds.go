@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/fabricops/fabric/fabric/infra/streams"
-	"github.com/fabricops/fabric/fabric/infra/subscription"
 	"github.com/fabricops/fabric/fabric/lib/cfxql"
 )
 
@@ -386,7 +384,7 @@ var StagingArea = &Kind{
 // Subscription is the subscription kind: the rows of a stream matching a
 // CFXQL filter, delivered to a target (a webhook or one of the tenant's
 // streams; package subscription checks it, and the leading scheduler's
-// deliverer delivers).
+// deliverer delivers; CheckSubscriptionTarget says what a target may be).
 var Subscription = &Kind{
 	Name:   "subscription",
 	Bucket: "fabric_art_subscriptions",
@@ -423,15 +421,12 @@ var Subscription = &Kind{
 				return fmt.Errorf("filter: %v", err)
 			}
 		}
-		var t subscription.Target
+		var t SubscriptionTarget
 		if err := json.Unmarshal(d.Raw("target"), &t); err != nil {
 			return fmt.Errorf("target: %v", err)
 		}
 		src, _ := d.String("stream")
-		if err := streams.CheckName(src); err != nil {
-			return fmt.Errorf("stream: %v", err)
-		}
-		return subscription.CheckTarget(t, src)
+		return CheckSubscriptionTarget(t, src)
 	},
 	Columns: []string{"name", "description", "stream", "filter", "enabled", "saved_time"},
 }

@@ -14,44 +14,33 @@ import (
 	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"fmt"
-	"net/url"
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/infra/artifact"
 	"github.com/fabricops/fabric/fabric/infra/store"
 	"github.com/fabricops/fabric/fabric/infra/streams"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
+// Target is where a subscription delivers (artifact.SubscriptionTarget).
+type Target = artifact.SubscriptionTarget
+
 // Target types.
 const (
-	TypeWebhook = "webhook"
-	TypeStream  = "stream"
-	TypeEmail   = "email"
+	TypeWebhook = artifact.TargetWebhook
+	TypeStream  = artifact.TargetStream
+	TypeEmail   = artifact.TargetEmail
 )
 
-// Target is where a subscription delivers.
-type Target struct {
-	// Type is webhook or stream (email is refused).
-	Type string `json:"type"`
-	// URL is a webhook's http or https URL.
-	URL string `json:"url,omitempty"`
-	// Secret names the tenant's secret (package secret) whose value signs
-	// each webhook body (HMAC-SHA256, header SignatureHeader); none: the
-	// body is not signed.
-	Secret string `json:"secret,omitempty"`
-	// CA is the PEM of the certificates a webhook's server certificate
-	// may chain to, instead of the system's (a private receiver).
-	CA string `json:"ca,omitempty"`
-	// Stream is a stream target's stream.
-	Stream string `json:"stream,omitempty"`
-	// To and Template are an email target's (refused).
-	To       []string `json:"to,omitempty"`
-	Template string   `json:"template,omitempty"`
-}
+// CheckTarget checks a target of a subscription reading stream source
+// (artifact.CheckSubscriptionTarget).
+func CheckTarget(t Target, source string) error { return artifact.CheckSubscriptionTarget(t, source) }
+
+// CertPool reads PEM certificates into a pool (artifact.CertPool).
+func CertPool(pemText string) (*x509.CertPool, error) { return artifact.CertPool(pemText) }
 
 // Headers of a webhook delivery.
 const (
@@ -67,79 +56,6 @@ const (
 	// SubscriptionHeader names the subscription.
 	SubscriptionHeader = "X-Fabric-Subscription"
 )
-
-// ErrEmail is the refusal of an email target.
-var ErrEmail = errors.New("target: type email is not delivered: the fabric has no mail relay; use a webhook target to a mail service")
-
-// CheckTarget checks a target of a subscription reading stream source;
-// the error names the field.
-func CheckTarget(t Target, source string) error {
-	switch t.Type {
-	case TypeEmail:
-		return ErrEmail
-	case TypeStream:
-		if t.Stream == "" {
-			return errors.New("target: a stream target needs stream")
-		}
-		if err := streams.CheckName(t.Stream); err != nil {
-			return fmt.Errorf("target.stream: %v", err)
-		}
-		if api.IsSystemStream(t.Stream) {
-			return fmt.Errorf("target.stream: %s is a system stream: the fabric writes it", t.Stream)
-		}
-		if t.Stream == source {
-			return fmt.Errorf("target.stream: %s is the subscription's own stream (it would deliver its deliveries)", t.Stream)
-		}
-		if t.URL != "" || t.Secret != "" || t.CA != "" {
-			return errors.New("target: url, secret and ca are a webhook's, not a stream target's")
-		}
-	case TypeWebhook:
-		if t.URL == "" {
-			return errors.New("target: a webhook target needs url")
-		}
-		u, err := url.Parse(t.URL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("target.url: %q is not an http or https URL", t.URL)
-		}
-		if u.User != nil {
-			return errors.New("target.url: credentials do not go in the URL: sign with secret")
-		}
-		if t.CA != "" {
-			if _, err := CertPool(t.CA); err != nil {
-				return fmt.Errorf("target.ca: %v", err)
-			}
-		}
-		if t.Stream != "" {
-			return errors.New("target: stream is a stream target's, not a webhook's")
-		}
-	default:
-		return fmt.Errorf("target.type: %q is not webhook or stream", t.Type)
-	}
-	return nil
-}
-
-// CertPool reads PEM certificates into a pool.
-func CertPool(pemText string) (*x509.CertPool, error) {
-	pool := x509.NewCertPool()
-	rest, n := []byte(pemText), 0
-	for {
-		var b *pem.Block
-		b, rest = pem.Decode(rest)
-		if b == nil {
-			break
-		}
-		c, err := x509.ParseCertificate(b.Bytes)
-		if err != nil {
-			return nil, fmt.Errorf("certificate %d: %v", n+1, err)
-		}
-		pool.AddCert(c)
-		n++
-	}
-	if n == 0 {
-		return nil, errors.New("no PEM certificate")
-	}
-	return pool, nil
-}
 
 // ConsumerName is the durable consumer of the subscription name on its
 // stream: "sub-" and a hash of the name (any name gives a valid one).
@@ -276,3 +192,27 @@ func Get(ctx context.Context, js jetstream.JetStream, name, source string, enabl
 
 // Stamp is the time format of the state.
 func Stamp(t time.Time) string { return api.Timestamp(t) }
+
+// OfDocument reads the state of the subscription whose document (JSON)
+// is doc, and returns its name with it.
+func OfDocument(ctx context.Context, js jetstream.JetStream, doc []byte) (string, State, error) {
+	var d struct {
+		Name    string `json:"name"`
+		Stream  string `json:"stream"`
+		Enabled *bool  `json:"enabled"`
+	}
+	if err := json.Unmarshal(doc, &d); err != nil {
+		return "", State{}, err
+	}
+	s, err := Get(ctx, js, d.Name, d.Stream, d.Enabled == nil || *d.Enabled)
+	return d.Name, s, err
+}
+
+// Fields are the state's fields in the order get and list show them.
+var Fields = []string{"status", "delivered", "filtered", "failed", "pending", "last_delivery", "last_error", "last_error_time"}
+
+// Values returns the state's fields by name (Fields).
+func (s State) Values() map[string]any {
+	return map[string]any{"status": s.Status, "delivered": s.Delivered, "filtered": s.Filtered, "failed": s.Failed,
+		"pending": s.Pending, "last_delivery": s.LastDelivery, "last_error": s.LastError, "last_error_time": s.LastErrorTime}
+}

@@ -243,3 +243,153 @@ func TestDeliveryAcrossRestart(t *testing.T) {
 		return err == nil && strings.Contains(s.LastError, `no stream named "copies"`) && s.Delivered == 0
 	})
 }
+
+// TestHostileTargets: each subscription's webhook misbehaves in its own
+// way, and none holds the deliverer: a failing receiver is retried with
+// back-off until it answers; redirects are not followed and a refusal is
+// not retried; a slow receiver is given up after the retry time; a huge
+// answer is not read; a record over the body limit is not sent; a
+// missing secret is reported; deliveries under way are bounded, and so
+// are the subscriptions delivering at once.
+func TestHostileTargets(t *testing.T) {
+	o := deliverer.Options{Period: 200 * time.Millisecond, Timeout: 500 * time.Millisecond, FirstBackoff: 50 * time.Millisecond,
+		MaxBackoff: 200 * time.Millisecond, MaxRetryTime: 2 * time.Second, MaxInFlight: 2, MaxActive: 10, MaxBody: 200}
+	f := fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer, api.Scheduler}, Deliverer: o})
+	a := connect(t, f, "a")
+	ctx := context.Background()
+	if _, err := streams.Add(ctx, a.js, streams.Config{Name: "ev"}); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	hits := map[string]int{}
+	inGate, maxGate := 0, 0
+	mux := http.NewServeMux()
+	count := func(path string) int {
+		mu.Lock()
+		defer mu.Unlock()
+		hits[path]++
+		return hits[path]
+	}
+	mux.HandleFunc("/flaky", func(w http.ResponseWriter, r *http.Request) {
+		if count("/flaky") <= 3 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+	})
+	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) {
+		count("/redirect")
+		http.Redirect(w, r, "/redirect", http.StatusFound)
+	})
+	mux.HandleFunc("/refused", func(w http.ResponseWriter, r *http.Request) {
+		count("/refused")
+		w.WriteHeader(http.StatusBadRequest)
+	})
+	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
+		count("/slow")
+		select {
+		case <-r.Context().Done():
+		case <-time.After(2 * time.Second):
+		}
+	})
+	mux.HandleFunc("/huge", func(w http.ResponseWriter, r *http.Request) {
+		count("/huge")
+		chunk := make([]byte, 1<<20)
+		for range 200 { // 200 MB, unless the client stops reading
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	})
+	mux.HandleFunc("/gate", func(w http.ResponseWriter, r *http.Request) {
+		count("/gate")
+		mu.Lock()
+		inGate++
+		maxGate = max(maxGate, inGate)
+		mu.Unlock()
+		time.Sleep(100 * time.Millisecond)
+		mu.Lock()
+		inGate--
+		mu.Unlock()
+	})
+	srv := httptest.NewServer(mux)
+	defer func() { srv.CloseClientConnections(); srv.Close() }()
+	hook := func(name, path string, extra map[string]any) {
+		target := map[string]any{"type": "webhook", "url": srv.URL + path}
+		for k, v := range extra {
+			target[k] = v
+		}
+		a.subscribe(t, map[string]any{"name": name, "stream": "ev", "target": target})
+	}
+	hook("flaky", "/flaky", nil)
+	hook("redirect", "/redirect", nil)
+	hook("refused", "/refused", nil)
+	hook("slow", "/slow", nil)
+	hook("huge", "/huge", nil)
+	hook("nosecret", "/gate", map[string]any{"secret": "missing"})
+	for _, g := range []string{"gate1", "gate2", "gate3", "gate4"} {
+		hook(g, "/gate", nil)
+	}
+	hook("zz-over", "/gate", nil) // the eleventh: over MaxActive
+	big := `{"n":2,"pad":"` + strings.Repeat("x", 300) + `"}`
+	w, err := streams.NewWriter(ctx, a.js, "ev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range []string{big, `{"n":0}`, `{"n":1}`} {
+		if err := w.Write(ctx, []byte(rec)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	state := func(name string) subscription.State {
+		s, err := subscription.Get(ctx, a.js, name, "ev", true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	// Every delivering subscription ends with its three records settled:
+	// the big one given up, the two others as its receiver has it (and
+	// the last error is the receiver's, when it has one).
+	tests := []struct {
+		name              string
+		delivered, failed int64
+		lastError         string
+	}{
+		{"flaky", 2, 1, "HTTP 503"},
+		{"redirect", 0, 3, "redirects are not followed"},
+		{"refused", 0, 3, "HTTP 400: the receiver refused the record"},
+		{"slow", 0, 3, "Client.Timeout"},
+		{"huge", 2, 1, "over the limit of 200"},
+		{"gate1", 2, 1, "over the limit of 200"},
+		{"gate4", 2, 1, "over the limit of 200"},
+	}
+	for _, tc := range tests {
+		waitFor(t, tc.name+" to settle", 30*time.Second, func() bool {
+			s := state(tc.name)
+			return s.Delivered+s.Failed == 3
+		})
+		s := state(tc.name)
+		if s.Delivered != tc.delivered || s.Failed != tc.failed || s.Pending != 0 || !strings.Contains(s.LastError, tc.lastError) {
+			t.Errorf("%s: state %+v, want %d delivered, %d failed, last error with %q", tc.name, s, tc.delivered, tc.failed, tc.lastError)
+		}
+	}
+	mu.Lock()
+	if hits["/redirect"] != 2 || hits["/refused"] != 2 {
+		t.Errorf("a redirect or a refusal was tried again, or a redirect followed: %v", hits)
+	}
+	if hits["/slow"] < 4 {
+		t.Errorf("the slow receiver was tried %d times, want retries", hits["/slow"])
+	}
+	if maxGate > o.MaxInFlight {
+		t.Errorf("%d deliveries under way at once, over the limit of %d", maxGate, o.MaxInFlight)
+	}
+	mu.Unlock()
+	if s := state("nosecret"); s.Delivered != 0 || !strings.Contains(s.LastError, `target.secret: no secret named "missing"`) || s.Status != subscription.StatusWaiting {
+		t.Errorf("nosecret: %+v", s)
+	}
+	if s := state("zz-over"); s.Delivered != 0 || !strings.Contains(s.LastError, "over the limit of 10 subscriptions") {
+		t.Errorf("zz-over: %+v", s)
+	}
+}
