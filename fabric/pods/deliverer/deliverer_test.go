@@ -393,3 +393,67 @@ func TestHostileTargets(t *testing.T) {
 		t.Errorf("zz-over: %+v", s)
 	}
 }
+
+// TestLifecycle: a disabled subscription delivers nothing and, enabled
+// again, goes on where it stopped (the records written meanwhile
+// included, none twice); a deleted one's consumer and state go; records
+// written before a subscription was added are not delivered.
+func TestLifecycle(t *testing.T) {
+	f := fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer, api.Scheduler},
+		Deliverer: deliverer.Options{Period: 200 * time.Millisecond}})
+	a := connect(t, f, "a")
+	ctx := context.Background()
+	for _, s := range []string{"events", "copies"} {
+		if _, err := streams.Add(ctx, a.js, streams.Config{Name: s}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.write(t, "events", 0, 10) // before the subscription: not delivered
+	time.Sleep(10 * time.Millisecond)
+	a.subscribe(t, map[string]any{"name": "copy", "stream": "events", "target": map[string]any{"type": "stream", "stream": "copies"}})
+	a.write(t, "events", 10, 20)
+	messages := func() uint64 {
+		i, err := streams.Get(ctx, a.js, "copies")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return i.Messages
+	}
+	waitFor(t, "10 copies", 20*time.Second, func() bool { return messages() == 10 })
+	if _, err := a.repo.SetEnabled(ctx, artifact.Subscription, "copy", false); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // the loop stops
+	a.write(t, "events", 20, 30)
+	time.Sleep(time.Second)
+	if n := messages(); n != 10 {
+		t.Fatalf("a disabled subscription delivered: %d copies", n)
+	}
+	if s, _ := subscription.Get(ctx, a.js, "copy", "events", false); s.Status != subscription.StatusDisabled || s.Pending != 10 {
+		t.Errorf("disabled: %+v", s)
+	}
+	if _, err := a.repo.SetEnabled(ctx, artifact.Subscription, "copy", true); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "20 copies", 20*time.Second, func() bool { return messages() == 20 })
+	counts := map[int]int{}
+	_, _ = streams.Read(ctx, a.js, "copies", streams.ReadOptions{}, func(m streams.Message) error {
+		var rec struct{ N int }
+		_ = json.Unmarshal(m.Data, &rec)
+		counts[rec.N]++
+		return nil
+	})
+	for n := 10; n < 30; n++ {
+		if counts[n] != 1 {
+			t.Errorf("record %d copied %d times", n, counts[n])
+		}
+	}
+	if err := a.repo.Delete(ctx, artifact.Subscription, "copy"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the consumer and state to go", 20*time.Second, func() bool {
+		_, err := a.js.Consumer(ctx, streams.JetStreamName("events"), subscription.ConsumerName("copy"))
+		s, lerr := subscription.Load(ctx, a.js, "copy")
+		return err != nil && lerr == nil && s == (subscription.State{})
+	})
+}

@@ -33,6 +33,7 @@ type loop struct {
 	mu       sync.Mutex // guards state
 	state    subscription.State
 	lastSave time.Time
+	saved    subscription.State // as last written
 }
 
 // start starts a subscription's loop.
@@ -90,8 +91,8 @@ func (l *loop) failed(status string, err error) {
 	l.state.Status, l.state.LastError, l.state.LastErrorTime = status, err.Error(), subscription.Stamp(time.Now())
 }
 
-// save writes the state (at most every saveEvery unless now), with the
-// consumer's pending count.
+// save writes the state (at most every saveEvery, and only when it
+// changed, unless now), with the consumer's pending count.
 func (l *loop) save(ctx context.Context, now bool) {
 	if !now && time.Since(l.lastSave) < saveEvery {
 		return
@@ -105,9 +106,16 @@ func (l *loop) save(ctx context.Context, now bool) {
 			s.Pending = int64(i.NumPending) + int64(i.NumAckPending)
 		}
 	}
-	if err := subscription.Save(ctx, l.d.js, l.spec.Name, s); err != nil && ctx.Err() == nil {
-		l.d.o.Logf("subscription %s: saving its delivery state: %v", l.spec.Name, err)
+	if !now && s == l.saved {
+		return
 	}
+	if err := subscription.Save(ctx, l.d.js, l.spec.Name, s); err != nil {
+		if ctx.Err() == nil {
+			l.d.o.Logf("subscription %s: saving its delivery state: %v", l.spec.Name, err)
+		}
+		return
+	}
+	l.saved = s
 }
 
 // sender delivers one record, keyed for idempotency.
