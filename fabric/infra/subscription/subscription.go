@@ -48,7 +48,8 @@ const (
 	// body under the target's secret.
 	SignatureHeader = "X-Fabric-Signature-256"
 	// IdempotencyHeader carries the delivery's key: the subscription's
-	// consumer and the record's sequence number in its stream. A record
+	// consumer, when its stream was made and the record's sequence number
+	// in the stream. A record
 	// delivered again (the fabric stopped between the receiver's answer
 	// and its acknowledgement) has the same key: a receiver that keeps
 	// the keys it saw drops the second.
@@ -113,7 +114,10 @@ func kv(ctx context.Context, js jetstream.JetStream) (jetstream.KeyValue, error)
 func Load(ctx context.Context, js jetstream.JetStream, name string) (State, error) {
 	ctx, cancel := context.WithTimeout(ctx, store.Timeout)
 	defer cancel()
-	b, err := kv(ctx, js)
+	b, err := js.KeyValue(ctx, StateBucket)
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		return State{}, nil // nothing delivered in the tenant yet
+	}
 	if err != nil {
 		return State{}, err
 	}
@@ -155,7 +159,10 @@ func Forget(ctx context.Context, js jetstream.JetStream, name, source string) er
 			return err
 		}
 	}
-	b, err := kv(ctx, js)
+	b, err := js.KeyValue(ctx, StateBucket)
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ package deliverer
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -166,9 +167,9 @@ func (d *Deliverer) Run(ctx context.Context) {
 func (d *Deliverer) watch(ctx context.Context) jetstream.KeyWatcher {
 	wctx, cancel := context.WithTimeout(ctx, store.Timeout)
 	defer cancel()
-	kv, err := store.EnsureKV(wctx, d.js, jetstream.KeyValueConfig{Bucket: artifact.Subscription.Bucket, History: artifact.History})
+	kv, err := d.js.KeyValue(wctx, artifact.Subscription.Bucket)
 	if err != nil {
-		return nil
+		return nil // none yet: looked for again on the next pass
 	}
 	w, err := kv.WatchAll(ctx, jetstream.UpdatesOnly())
 	if err != nil {
@@ -222,6 +223,17 @@ func (d *Deliverer) pass(ctx context.Context) error {
 	if !d.leader() {
 		d.stopAll()
 		return nil
+	}
+	// A tenant without subscriptions has no bucket of them: it is not
+	// made here (it would count among the tenant's streams).
+	lctx, cancel := context.WithTimeout(ctx, store.Timeout)
+	_, err := d.js.KeyValue(lctx, artifact.Subscription.Bucket)
+	cancel()
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
 	}
 	st, err := tenant.New(d.nc).Store(ctx)
 	if err != nil {
@@ -283,9 +295,9 @@ func (d *Deliverer) pass(ctx context.Context) error {
 func (d *Deliverer) forgetDeleted(ctx context.Context, specs map[string]spec) {
 	kctx, cancel := context.WithTimeout(ctx, store.Timeout)
 	defer cancel()
-	kv, err := store.EnsureKV(kctx, d.js, jetstream.KeyValueConfig{Bucket: subscription.StateBucket, History: 1})
+	kv, err := d.js.KeyValue(kctx, subscription.StateBucket)
 	if err != nil {
-		return
+		return // none: nothing was delivered
 	}
 	entries, err := store.Entries(kctx, kv)
 	if err != nil {

@@ -34,6 +34,9 @@ type loop struct {
 	state    subscription.State
 	lastSave time.Time
 	saved    subscription.State // as last written
+	// keyPrefix starts a delivery's key: the consumer's name and when
+	// its stream was made (a stream made again numbers from 1 again).
+	keyPrefix string
 }
 
 // start starts a subscription's loop.
@@ -182,6 +185,7 @@ func (l *loop) consumer(ctx context.Context) (jetstream.Consumer, error) {
 		return nil, err
 	}
 	name := subscription.ConsumerName(l.spec.Name)
+	l.keyPrefix = name + "-" + strconv.FormatInt(st.CachedInfo().Created.Unix(), 36) + "-"
 	c, err := st.Consumer(lctx, name)
 	if err == nil {
 		return c, nil
@@ -238,7 +242,7 @@ func (l *loop) one(ctx context.Context, m jetstream.Msg, q *cfxql.Query, send se
 			}
 		}
 	}()
-	key := subscription.ConsumerName(l.spec.Name) + "-" + strconv.FormatUint(seq, 10)
+	key := l.keyPrefix + strconv.FormatUint(seq, 10)
 	first, wait := time.Now(), l.d.o.FirstBackoff
 	for {
 		err := l.attempt(ctx, key, seq, data, send)
