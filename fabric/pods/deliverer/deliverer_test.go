@@ -290,13 +290,21 @@ func TestHostileTargets(t *testing.T) {
 		case <-time.After(2 * time.Second):
 		}
 	})
+	hugeSent := 0 // the most MB one answer got out
 	mux.HandleFunc("/huge", func(w http.ResponseWriter, r *http.Request) {
 		count("/huge")
 		chunk := make([]byte, 1<<20)
-		for range 200 { // 200 MB, unless the client stops reading
+		sent := 0
+		defer func() {
+			mu.Lock()
+			hugeSent = max(hugeSent, sent)
+			mu.Unlock()
+		}()
+		for range 1000 { // 1 GB, unless the client stops reading
 			if _, err := w.Write(chunk); err != nil {
 				return
 			}
+			sent++
 		}
 	})
 	mux.HandleFunc("/gate", func(w http.ResponseWriter, r *http.Request) {
@@ -381,6 +389,9 @@ func TestHostileTargets(t *testing.T) {
 	}
 	if hits["/slow"] < 4 {
 		t.Errorf("the slow receiver was tried %d times, want retries", hits["/slow"])
+	}
+	if hugeSent > 64 {
+		t.Errorf("a huge answer was read: %d MB of it went out", hugeSent)
 	}
 	if maxGate > o.MaxInFlight {
 		t.Errorf("%d deliveries under way at once, over the limit of %d", maxGate, o.MaxInFlight)
