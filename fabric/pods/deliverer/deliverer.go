@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
@@ -100,12 +101,27 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// Rows are the bounds as the limits command lists them.
+func (o Options) Rows() []api.LimitRow {
+	const fixed = "fixed"
+	sec := func(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) }
+	return []api.LimitRow{
+		{Scope: "subscription", Limit: "request_timeout_seconds", Value: sec(o.Timeout), SetBy: fixed + "; the first 4 KB of an answer are read, no more"},
+		{Scope: "subscription", Limit: "retry_seconds", Value: sec(o.MaxRetryTime), SetBy: fixed + "; then the record is given up (failed)"},
+		{Scope: "subscription", Limit: "max_backoff_seconds", Value: sec(o.MaxBackoff), SetBy: fixed},
+		{Scope: "subscription", Limit: "max_record_kb", Value: strconv.Itoa(o.MaxBody >> 10), SetBy: fixed + "; a larger record is given up"},
+		{Scope: "subscription", Limit: "deliveries_in_flight", Value: strconv.Itoa(o.MaxInFlight), SetBy: fixed + " (all the tenant's subscriptions)"},
+		{Scope: "subscription", Limit: "delivering", Value: strconv.Itoa(o.MaxActive), SetBy: fixed + "; the others wait"},
+	}
+}
+
 // Run starts the deliverer of scheduler pod p until p stops.
 func Run(p *pod.Pod, o Options) {
 	if o.Logf == nil {
 		o.Logf = func(f string, a ...any) { p.Warnf(api.LoggerController, f, a...) }
 	}
 	d := New(p.Conn(), p.Leader, o)
+	p.SetLimits(d.o.Rows())
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	// A stopping pod waits for its loops: each finishes the delivery
