@@ -468,3 +468,69 @@ func TestLifecycle(t *testing.T) {
 		return err != nil && lerr == nil && s == (subscription.State{})
 	})
 }
+
+// TestCrashBetweenPostAndAck: a deliverer whose connection dies after
+// the receiver took a record, before its acknowledgement, leaves that
+// record to be delivered again by the next one, with the same
+// idempotency key: a receiver that drops keys it saw has each record
+// once.
+func TestCrashBetweenPostAndAck(t *testing.T) {
+	f := fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer}}) // no scheduler: the test runs the deliverers
+	a := connect(t, f, "a")
+	ctx := context.Background()
+	if _, err := streams.Add(ctx, a.js, streams.Config{Name: "events"}); err != nil {
+		t.Fatal(err)
+	}
+	first, err := bus.Connect(f.Configs["a"], "first-deliverer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	var mu sync.Mutex
+	keys := map[string]int{}
+	requests := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		requests++
+		keys[r.Header.Get(subscription.IdempotencyHeader)]++
+		if requests == 5 {
+			first.Close() // the first deliverer dies before it acknowledges
+		}
+	}))
+	defer srv.Close()
+	a.subscribe(t, map[string]any{"name": "hook", "stream": "events", "target": map[string]any{"type": "webhook", "url": srv.URL}})
+	a.write(t, "events", 0, 10)
+	o := deliverer.Options{Period: 100 * time.Millisecond, AckWait: time.Second}
+	run := func(nc *nats.Conn) context.CancelFunc {
+		rctx, cancel := context.WithCancel(ctx)
+		go deliverer.New(nc, func() bool { return true }, o).Run(rctx)
+		return cancel
+	}
+	stopFirst := run(first)
+	defer stopFirst()
+	waitFor(t, "the first deliverer's death", 20*time.Second, func() bool { return first.IsClosed() })
+	second, err := bus.Connect(f.Configs["a"], "second-deliverer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	stopSecond := run(second)
+	defer stopSecond()
+	waitFor(t, "10 records", 30*time.Second, func() bool { mu.Lock(); defer mu.Unlock(); return len(keys) == 10 })
+	time.Sleep(500 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	twice := 0
+	for k, n := range keys {
+		switch {
+		case n == 2:
+			twice++
+		case n != 1:
+			t.Errorf("key %s came %d times", k, n)
+		}
+	}
+	if twice != 1 || requests != 11 {
+		t.Errorf("%d requests, %d keys twice: want the one record under way when the deliverer died sent again, with its key", requests, twice)
+	}
+}
