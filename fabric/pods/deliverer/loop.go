@@ -62,9 +62,17 @@ type permanent struct{ error }
 
 func (l *loop) run(ctx context.Context) {
 	js := l.d.js
+	// The counts go on from the stored ones: a loop that cannot read
+	// them waits rather than start again from zero.
 	st, err := subscription.Load(ctx, js, l.spec.Name)
-	if err != nil && ctx.Err() != nil {
-		return
+	for err != nil {
+		l.d.o.Logf("subscription %s: reading its delivery state: %v", l.spec.Name, err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(retryWait):
+		}
+		st, err = subscription.Load(ctx, js, l.spec.Name)
 	}
 	l.state = st
 	l.state.Stream = l.spec.Stream
