@@ -209,7 +209,8 @@ type spec struct {
 	Filter  string
 	Target  subscription.Target
 	Enabled bool
-	// Since is when it was first saved: its consumer starts there.
+	// Since is when it was last saved: a consumer made for it (there is
+	// none yet when it is new) starts there.
 	Since time.Time
 	// version changes whenever the document does.
 	version string

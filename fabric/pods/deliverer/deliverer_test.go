@@ -459,11 +459,35 @@ func TestLifecycle(t *testing.T) {
 			t.Errorf("record %d copied %d times", n, counts[n])
 		}
 	}
+	// Moved to another stream while disabled: the old consumer goes once
+	// it delivers again.
+	if _, err := streams.Add(ctx, a.js, streams.Config{Name: "events2"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.repo.SetEnabled(ctx, artifact.Subscription, "copy", false); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // the loop stops, its consumer kept
+	moved, _ := json.Marshal(map[string]any{"name": "copy", "stream": "events2", "enabled": false,
+		"target": map[string]any{"type": "stream", "stream": "copies"}})
+	if _, err := a.repo.Add(ctx, artifact.Subscription, moved, true); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	if _, err := a.repo.SetEnabled(ctx, artifact.Subscription, "copy", true); err != nil {
+		t.Fatal(err)
+	}
+	a.write(t, "events2", 100, 105)
+	waitFor(t, "25 copies", 20*time.Second, func() bool { return messages() == 25 })
+	waitFor(t, "the old consumer to go", 20*time.Second, func() bool {
+		_, err := a.js.Consumer(ctx, streams.JetStreamName("events"), subscription.ConsumerName("copy"))
+		return err != nil
+	})
 	if err := a.repo.Delete(ctx, artifact.Subscription, "copy"); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the consumer and state to go", 20*time.Second, func() bool {
-		_, err := a.js.Consumer(ctx, streams.JetStreamName("events"), subscription.ConsumerName("copy"))
+		_, err := a.js.Consumer(ctx, streams.JetStreamName("events2"), subscription.ConsumerName("copy"))
 		s, lerr := subscription.Load(ctx, a.js, "copy")
 		return err != nil && lerr == nil && s == (subscription.State{})
 	})

@@ -74,6 +74,14 @@ func (l *loop) run(ctx context.Context) {
 		}
 		st, err = subscription.Load(ctx, js, l.spec.Name)
 	}
+	if st.Stream != "" && st.Stream != l.spec.Stream {
+		// Moved to another stream while no loop ran: the old stream's
+		// consumer goes, and the counts start again.
+		if err := subscription.Forget(ctx, js, l.spec.Name, st.Stream); err != nil {
+			l.d.o.Logf("subscription %s: forgetting its consumer on %s: %v", l.spec.Name, st.Stream, err)
+		}
+		st = subscription.State{}
+	}
 	l.state = st
 	l.state.Stream = l.spec.Stream
 	defer func() {
