@@ -16,6 +16,7 @@ var kindFunctions = map[string]func(e *Env) starlark.StringDict{
 	"event_endpoint": (*Env).eventEndpointFunctions,
 	"schedule":       (*Env).scheduleFunctions,
 	"synthetics":     (*Env).syntheticsFunctions,
+	"subscription":   (*Env).subscriptionFunctions,
 }
 
 // dashboardFunctions are verify, to_app and convert of the dashboard

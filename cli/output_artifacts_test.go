@@ -184,6 +184,20 @@ func TestOutputArtifactKinds(t *testing.T) {
 		s.steps(steps...)
 		lists = append(lists, k.group+" list")
 	}
+	// A subscription's target is fenced: no mail (no relay), no system
+	// stream, not its own stream, no credentials in a URL.
+	for name, text := range map[string]string{
+		"email":  "name: u4\nstream: alerts\ntarget: {type: email, to: [ops@example.test]}\n",
+		"system": "name: u5\nstream: alerts\ntarget: {type: stream, stream: fabric_deployment_updates}\n",
+		"loop":   "name: u6\nstream: alerts\ntarget: {type: stream, stream: alerts}\n",
+		"creds":  "name: u7\nstream: alerts\ntarget: {type: webhook, url: 'https://u:p@hooks.example.test/'}\n",
+		"scheme": "name: u8\nstream: alerts\ntarget: {type: webhook, url: 'ftp://hooks.example.test/'}\n",
+	} {
+		write(t, dir, "subscription-"+name+".yaml", text)
+	}
+	for _, name := range []string{"email", "system", "loop", "creds", "scheme"} {
+		s.steps(step{cmd: "subscription add --file $DIR/subscription-" + name + ".yaml", code: 1})
+	}
 	// The synthetic profile names the stack: it is not deleted first.
 	s.steps(step{cmd: "stack delete --name web-stack", code: 1})
 	for i := len(kinds) - 1; i >= 0; i-- { // synthetics name a stack: delete them first

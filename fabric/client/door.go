@@ -17,6 +17,7 @@ import (
 	"github.com/fabricops/fabric/fabric/infra/secret"
 	"github.com/fabricops/fabric/fabric/infra/store"
 	"github.com/fabricops/fabric/fabric/infra/streams"
+	"github.com/fabricops/fabric/fabric/infra/subscription"
 	"github.com/fabricops/fabric/fabric/infra/synthetics"
 	"github.com/fabricops/fabric/fabric/infra/tenant"
 	"github.com/fabricops/fabric/fabric/lib/probes"
@@ -40,6 +41,12 @@ var (
 	ArtifactKinds = artifact.Kinds
 	// ScheduleKind is artifact.Schedule.
 	ScheduleKind = artifact.Schedule
+	// SubscriptionKind is artifact.Subscription.
+	SubscriptionKind = artifact.Subscription
+	// SubscriptionOfDocument is subscription.OfDocument.
+	SubscriptionOfDocument = subscription.OfDocument
+	// SubscriptionFields is subscription.Fields.
+	SubscriptionFields = subscription.Fields
 )
 
 type (

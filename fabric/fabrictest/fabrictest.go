@@ -15,6 +15,7 @@ import (
 
 	"github.com/fabricops/fabric/fabric/infra/bus"
 	"github.com/fabricops/fabric/fabric/infra/natsserver"
+	"github.com/fabricops/fabric/fabric/pods/deliverer"
 	"github.com/fabricops/fabric/fabric/pods/eventgw"
 	"github.com/fabricops/fabric/fabric/pods/runner"
 	"github.com/fabricops/fabric/fabric/pods/worker"
@@ -31,6 +32,28 @@ type Fabric struct {
 	Runners map[string]*runner.Runner
 
 	serverOptions natsserver.ServerOptions
+	runnerOptions map[string]runner.Options
+}
+
+// Restart stops every tenant's pods gracefully, restarts the NATS server
+// (down for down) and starts the pods again, as a fabric down and up
+// does: what the pods keep in JetStream is what they go on from.
+func (f *Fabric) Restart(t testing.TB, down time.Duration) {
+	t.Helper()
+	for _, r := range f.Runners {
+		r.Stop()
+	}
+	f.RestartServer(t, down)
+	for name, ro := range f.runnerOptions {
+		r, err := runner.Start(ro)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Runners[name] = r
+		if err := r.WaitVisible(10 * time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // RestartServer stops the fabric's NATS server, waits down, and starts it
@@ -81,6 +104,8 @@ type Options struct {
 	// default endpoints: Defaults); each tenant's directory is
 	// DataDir(tenant) unless EventGateway.DataDir is set.
 	EventGateway eventgw.Options
+	// Deliverer bounds the subscriptions' deliveries (zero: the defaults).
+	Deliverer deliverer.Options
 }
 
 // DefaultPods are the pods of a tenant of the local fabric (with two
@@ -118,7 +143,8 @@ func Start(t testing.TB, o Options) *Fabric {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &Fabric{Server: srv, Home: filepath.Join(dir, "home"), Configs: map[string]*bus.Config{}, Runners: map[string]*runner.Runner{}, serverOptions: so}
+	f := &Fabric{Server: srv, Home: filepath.Join(dir, "home"), Configs: map[string]*bus.Config{}, Runners: map[string]*runner.Runner{}, serverOptions: so,
+		runnerOptions: map[string]runner.Options{}}
 	t.Cleanup(func() {
 		for _, r := range f.Runners {
 			r.Stop()
@@ -149,7 +175,8 @@ func Start(t testing.TB, o Options) *Fabric {
 		// its own, as the local fabric runs them.
 		ro := runner.Options{Config: cfg, Pods: o.Pods, Site: "local", BuildTag: "test",
 			CapacityFilter:  TestCapacityFilter,
-			PlatformVersion: "test", LicenseExpires: time.Now().AddDate(1, 0, 0), LeaseTTL: o.LeaseTTL, ControllerPeriod: o.ControllerPeriod, Worker: wo, Logger: o.Logger, EventGateway: gw}
+			PlatformVersion: "test", LicenseExpires: time.Now().AddDate(1, 0, 0), LeaseTTL: o.LeaseTTL, ControllerPeriod: o.ControllerPeriod, Worker: wo, Logger: o.Logger, EventGateway: gw,
+			Deliverer: o.Deliverer}
 		if err := runner.PrepareLocal(&ro, runner.Local{Dir: dir}); err != nil {
 			t.Fatal(err)
 		}
@@ -162,6 +189,7 @@ func Start(t testing.TB, o Options) *Fabric {
 			t.Setenv("FABRIC_NETWORK_CONFIG", path)
 		}
 		f.Configs[tn.Name] = cfg
+		f.runnerOptions[tn.Name] = ro
 		r, err := runner.Start(ro)
 		if err != nil {
 			t.Fatal(err)

@@ -418,7 +418,9 @@ var StagingArea = &Kind{
 }
 
 // Subscription is the subscription kind: the rows of a stream matching a
-// CFXQL filter, delivered to a target.
+// CFXQL filter, delivered to a target (a webhook or one of the tenant's
+// streams; package subscription checks it, and the leading scheduler's
+// deliverer delivers; CheckSubscriptionTarget says what a target may be).
 var Subscription = &Kind{
 	Name:   "subscription",
 	Bucket: "fabric_art_subscriptions",
@@ -442,7 +444,9 @@ var Subscription = &Kind{
 				"url": {"type": "string"},
 				"to": {"type": "array", "items": {"type": "string"}},
 				"stream": {"type": "string"},
-				"template": {"type": "string"}
+				"template": {"type": "string"},
+				"secret": {"type": "string"},
+				"ca": {"type": "string"}
 			}
 		}
 	}
@@ -453,7 +457,12 @@ var Subscription = &Kind{
 				return fmt.Errorf("filter: %v", err)
 			}
 		}
-		return nil
+		var t SubscriptionTarget
+		if err := json.Unmarshal(d.Raw("target"), &t); err != nil {
+			return fmt.Errorf("target: %v", err)
+		}
+		src, _ := d.String("stream")
+		return CheckSubscriptionTarget(t, src)
 	},
 	Columns: []string{"name", "description", "stream", "filter", "enabled", "saved_time"},
 }

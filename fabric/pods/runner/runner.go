@@ -17,6 +17,7 @@ import (
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/bus"
+	"github.com/fabricops/fabric/fabric/pods/deliverer"
 	"github.com/fabricops/fabric/fabric/pods/eventgw"
 	"github.com/fabricops/fabric/fabric/pods/graphdb"
 	"github.com/fabricops/fabric/fabric/pods/pod"
@@ -56,6 +57,9 @@ type Options struct {
 	// ControllerPeriod is how often the leading scheduler's deployment
 	// controller looks (0: api.DefaultControllerPeriod).
 	ControllerPeriod time.Duration
+	// Deliverer bounds the leading scheduler's subscription deliveries
+	// (zero fields: deliverer.Defaults).
+	Deliverer deliverer.Options
 	// CapacityFilter is the pods' capacity filter (empty: the default,
 	// api.DefaultCapacityFilter for the host).
 	CapacityFilter string

@@ -11,6 +11,7 @@ import (
 	"github.com/fabricops/fabric/fabric/pods/apiserver"
 	"github.com/fabricops/fabric/fabric/pods/archiver"
 	"github.com/fabricops/fabric/fabric/pods/controller"
+	"github.com/fabricops/fabric/fabric/pods/deliverer"
 	"github.com/fabricops/fabric/fabric/pods/eventgw"
 	"github.com/fabricops/fabric/fabric/pods/graphdb"
 	"github.com/fabricops/fabric/fabric/pods/pod"
@@ -56,13 +57,15 @@ var types = []Type{
 	{Name: api.GraphDB, Category: api.CategoryInfra, Serve: serveGraphDB, Local: localGraphDB},
 }
 
-// serveScheduler runs the election, the log archiver and the deployment
-// controller: the last two act while the scheduler leads.
+// serveScheduler runs the election, the log archiver, the subscriptions'
+// deliverer and the deployment controller: the last three act while the
+// scheduler leads.
 func serveScheduler(p *pod.Pod, o Options) error {
 	if err := scheduler.Elect(p, o.LeaseTTL); err != nil {
 		return err
 	}
 	archiver.Run(p)
+	deliverer.Run(p, o.Deliverer)
 	return controller.Serve(p, controller.Options{Period: o.ControllerPeriod})
 }
 
