@@ -51,7 +51,8 @@ func (e *Env) artifactModule(name string, k *client.ArtifactKind) starlark.Value
 
 Adds a %[1]s from a %[2]s or JSON file, or from data (a dict, or the text
 of one). It is checked first (the error names the field); an existing %[1]s
-of that name is replaced only with overwrite=True. Returns its list row.`, k.Name, format),
+of that name is replaced only with overwrite=True. Returns its list row,
+with replaced: True when it replaced a %[1]s of its name.`, k.Name, format),
 			func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 				var file optString
 				var data starlark.Value = starlark.None
@@ -89,7 +90,11 @@ of that name is replaced only with overwrite=True. Returns its list row.`, k.Nam
 					} else if rec, err = r.Add(ctx, k, text, overwrite); err != nil {
 						return nil, err
 					}
-					return rowValue(k, r.Row(k, rec))
+					row, err := rowValue(k, r.Row(k, rec))
+					if d, ok := row.(*starlark.Dict); ok && err == nil {
+						err = d.SetKey(starlark.String("replaced"), starlark.Bool(rec.Replaced))
+					}
+					return row, err
 				})
 			}),
 		"get": doc.Builtin(name+".get", fmt.Sprintf("get(name)\n\nReturns a %s as a dict, its keys in the order they were written.", k.Name),
