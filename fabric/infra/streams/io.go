@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/store"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -161,8 +162,12 @@ type Writer struct {
 // client's own bound (4,000).
 const DefaultMaxPending = 2048
 
-// NewWriter returns a writer to stream name, which must exist.
+// NewWriter returns a writer to stream name, which must exist and not be
+// a system stream (ErrSystemWrite): it writes what users write.
 func NewWriter(ctx context.Context, js jetstream.JetStream, name string) (*Writer, error) {
+	if api.IsSystemStream(name) {
+		return nil, fmt.Errorf("%s %w", name, ErrSystemWrite)
+	}
 	if _, err := Get(ctx, js, name); err != nil {
 		return nil, err
 	}

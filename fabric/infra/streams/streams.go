@@ -25,7 +25,10 @@ var (
 	ErrNotFound = errors.New("no such stream")
 	ErrExists   = errors.New("a stream of that name exists")
 	ErrSystem   = errors.New("a system stream cannot be deleted")
-	ErrName     = errors.New("a stream name is 1 to 128 printable characters, without spaces")
+	ErrName     = errors.New(`a stream name is 1 to 128 printable characters, without spaces, '.', '*', '>', '/' or '\' (as NATS subjects and JetStream names require)`)
+	// ErrSystemWrite refuses a user's write into a system stream: the
+	// fabric writes those, and reads them as it wrote them.
+	ErrSystemWrite = errors.New("is a system stream: the fabric writes it, users only read it")
 )
 
 // Retention of the system streams: a day, and a number of records (not a
@@ -70,13 +73,16 @@ type Info struct {
 	Created        string  `json:"created"`
 }
 
-// CheckName checks a stream name.
+// CheckName checks a stream name: what NATS subjects and JetStream
+// stream names refuse (spaces, control characters, the subject
+// separator '.', the wildcards '*' and '>', path separators) it refuses
+// too, so that a name means the same wherever it goes.
 func CheckName(name string) error {
 	if name == "" || len(name) > 128 || !utf8.ValidString(name) {
 		return ErrName
 	}
 	for _, r := range name {
-		if r <= ' ' || r == 0x7f {
+		if r <= ' ' || r == 0x7f || strings.ContainsRune(`.*>/\`, r) {
 			return ErrName
 		}
 	}
