@@ -83,7 +83,9 @@ func Module() starlark.Value { return module }
 // wide (East Asian) characters count twice. Rows shorter than headers are
 // padded with empty cells. When width is positive and the table is wider,
 // the widest columns are narrowed until it fits (none below MinColumn
-// cells) and cells longer than their column are cut, ending with "…".
+// cells), columns of free text (a cell with a space) first, names and
+// numbers only when that is not enough; cells longer than their column
+// are cut, ending with "…".
 func WriteTable(w io.Writer, headers []string, rows [][]string, bold bool, width int) error {
 	n := len(headers)
 	for _, r := range rows {
@@ -93,15 +95,18 @@ func WriteTable(w io.Writer, headers []string, rows [][]string, bold bool, width
 		return nil
 	}
 	widths := make([]int, n)
+	text := make([]bool, n) // columns of free text (a cell with a space)
 	for i, h := range headers {
 		widths[i] = Width(h)
 	}
 	for _, r := range rows {
 		for i, c := range r {
 			widths[i] = max(widths[i], Width(c))
+			text[i] = text[i] || strings.Contains(c, " ")
 		}
 	}
-	fit(widths, width)
+	fit(widths, width, text)
+	fit(widths, width, nil)
 	var b strings.Builder
 	line := func(cells []string) string {
 		var l strings.Builder
@@ -142,16 +147,21 @@ func WriteTable(w io.Writer, headers []string, rows [][]string, bold bool, width
 const MinColumn = 8
 
 // fit narrows widths, the columns' widths, so that the table (with two
-// spaces between columns) is at most width cells wide: every column wider
-// than a cap is cut to it, the cap being the largest that fits, and what is
+// spaces between columns) is at most width cells wide: every column that
+// may be cut (all when only is nil, else those it marks) and is wider than
+// a cap is cut to it, the cap being the largest that fits, and what is
 // left over is given back to the cut columns from the left. width <= 0
 // leaves widths alone.
-func fit(widths []int, width int) {
+func fit(widths []int, width int, only []bool) {
+	cuttable := func(i int) bool { return only == nil || only[i] }
 	gaps := 2 * (len(widths) - 1)
 	total := func(limit int) int {
 		t := gaps
-		for _, w := range widths {
-			t += min(w, limit)
+		for i, w := range widths {
+			if cuttable(i) {
+				w = min(w, limit)
+			}
+			t += w
 		}
 		return t
 	}
@@ -165,7 +175,7 @@ func fit(widths []int, width int) {
 	}
 	spare := max(width-total(limit), 0)
 	for i, w := range widths {
-		if w > limit {
+		if cuttable(i) && w > limit {
 			widths[i] = limit + min(spare, w-limit)
 			spare -= widths[i] - limit
 		}

@@ -140,6 +140,9 @@ func TestWriteTable(t *testing.T) {
 		{"never below the minimum", []string{"a", "b"}, [][]string{{strings.Repeat("a", 20), strings.Repeat("b", 20)}}, false, 5,
 			"a" + strings.Repeat(" ", 9) + "b\n" + strings.Repeat("-", 8) + "  " + strings.Repeat("-", 8) + "\n" +
 				strings.Repeat("a", 7) + "…  " + strings.Repeat("b", 7) + "…\n"},
+		{"free text cut before names", []string{"name", "description"}, [][]string{{strings.Repeat("n", 20), "a long description of it"}}, false, 34,
+			"name" + strings.Repeat(" ", 18) + "description\n" + strings.Repeat("-", 20) + "  " + strings.Repeat("-", 12) + "\n" +
+				strings.Repeat("n", 20) + "  a long desc…\n"},
 		{"wide runes cut whole", []string{"k"}, [][]string{{"日本語日本語日本語"}}, false, 8, "k\n--------\n日本語…\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
