@@ -113,6 +113,21 @@ with replaced: True when it replaced a %[1]s of its name.`, k.Name, format),
 				}
 				return v, nil
 			})),
+		"fields": doc.Builtin(name+".fields", fmt.Sprintf(`fields()
+
+Returns the fields of a %s document as add's help shows them (from the
+kind's schema: one a line, nested ones indented, required ones starred),
+followed by an example document when the kind has one.`, k.Name),
+			func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
+					return nil, err
+				}
+				text := k.Fields()
+				if ex := k.Example(); ex != "" {
+					text += "\n\nExample:\n\n    " + strings.ReplaceAll(strings.TrimRight(ex, "\n"), "\n", "\n    ")
+				}
+				return starlark.String(text), nil
+			}),
 		"list": doc.Builtin(name+".list", fmt.Sprintf("list()\n\nReturns the list rows of the %s records (%v), by name.", k.Name, k.Columns),
 			e.listCall(func(ctx context.Context, c *client.Client) (any, error) {
 				r, err := repo(ctx, c)
