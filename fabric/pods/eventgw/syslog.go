@@ -17,7 +17,7 @@ import (
 func syslogEvent(e *endpoint, source string, raw []byte, m syslog.Message, now time.Time) *api.Event {
 	ev := &api.Event{Received: api.Timestamp(now), Endpoint: e.cfg.Name, Type: e.cfg.Type, Source: source,
 		Host: m.Hostname, Severity: m.SeverityName(), Message: m.Text, Raw: string(raw), Format: m.Format,
-		Facility: m.FacilityName(), AppName: m.AppName, ProcID: m.ProcID, MsgID: m.MsgID}
+		Facility: m.FacilityName(), AppName: m.AppName, ProcID: m.ProcID, MsgID: m.MsgID, StructuredData: m.StructuredData}
 	ev.Timestamp = ev.Received
 	if !m.Timestamp.IsZero() {
 		ev.Timestamp = api.Timestamp(m.Timestamp)
