@@ -55,7 +55,7 @@ const idleEnd = 5 * time.Second
 // o.From, until the end (or ctx's end with o.Follow), o.MaxRows, or an
 // error of fn. It returns how many it read.
 func Read(ctx context.Context, js jetstream.JetStream, name string, o ReadOptions, fn func(Message) error) (int, error) {
-	if err := CheckName(name); err != nil {
+	if err := checkExisting(name); err != nil {
 		return 0, err
 	}
 	lctx, cancel := context.WithTimeout(ctx, store.Timeout)

@@ -78,11 +78,24 @@ type Info struct {
 // separator '.', the wildcards '*' and '>', path separators) it refuses
 // too, so that a name means the same wherever it goes.
 func CheckName(name string) error {
+	if err := checkExisting(name); err != nil {
+		return err
+	}
+	if strings.ContainsAny(name, `.*>/\`) {
+		return ErrName
+	}
+	return nil
+}
+
+// checkExisting checks the name of a stream that may exist: what earlier
+// versions accepted (they did not refuse '.', '*', '>', '/' and '\')
+// stays reachable, to be read and deleted.
+func checkExisting(name string) error {
 	if name == "" || len(name) > 128 || !utf8.ValidString(name) {
 		return ErrName
 	}
 	for _, r := range name {
-		if r <= ' ' || r == 0x7f || strings.ContainsRune(`.*>/\`, r) {
+		if r <= ' ' || r == 0x7f {
 			return ErrName
 		}
 	}
@@ -199,7 +212,7 @@ func EnsureSystem(ctx context.Context, js jetstream.JetStream) error {
 
 // Get describes a stream.
 func Get(ctx context.Context, js jetstream.JetStream, name string) (Info, error) {
-	if err := CheckName(name); err != nil {
+	if err := checkExisting(name); err != nil {
 		return Info{}, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, store.Timeout)
@@ -238,7 +251,7 @@ func List(ctx context.Context, js jetstream.JetStream) ([]Info, error) {
 
 // Delete deletes a stream and its messages (ErrSystem for a system one).
 func Delete(ctx context.Context, js jetstream.JetStream, name string) error {
-	if err := CheckName(name); err != nil {
+	if err := checkExisting(name); err != nil {
 		return err
 	}
 	if api.IsSystemStream(name) {

@@ -75,6 +75,19 @@ func TestStreams(t *testing.T) {
 		}
 	}
 
+	// A stream an earlier version made under a name refused now stays
+	// reachable: read, and deleted.
+	old := streams.Config{Name: "old.name"}
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: streams.JetStreamName(old.Name), Description: old.Name + "\n", Subjects: []string{streams.Subject(old.Name)}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := streams.Get(ctx, js, old.Name); err != nil {
+		t.Errorf("get a stream of an old name: %v", err)
+	}
+	if err := streams.Delete(ctx, js, old.Name); err != nil {
+		t.Errorf("delete a stream of an old name: %v", err)
+	}
+
 	w, err := streams.NewWriter(ctx, js, "syslog_events-a")
 	if err != nil {
 		t.Fatal(err)
