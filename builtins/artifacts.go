@@ -51,7 +51,8 @@ func (e *Env) artifactModule(name string, k *client.ArtifactKind) starlark.Value
 
 Adds a %[1]s from a %[2]s or JSON file, or from data (a dict, or the text
 of one). It is checked first (the error names the field); an existing %[1]s
-of that name is replaced only with overwrite=True. Returns its list row.`, k.Name, format),
+of that name is replaced only with overwrite=True. Returns its list row,
+with replaced: True when it replaced a %[1]s of its name.`, k.Name, format),
 			func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 				var file optString
 				var data starlark.Value = starlark.None
@@ -89,7 +90,11 @@ of that name is replaced only with overwrite=True. Returns its list row.`, k.Nam
 					} else if rec, err = r.Add(ctx, k, text, overwrite); err != nil {
 						return nil, err
 					}
-					return rowValue(k, r.Row(k, rec))
+					row, err := rowValue(k, r.Row(k, rec))
+					if d, ok := row.(*starlark.Dict); ok && err == nil {
+						err = d.SetKey(starlark.String("replaced"), starlark.Bool(rec.Replaced))
+					}
+					return row, err
 				})
 			}),
 		"get": doc.Builtin(name+".get", fmt.Sprintf("get(name)\n\nReturns a %s as a dict, its keys in the order they were written.", k.Name),
@@ -108,6 +113,21 @@ of that name is replaced only with overwrite=True. Returns its list row.`, k.Nam
 				}
 				return v, nil
 			})),
+		"fields": doc.Builtin(name+".fields", fmt.Sprintf(`fields()
+
+Returns the fields of a %s document as add's help shows them (from the
+kind's schema: one a line, nested ones indented, required ones starred),
+followed by an example document when the kind has one.`, k.Name),
+			func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
+					return nil, err
+				}
+				text := k.Fields()
+				if ex := k.Example(); ex != "" {
+					text += "\n\nExample:\n\n    " + strings.ReplaceAll(strings.TrimRight(ex, "\n"), "\n", "\n    ")
+				}
+				return starlark.String(text), nil
+			}),
 		"list": doc.Builtin(name+".list", fmt.Sprintf("list()\n\nReturns the list rows of the %s records (%v), by name.", k.Name, k.Columns),
 			e.listCall(func(ctx context.Context, c *client.Client) (any, error) {
 				r, err := repo(ctx, c)

@@ -172,3 +172,15 @@ func TestBotPackageGenerateEndOfInput(t *testing.T) {
 		t.Fatal("no bots.yml may be written when the answers stop early")
 	}
 }
+
+// TestAddHelpShowsFields: the add help of the artifact kinds whose
+// documents no other help describes names their fields (from the kind's
+// schema) and shows an example.
+func TestAddHelpShowsFields(t *testing.T) {
+	for _, group := range []string{"stack", "subscription", "synthetics", "site-profile", "staging-area", "fmt-template"} {
+		out, errOut, code := run(t, "", group, "add", "-h")
+		if code != 0 || !strings.Contains(out, "\nFields (* required):\n  name*") || !strings.Contains(out, "\nExample:\n\n    name: ") {
+			t.Errorf("%s add -h: exit %d\n%s%s", group, code, out, errOut)
+		}
+	}
+}

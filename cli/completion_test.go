@@ -143,6 +143,17 @@ func TestCompletionScriptsHeaders(t *testing.T) {
 	if s := completionScript(t, "fish"); !strings.Contains(s, "\ncomplete -c client -n '__client_is cmd:dataset-get' -l 'format' -x -a 'csv json jsonl parquet xlsx auto'") {
 		t.Errorf("fish script lacks the choices of dataset get --format")
 	}
+	// The hyphenated spellings, as bash and zsh complete them
+	// (dataset-li -> dataset-list), offered once a hyphen is typed.
+	fish := completionScript(t, "fish")
+	for _, want := range []string{
+		"string match -q -- '?*-*' \"$cur\"; and echo topkey",
+		"\ncomplete -c client -n '__client_is topkey' -a 'dataset-list' -d ",
+	} {
+		if !strings.Contains(fish, want) {
+			t.Errorf("fish script lacks %q", want)
+		}
+	}
 }
 
 func TestCompletionUsage(t *testing.T) {

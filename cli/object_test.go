@@ -73,8 +73,8 @@ func TestObjects(t *testing.T) {
 	if _, _, code := run(t, "", "object", "delete", "--name", "notes.txt", "--folder", "docs"); code != 0 {
 		t.Fatal("delete")
 	}
-	if out, _, _ := run(t, "", "object", "list"); strings.Count(out, "\n") != 2 {
-		t.Fatalf("list after delete:\n%s", out)
+	if out, errOut, _ := run(t, "", "object", "list"); out != "" || errOut != "no rows\n" {
+		t.Fatalf("list after delete:\n%s%s", out, errOut)
 	}
 	if _, errOut, code := run(t, "", "object", "add", "--name", "x", "--folder", "d", "--file", filepath.Join(dir, "missing.txt")); code != 1 || !strings.Contains(errOut, "missing.txt: no such file or directory") {
 		t.Fatalf("missing file: %d %q", code, errOut)

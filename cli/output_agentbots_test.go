@@ -75,7 +75,13 @@ func TestOutputAgentBots(t *testing.T) {
 		step{cmd: "bot-package add --dir $DIR/acme", setup: true},
 		step{cmd: "bot-package add-source --name acme-api --package acme-bots --config $DIR/acme-api.yaml", setup: true},
 		step{cmd: "bots-by-source --sources acme-api"},
+		// A table is fitted to the terminal (here $COLUMNS, as when
+		// stdout is not a terminal): long descriptions cut with an
+		// ellipsis; --json keeps them whole.
+		step{do: func() { t.Setenv("COLUMNS", "120") }},
 		step{cmd: "bots-by-source --sources stream,logarchive"},
+		step{cmd: "bots-by-source --sources stream --json"},
+		step{do: func() { t.Setenv("COLUMNS", "1000") }},
 		step{cmd: "bots-by-source --sources files --site local --json"},
 		step{cmd: "bots-by-source --sources nothing"},
 		step{cmd: "bots-by-source --site nowhere", code: 1},

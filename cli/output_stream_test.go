@@ -41,10 +41,15 @@ data:
 		step{cmd: "pstream add --name ev --retention-hours 72 --max-size-mb 10 --description 'edge events'"},
 		step{cmd: "pstream add --name ev", code: 1},
 		step{cmd: "pstream add --name 'a b'", code: 1},
+		// What NATS and JetStream refuse in a name is refused at once.
+		step{cmd: "pstream add --name '>'", code: 1},
+		step{cmd: "pstream add --name a.b", code: 1},
 		step{cmd: "pstream add --name x --retention-hours -1", code: 1},
 		step{cmd: "pstream add", code: 2},
 		step{cmd: "write-stream --name ev --file $DIR/ev.jsonl"},
 		step{cmd: "write-stream --name ev --file $DIR/rows.csv"},
+		// The fabric's own streams are read, never written by users.
+		step{cmd: "write-stream --name fabric_deployment_updates --file $DIR/ev.jsonl", code: 1},
 		step{cmd: "write-stream --name ev", stdin: `{"host":"r9","sev":1,"msg":"from stdin"}` + "\n"},
 		step{cmd: "write-stream --name ev --file $DIR/bad.jsonl", code: 1},
 		step{cmd: "write-stream --name ev --file $DIR/none.jsonl", code: 1},

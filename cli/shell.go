@@ -36,6 +36,7 @@ var Version = "0.1.0-dev"
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	sh := &shell{terminal: host.IsTerminal(stdin), argv: args}
 	outTerm, errTerm := host.IsTerminal(stdout), host.IsTerminal(stderr)
+	columns := host.ColumnsOf(stdout)
 	pipe := &pipeWatch{w: stdout}
 	stdout = pipe
 	stderr = quietAfter{stderr, pipe}
@@ -51,6 +52,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		StdoutTerminal: outTerm,
 		StderrTerminal: errTerm,
 		NoColor:        os.Getenv("NO_COLOR") != "" || !outTerm,
+		Columns:        columns,
 	}
 	sh.debug = os.Getenv("FABRIC_DEBUG") != ""
 	sh.env = &builtins.Env{Home: Home(), Version: Version, Notice: func(msg string) { fmt.Fprintln(stderr, msg) }}

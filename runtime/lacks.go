@@ -10,7 +10,8 @@ import (
 
 // Lacks returns what the program src (named filename) reaches that this
 // build's predeclared names lack, sorted: names ("frame") and members of
-// modules it has ("dataset.get"). Only the code the program can run
+// modules it has ("dataset.get"), and help, whose list is the whole
+// build's, when this build lacks some names (Options.Absent). Only the code the program can run
 // counts: its statements, the functions and values of its own and of the
 // modules it loads that these reach, found through the resolver's
 // bindings (a local variable called like a builtin is not the builtin).
@@ -202,7 +203,10 @@ func (r *reach) use(ix *fileIndex, id *syntax.Ident) {
 	}
 	switch b.Scope {
 	case resolve.Predeclared:
-		if !r.rt.predeclared.Has(id.Name) {
+		if !r.rt.predeclared.Has(id.Name) || (id.Name == "help" && r.rt.absent != nil) {
+			// help() lists the whole build's modules, which a build
+			// that lacks some cannot: it is the whole build's to
+			// answer, so that every way in shows one list.
 			r.lacks[id.Name] = true
 		}
 		return

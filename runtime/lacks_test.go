@@ -36,6 +36,7 @@ func TestLacks(t *testing.T) {
 		{"a used load", "load('@fabric//lib/show.star', 'show')\nshow(1)\n", []string{"frame"}},
 		{"an unused function of a load", "load('@fabric//lib/show.star', 'plain')\nplain(1)\n", nil},
 		{"a load cycle", "load('@fabric//lib/a.star', 'x')\nx(1)\n", nil},
+		{"help, the whole build's list", "help()\n", []string{"help"}},
 	} {
 		if got := rt.Lacks(tc.name+".star", []byte(tc.src)); !reflect.DeepEqual(got, tc.want) && len(got)+len(tc.want) > 0 {
 			t.Errorf("%s: lacks %v, want %v", tc.name, got, tc.want)

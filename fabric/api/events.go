@@ -65,6 +65,9 @@ type Event struct {
 	AppName  string `json:"app_name,omitempty"`
 	ProcID   string `json:"proc_id,omitempty"`
 	MsgID    string `json:"msg_id,omitempty"`
+	// StructuredData is RFC 5424's STRUCTURED-DATA: each SD-ID's
+	// parameters ({"exampleSDID@32473": {"iut": "3"}}).
+	StructuredData map[string]map[string]string `json:"structured_data,omitempty"`
 	// SNMP traps.
 	TrapOID   string            `json:"trap_oid,omitempty"`
 	Community string            `json:"community,omitempty"`

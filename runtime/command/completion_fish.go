@@ -71,7 +71,8 @@ func (m *model) fish() string {
 	p("#   %s completion fish > ~/.config/fish/completions/%s.fish", prog, prog)
 	p("")
 	p("# %s_state prints what the command line before the cursor is, one state", fn)
-	p("# a line: top (nothing yet), next:PREFIX (a command word after the words")
+	p("# a line: top (nothing yet; also topkey when the word typed has a hyphen,")
+	p("# for the hyphenated spelling of a command), next:PREFIX (a command word after the words")
 	p("# PREFIX, joined by hyphens), word:WORD and arg:WORD:0 or arg:WORD:1 (an")
 	p("# argument of the program's own word WORD), cmd and cmd:KEY (command KEY).")
 	p("function %s_state", fn)
@@ -84,6 +85,7 @@ func (m *model) fish() string {
 	p("    set -l cur (commandline -ct)")
 	p("    if not set -q a[1]")
 	p("        echo top")
+	p("        string match -q -- '?*-*' \"$cur\"; and echo topkey")
 	p("        return")
 	p("    end")
 	p("    set -l rest $a")
@@ -181,6 +183,16 @@ func (m *model) fish() string {
 			if v.Kind != NoValue && v.Kind != CommandValue {
 				c(fmt.Sprintf("arg:%s:%d", zshEscape(w.Name), i), fishValue(v, false))
 			}
+		}
+	}
+	p("# The hyphenated spelling of a command (dataset-li -> dataset-list).")
+	top := map[string]bool{}
+	for _, t := range m.topChoices() {
+		top[t.word] = true
+	}
+	for _, k := range m.keys {
+		if !top[k] {
+			c("topkey", "-a "+fishQuote(zshEscape(k))+" -d "+fishQuote(oneLine(m.cmds[k].Summary(), 80)))
 		}
 	}
 	p("")

@@ -8,8 +8,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"go.starlark.net/starlark"
+	"golang.org/x/sys/unix"
 )
 
 const key = "fabric.host"
@@ -30,6 +32,36 @@ type IO struct {
 	NoColor bool
 	// Argv is the script's sys.argv: the script path then its arguments.
 	Argv []string
+	// Columns is the width tables are fitted to; zero means
+	// DefaultColumns.
+	Columns int
+}
+
+// DefaultColumns is the width tables are fitted to when stdout is not a
+// terminal and $COLUMNS says nothing.
+const DefaultColumns = 120
+
+// TableColumns returns the width tables are fitted to: Columns when set,
+// else DefaultColumns.
+func (io *IO) TableColumns() int {
+	if io == nil || io.Columns <= 0 {
+		return DefaultColumns
+	}
+	return io.Columns
+}
+
+// ColumnsOf returns the width of the terminal w is, else $COLUMNS when it
+// is a positive number, else DefaultColumns.
+func ColumnsOf(w any) int {
+	if f, ok := w.(*os.File); ok && IsTerminal(f) {
+		if ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ); err == nil && ws.Col > 0 {
+			return int(ws.Col)
+		}
+	}
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	return DefaultColumns
 }
 
 // ExitError is returned by sys.exit to end a script with an exit code.
@@ -47,6 +79,7 @@ func Standard() *IO {
 		StdoutTerminal: IsTerminal(os.Stdout),
 		StderrTerminal: IsTerminal(os.Stderr),
 		NoColor:        os.Getenv("NO_COLOR") != "" || !IsTerminal(os.Stdout),
+		Columns:        ColumnsOf(os.Stdout),
 	}
 }
 

@@ -23,6 +23,10 @@ func tableBuiltin(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tu
 
 func printTable(thread *starlark.Thread, fn string, rowsV starlark.Iterable, columnsV starlark.Value) error {
 	rows := elements(rowsV)
+	h := host.From(thread)
+	if len(rows) == 0 {
+		return writeErr(fn, fprint(h.Stderr, "no rows\n"))
+	}
 	var (
 		cols []column
 		err  error
@@ -72,8 +76,7 @@ func printTable(thread *starlark.Thread, fn string, rowsV starlark.Iterable, col
 		}
 		cells[i] = line
 	}
-	h := host.From(thread)
-	return writeErr(fn, WriteTable(h.Stdout, headers, cells, !h.NoColor))
+	return writeErr(fn, WriteTable(h.Stdout, headers, cells, !h.NoColor, h.TableColumns()))
 }
 
 // column is a table column: its header and the key of its cells.

@@ -9,13 +9,18 @@
 // Every table the shell prints has one style, shared with Go code through
 // WriteTable: a header line, a rule of dashes under each column, then the
 // rows; columns are left-aligned and separated by two spaces, and lines
-// carry no trailing spaces. The header is bold unless colour is off.
+// carry no trailing spaces. The header is bold unless colour is off. A table
+// is fitted to the terminal's width (host.IO.TableColumns), long cells cut
+// with an ellipsis; JSON and YAML are always whole. An empty table prints
+// nothing on stdout and "no rows" on stderr, whatever its columns, so that
+// scripts read no lines and people read why.
 package out
 
 import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/fabricops/fabric/runtime/doc"
@@ -34,8 +39,11 @@ lists when columns is given. Each column is a key, used as header too, or a
 (header, key) pair. By default the columns are the keys of the first row in
 order, then any new keys of later rows. Cells show None as empty, bools as
 True/False, floats in their shortest form, lists of scalars joined by ", "
-and other lists and dicts as compact JSON. An empty table prints only the
-header (nothing at all without columns).`, tableBuiltin),
+and other lists and dicts as compact JSON. The table is fitted to the
+terminal's width (or $COLUMNS, or 120 columns when stdout is not a
+terminal): the widest columns are narrowed and their long cells cut with
+an ellipsis. An empty table prints nothing on stdout and "no rows" on
+stderr.`, tableBuiltin),
 	"json": doc.Builtin("out.json", `json(v)
 
 Prints v as JSON indented by 2 spaces, dict keys in their order.`, jsonBuiltin),
@@ -73,8 +81,12 @@ func Module() starlark.Value { return module }
 // column, then the rows. Columns are left-aligned and separated by two
 // spaces; the last column is not padded. Widths count terminal cells, so
 // wide (East Asian) characters count twice. Rows shorter than headers are
-// padded with empty cells.
-func WriteTable(w io.Writer, headers []string, rows [][]string, bold bool) error {
+// padded with empty cells. When width is positive and the table is wider,
+// the widest columns are narrowed until it fits (none below MinColumn
+// cells), columns of free text (a cell with a space) first, names and
+// numbers only when that is not enough; cells longer than their column
+// are cut, ending with "…".
+func WriteTable(w io.Writer, headers []string, rows [][]string, bold bool, width int) error {
 	n := len(headers)
 	for _, r := range rows {
 		n = max(n, len(r))
@@ -83,21 +95,25 @@ func WriteTable(w io.Writer, headers []string, rows [][]string, bold bool) error
 		return nil
 	}
 	widths := make([]int, n)
+	text := make([]bool, n) // columns of free text (a cell with a space)
 	for i, h := range headers {
 		widths[i] = Width(h)
 	}
 	for _, r := range rows {
 		for i, c := range r {
 			widths[i] = max(widths[i], Width(c))
+			text[i] = text[i] || strings.Contains(c, " ")
 		}
 	}
+	fit(widths, width, text)
+	fit(widths, width, nil)
 	var b strings.Builder
 	line := func(cells []string) string {
 		var l strings.Builder
 		for i := range n {
 			c := ""
 			if i < len(cells) {
-				c = cells[i]
+				c = Cut(cells[i], widths[i])
 			}
 			l.WriteString(c)
 			if i < n-1 {
@@ -124,6 +140,65 @@ func WriteTable(w io.Writer, headers []string, rows [][]string, bold bool) error
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// MinColumn is the narrowest a column is made to fit a table to the
+// terminal: a table whose columns cannot all be this wide stays wider.
+const MinColumn = 8
+
+// fit narrows widths, the columns' widths, so that the table (with two
+// spaces between columns) is at most width cells wide: every column that
+// may be cut (all when only is nil, else those it marks) and is wider than
+// a cap is cut to it, the cap being the largest that fits, and what is
+// left over is given back to the cut columns from the left. width <= 0
+// leaves widths alone.
+func fit(widths []int, width int, only []bool) {
+	cuttable := func(i int) bool { return only == nil || only[i] }
+	gaps := 2 * (len(widths) - 1)
+	total := func(limit int) int {
+		t := gaps
+		for i, w := range widths {
+			if cuttable(i) {
+				w = min(w, limit)
+			}
+			t += w
+		}
+		return t
+	}
+	widest := slices.Max(widths)
+	if width <= 0 || total(widest) <= width {
+		return
+	}
+	limit := widest
+	for limit > MinColumn && total(limit) > width {
+		limit--
+	}
+	spare := max(width-total(limit), 0)
+	for i, w := range widths {
+		if cuttable(i) && w > limit {
+			widths[i] = limit + min(spare, w-limit)
+			spare -= widths[i] - limit
+		}
+	}
+}
+
+// Cut returns s cut to at most width terminal cells, its last cell an
+// ellipsis when something was cut. width <= 0 leaves s whole.
+func Cut(s string, width int) string {
+	if width <= 0 || Width(s) <= width {
+		return s
+	}
+	var b strings.Builder
+	w := 0
+	for _, r := range s {
+		rw := runeWidth(r)
+		if w+rw > width-1 {
+			break
+		}
+		b.WriteRune(r)
+		w += rw
+	}
+	return b.String() + "…"
 }
 
 // Width returns the number of terminal cells s takes: one per rune, two

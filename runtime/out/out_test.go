@@ -55,8 +55,10 @@ func TestOut(t *testing.T) {
 			stdout: "a  b\n-  -\nx  1\n"},
 		{name: "table wide runes", src: `out.table([{"k": "日本", "v": 1}, {"k": "abc", "v": 2}])`,
 			stdout: "k     v\n----  -\n日本  1\nabc   2\n"},
-		{name: "table empty with columns", src: `out.table([], columns=["a", "b"])`, stdout: "a  b\n-  -\n"},
-		{name: "table empty", src: `out.table([])`, stdout: ""},
+		{name: "table empty with columns", src: `out.table([], columns=["a", "b"])`, stderr: "no rows\n"},
+		{name: "table empty", src: `out.table([])`, stderr: "no rows\n"},
+		{name: "table fitted to the default width", src: `out.table([{"id": 1, "text": "x" * 300}])`,
+			stdout: "id  text\n--  " + strings.Repeat("-", 116) + "\n1   " + strings.Repeat("x", 115) + "…\n"},
 		{name: "table floats", src: `out.table([{"f": 0.001}, {"f": 1e21}, {"f": 3.0}, {"f": float("nan")}])`,
 			stdout: "f\n-----\n0.001\n1e+21\n3\nnan\n"},
 		{name: "table lists need columns", src: `out.table([[1]])`, wantErr: "out.table: rows are lists, so columns must be given"},
@@ -120,18 +122,32 @@ func TestWriteTable(t *testing.T) {
 		headers []string
 		rows    [][]string
 		bold    bool
+		width   int
 		want    string
 	}{
-		{"basic", []string{"NAME", "STATUS"}, [][]string{{"web", "up"}, {"database", "down"}}, false,
+		{"basic", []string{"NAME", "STATUS"}, [][]string{{"web", "up"}, {"database", "down"}}, false, 0,
 			"NAME      STATUS\n--------  ------\nweb       up\ndatabase  down\n"},
-		{"short rows and empty last cells", []string{"a", "b", "c"}, [][]string{{"1"}, {"22", "", ""}}, false,
+		{"short rows and empty last cells", []string{"a", "b", "c"}, [][]string{{"1"}, {"22", "", ""}}, false, 0,
 			"a   b  c\n--  -  -\n1\n22\n"},
-		{"bold", []string{"x"}, nil, true, "\x1b[1mx\x1b[0m\n-\n"},
-		{"nothing", nil, nil, false, ""},
+		{"bold", []string{"x"}, nil, true, 0, "\x1b[1mx\x1b[0m\n-\n"},
+		{"nothing", nil, nil, false, 0, ""},
+		{"fits already", []string{"a", "b"}, [][]string{{"1", "22"}}, false, 7, "a  b\n-  --\n1  22\n"},
+		{"widest cut first", []string{"id", "name", "text"}, [][]string{{"1", "alpha", strings.Repeat("t", 40)}}, false, 30,
+			"id  name   text\n--  -----  " + strings.Repeat("-", 19) + "\n1   alpha  " + strings.Repeat("t", 18) + "…\n"},
+		{"two wide columns share", []string{"a", "b"}, [][]string{{strings.Repeat("a", 30), strings.Repeat("b", 30)}}, false, 22,
+			"a" + strings.Repeat(" ", 11) + "b\n" + strings.Repeat("-", 10) + "  " + strings.Repeat("-", 10) + "\n" +
+				strings.Repeat("a", 9) + "…  " + strings.Repeat("b", 9) + "…\n"},
+		{"never below the minimum", []string{"a", "b"}, [][]string{{strings.Repeat("a", 20), strings.Repeat("b", 20)}}, false, 5,
+			"a" + strings.Repeat(" ", 9) + "b\n" + strings.Repeat("-", 8) + "  " + strings.Repeat("-", 8) + "\n" +
+				strings.Repeat("a", 7) + "…  " + strings.Repeat("b", 7) + "…\n"},
+		{"free text cut before names", []string{"name", "description"}, [][]string{{strings.Repeat("n", 20), "a long description of it"}}, false, 34,
+			"name" + strings.Repeat(" ", 18) + "description\n" + strings.Repeat("-", 20) + "  " + strings.Repeat("-", 12) + "\n" +
+				strings.Repeat("n", 20) + "  a long desc…\n"},
+		{"wide runes cut whole", []string{"k"}, [][]string{{"日本語日本語日本語"}}, false, 8, "k\n--------\n日本語…\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer
-			if err := WriteTable(&b, tc.headers, tc.rows, tc.bold); err != nil {
+			if err := WriteTable(&b, tc.headers, tc.rows, tc.bold, tc.width); err != nil {
 				t.Fatal(err)
 			}
 			if b.String() != tc.want {

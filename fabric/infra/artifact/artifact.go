@@ -88,6 +88,9 @@ type Record struct {
 	Source string `json:"source"`
 	// Revision is the record's revision in its bucket.
 	Revision uint64 `json:"-"`
+	// Replaced is set by Add when the record replaced one of its name
+	// (overwrite), so that the caller says "replaced", not "added".
+	Replaced bool `json:"-"`
 }
 
 // MarshalJSON writes the record without re-encoding its document (which
@@ -269,39 +272,41 @@ func (r *Repo) AddChecked(ctx context.Context, k *Kind, d *Doc, source string, o
 	name, _ := d.String(k.Key)
 	r.stamp(k, d)
 	rec := Record{Doc: d, Source: source}
-	return rec, r.put(ctx, k, name, rec, overwrite)
+	var err error
+	rec.Replaced, err = r.put(ctx, k, name, rec, overwrite)
+	return rec, err
 }
 
 // put writes a record: created when new, replaced (at its revision) when
-// overwrite.
-func (r *Repo) put(ctx context.Context, k *Kind, name string, rec Record, overwrite bool) error {
+// overwrite; it reports whether it replaced one.
+func (r *Repo) put(ctx context.Context, k *Kind, name string, rec Record, overwrite bool) (bool, error) {
 	kv, err := r.kv(ctx, k)
 	if err != nil {
-		return err
+		return false, err
 	}
 	value, err := rec.MarshalJSON()
 	if err != nil {
-		return err
+		return false, err
 	}
 	key := store.Key(name)
 	ctx, cancel := context.WithTimeout(ctx, store.Timeout)
 	defer cancel()
 	if _, err := kv.Create(ctx, key, value); err == nil {
-		return nil
+		return false, nil
 	} else if !errors.Is(err, jetstream.ErrKeyExists) {
-		return fmt.Errorf("storing %s %q: %v", k.Name, name, err)
+		return false, fmt.Errorf("storing %s %q: %v", k.Name, name, err)
 	}
 	if !overwrite {
-		return fmt.Errorf("%s %q exists already (--overwrite replaces it)", k.Name, name)
+		return false, fmt.Errorf("%s %q exists already (--overwrite replaces it)", k.Name, name)
 	}
 	cur, err := kv.Get(ctx, key)
 	if err != nil {
-		return fmt.Errorf("storing %s %q: %v", k.Name, name, err)
+		return false, fmt.Errorf("storing %s %q: %v", k.Name, name, err)
 	}
 	if _, err := kv.Update(ctx, key, value, cur.Revision()); err != nil {
-		return fmt.Errorf("%s %q was changed by someone else meanwhile; nothing stored", k.Name, name)
+		return false, fmt.Errorf("%s %q was changed by someone else meanwhile; nothing stored", k.Name, name)
 	}
-	return nil
+	return true, nil
 }
 
 // Get returns the record name of kind k.

@@ -161,6 +161,29 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
+// TestAddSaysReplaced: an add that replaced a record of its name says so
+// (the command prints "replaced", not "added"); one that created it, or
+// re-created it after a delete, does not.
+func TestAddSaysReplaced(t *testing.T) {
+	r := openRepo(t)
+	ctx := context.Background()
+	for i, want := range []bool{false, true, true} {
+		rec, err := r.Add(ctx, artifact.Dashboard, []byte(dashboard), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Replaced != want {
+			t.Errorf("add %d: replaced %v, want %v", i+1, rec.Replaced, want)
+		}
+	}
+	if err := r.Delete(ctx, artifact.Dashboard, "ops"); err != nil {
+		t.Fatal(err)
+	}
+	if rec, err := r.Add(ctx, artifact.Dashboard, []byte(dashboard), true); err != nil || rec.Replaced {
+		t.Errorf("add after delete: replaced %v, %v", rec.Replaced, err)
+	}
+}
+
 // TestConcurrentOverwrite: adds racing for one name with --overwrite
 // never both win over one revision: every success replaced the revision
 // it read (the history holds one revision per winner, none lost), the

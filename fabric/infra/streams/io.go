@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/store"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -54,7 +55,7 @@ const idleEnd = 5 * time.Second
 // o.From, until the end (or ctx's end with o.Follow), o.MaxRows, or an
 // error of fn. It returns how many it read.
 func Read(ctx context.Context, js jetstream.JetStream, name string, o ReadOptions, fn func(Message) error) (int, error) {
-	if err := CheckName(name); err != nil {
+	if err := checkExisting(name); err != nil {
 		return 0, err
 	}
 	lctx, cancel := context.WithTimeout(ctx, store.Timeout)
@@ -161,8 +162,12 @@ type Writer struct {
 // client's own bound (4,000).
 const DefaultMaxPending = 2048
 
-// NewWriter returns a writer to stream name, which must exist.
+// NewWriter returns a writer to stream name, which must exist and not be
+// a system stream (ErrSystemWrite): it writes what users write.
 func NewWriter(ctx context.Context, js jetstream.JetStream, name string) (*Writer, error) {
+	if api.IsSystemStream(name) {
+		return nil, fmt.Errorf("%s %w", name, ErrSystemWrite)
+	}
 	if _, err := Get(ctx, js, name); err != nil {
 		return nil, err
 	}

@@ -25,7 +25,10 @@ var (
 	ErrNotFound = errors.New("no such stream")
 	ErrExists   = errors.New("a stream of that name exists")
 	ErrSystem   = errors.New("a system stream cannot be deleted")
-	ErrName     = errors.New("a stream name is 1 to 128 printable characters, without spaces")
+	ErrName     = errors.New(`a stream name is 1 to 128 printable characters, without spaces, '.', '*', '>', '/' or '\' (as NATS subjects and JetStream names require)`)
+	// ErrSystemWrite refuses a user's write into a system stream: the
+	// fabric writes those, and reads them as it wrote them.
+	ErrSystemWrite = errors.New("is a system stream: the fabric writes it, users only read it")
 )
 
 // Retention of the system streams: a day, and a number of records (not a
@@ -70,8 +73,24 @@ type Info struct {
 	Created        string  `json:"created"`
 }
 
-// CheckName checks a stream name.
+// CheckName checks a stream name: what NATS subjects and JetStream
+// stream names refuse (spaces, control characters, the subject
+// separator '.', the wildcards '*' and '>', path separators) it refuses
+// too, so that a name means the same wherever it goes.
 func CheckName(name string) error {
+	if err := checkExisting(name); err != nil {
+		return err
+	}
+	if strings.ContainsAny(name, `.*>/\`) {
+		return ErrName
+	}
+	return nil
+}
+
+// checkExisting checks the name of a stream that may exist: what earlier
+// versions accepted (they did not refuse '.', '*', '>', '/' and '\')
+// stays reachable, to be read and deleted.
+func checkExisting(name string) error {
 	if name == "" || len(name) > 128 || !utf8.ValidString(name) {
 		return ErrName
 	}
@@ -193,7 +212,7 @@ func EnsureSystem(ctx context.Context, js jetstream.JetStream) error {
 
 // Get describes a stream.
 func Get(ctx context.Context, js jetstream.JetStream, name string) (Info, error) {
-	if err := CheckName(name); err != nil {
+	if err := checkExisting(name); err != nil {
 		return Info{}, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, store.Timeout)
@@ -232,7 +251,7 @@ func List(ctx context.Context, js jetstream.JetStream) ([]Info, error) {
 
 // Delete deletes a stream and its messages (ErrSystem for a system one).
 func Delete(ctx context.Context, js jetstream.JetStream, name string) error {
-	if err := CheckName(name); err != nil {
+	if err := checkExisting(name); err != nil {
 		return err
 	}
 	if api.IsSystemStream(name) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,24 +53,42 @@ func TestStreams(t *testing.T) {
 	if err := streams.Delete(ctx, js, api.StreamGatewayErrors); !errors.Is(err, streams.ErrSystem) {
 		t.Errorf("deleting a system stream: %v", err)
 	}
+	for _, name := range api.SystemStreams {
+		if _, err := streams.NewWriter(ctx, js, name); !errors.Is(err, streams.ErrSystemWrite) || !strings.HasPrefix(err.Error(), name+" is a system stream") {
+			t.Errorf("writing into system stream %s: %v", name, err)
+		}
+	}
 
-	info, err := streams.Add(ctx, js, streams.Config{Name: "syslog.events/a", Description: "test", MaxAge: time.Hour, MaxBytes: 1 << 20})
+	info, err := streams.Add(ctx, js, streams.Config{Name: "syslog_events-a", Description: "test", MaxAge: time.Hour, MaxBytes: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.Name != "syslog.events/a" || info.Description != "test" || info.RetentionHours != 1 || info.MaxSizeMB != 1 || info.System {
+	if info.Name != "syslog_events-a" || info.Description != "test" || info.RetentionHours != 1 || info.MaxSizeMB != 1 || info.System {
 		t.Errorf("added %+v", info)
 	}
-	if _, err := streams.Add(ctx, js, streams.Config{Name: "syslog.events/a", Description: "test", MaxAge: time.Hour, MaxBytes: 1 << 20}); !errors.Is(err, streams.ErrExists) {
+	if _, err := streams.Add(ctx, js, streams.Config{Name: "syslog_events-a", Description: "test", MaxAge: time.Hour, MaxBytes: 1 << 20}); !errors.Is(err, streams.ErrExists) {
 		t.Errorf("adding it again: %v", err)
 	}
-	for _, bad := range []string{"", "a b", "x\ny"} {
+	for _, bad := range []string{"", "a b", "x\ny", ">", "a.b", "a*", "x>", "a/b", `a\b`, strings.Repeat("s", 129)} {
 		if _, err := streams.Add(ctx, js, streams.Config{Name: bad}); !errors.Is(err, streams.ErrName) {
 			t.Errorf("adding %q: %v", bad, err)
 		}
 	}
 
-	w, err := streams.NewWriter(ctx, js, "syslog.events/a")
+	// A stream an earlier version made under a name refused now stays
+	// reachable: read, and deleted.
+	old := streams.Config{Name: "old.name"}
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: streams.JetStreamName(old.Name), Description: old.Name + "\n", Subjects: []string{streams.Subject(old.Name)}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := streams.Get(ctx, js, old.Name); err != nil {
+		t.Errorf("get a stream of an old name: %v", err)
+	}
+	if err := streams.Delete(ctx, js, old.Name); err != nil {
+		t.Errorf("delete a stream of an old name: %v", err)
+	}
+
+	w, err := streams.NewWriter(ctx, js, "syslog_events-a")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +112,7 @@ func TestStreams(t *testing.T) {
 	read := func(o streams.ReadOptions) (first, n int) {
 		t.Helper()
 		first = -1
-		got, err := streams.Read(ctx, js, "syslog.events/a", o, func(m streams.Message) error {
+		got, err := streams.Read(ctx, js, "syslog_events-a", o, func(m streams.Message) error {
 			var v int
 			fmt.Sscanf(string(m.Data), `{"n":%d}`, &v)
 			if first < 0 {
@@ -128,7 +147,7 @@ func TestStreams(t *testing.T) {
 	seen := make(chan int, 100)
 	errc := make(chan error, 1)
 	go func() {
-		_, err := streams.Read(fctx, js, "syslog.events/a", streams.ReadOptions{From: time.Now(), Follow: true}, func(m streams.Message) error {
+		_, err := streams.Read(fctx, js, "syslog_events-a", streams.ReadOptions{From: time.Now(), Follow: true}, func(m streams.Message) error {
 			seen <- len(m.Data)
 			return nil
 		})
@@ -149,14 +168,14 @@ func TestStreams(t *testing.T) {
 		t.Errorf("following ended with %v", err)
 	}
 
-	got, err := streams.Get(ctx, js, "syslog.events/a")
+	got, err := streams.Get(ctx, js, "syslog_events-a")
 	if err != nil || got.Messages != 5011 || got.FirstTime == "" {
 		t.Errorf("get: %+v %v", got, err)
 	}
-	if err := streams.Delete(ctx, js, "syslog.events/a"); err != nil {
+	if err := streams.Delete(ctx, js, "syslog_events-a"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := streams.Get(ctx, js, "syslog.events/a"); !errors.Is(err, streams.ErrNotFound) {
+	if _, err := streams.Get(ctx, js, "syslog_events-a"); !errors.Is(err, streams.ErrNotFound) {
 		t.Errorf("get after delete: %v", err)
 	}
 	if _, err := streams.Read(ctx, js, "nope", streams.ReadOptions{}, func(streams.Message) error { return nil }); !errors.Is(err, streams.ErrNotFound) {

@@ -1,7 +1,7 @@
 // Package snmptrap decodes SNMP traps (SNMPv1 Trap-PDUs, SNMPv2c
 // SNMPv2-Trap-PDUs and SNMPv2c InformRequest-PDUs) received as UDP
 // datagrams, for the event gateway that turns each trap into a record
-// published to a stream.
+// published to a stream, and answers informs (InformResponse).
 //
 // The package is MIB-less: no MIB is loaded and no OID is translated to a
 // name. Every OID (trap OIDs, enterprise OIDs, variable-binding names and
@@ -343,4 +343,56 @@ func isOID(s string) bool {
 		}
 	}
 	return true
+}
+
+// InformResponse returns the Response-PDU that acknowledges the SNMPv2c
+// InformRequest packet (RFC 3416 4.2.7: the same version, community,
+// request-id and variable bindings, error-status and error-index 0), so
+// that the sender stops sending it again. A packet that is not an inform
+// is an error, as Decode reports it, or ErrUnsupported.
+func InformResponse(packet []byte) ([]byte, error) {
+	t, err := Decode(packet)
+	if err != nil {
+		return nil, err
+	}
+	if !t.Inform {
+		return nil, fmt.Errorf("%w: not an InformRequest", ErrUnsupported)
+	}
+	p, err := unmarshal(packet)
+	if err != nil {
+		return nil, err
+	}
+	resp := &gosnmp.SnmpPacket{
+		Version:   p.Version,
+		Community: p.Community,
+		PDUType:   gosnmp.GetResponse,
+		RequestID: p.RequestID,
+		Variables: p.Variables,
+	}
+	out, err := encode(resp)
+	if err != nil {
+		// A value gosnmp read but cannot write again: the bindings' names
+		// with Null values still answer the request-id.
+		nulls := make([]gosnmp.SnmpPDU, len(p.Variables))
+		for i, v := range p.Variables {
+			nulls[i] = gosnmp.SnmpPDU{Name: v.Name, Type: gosnmp.Null}
+		}
+		resp.Variables = nulls
+		out, err = encode(resp)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: the inform's response: %v", ErrMalformed, err)
+	}
+	return out, nil
+}
+
+// encode has gosnmp encode a packet, a panic (on values it decoded but
+// cannot encode again) reported as an error.
+func encode(p *gosnmp.SnmpPacket) (out []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("encoder panic: %v", r)
+		}
+	}()
+	return p.MarshalMsg()
 }

@@ -155,5 +155,17 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, packet []byte) {
 		tr, err := Decode(packet)
 		checkDecoded(t, packet, tr, err)
+		// An accepted inform gets a response that decodes as one.
+		resp, rerr := InformResponse(packet)
+		if err == nil && tr.Inform {
+			if rerr != nil {
+				t.Fatalf("inform %x: no response: %v", packet, rerr)
+			}
+			if p, err := (&gosnmp.GoSNMP{}).SnmpDecodePacket(resp); err != nil || p.PDUType != gosnmp.GetResponse {
+				t.Fatalf("inform %x: response %x does not decode as one: %v", packet, resp, err)
+			}
+		} else if rerr == nil {
+			t.Fatalf("%x is no accepted inform, yet answered", packet)
+		}
 	})
 }

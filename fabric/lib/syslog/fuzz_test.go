@@ -37,6 +37,21 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("Parse(%q): field %q is not in the input", raw, field)
 			}
 		}
+		// Structured data is RFC 5424's alone, and its SD-IDs and
+		// parameter names are taken from the input as they are.
+		if m.StructuredData != nil && m.Format != FormatRFC5424 {
+			t.Fatalf("Parse(%q): structured data in a %s message", raw, m.Format)
+		}
+		for id, params := range m.StructuredData {
+			if id == "" || !bytes.Contains(raw, []byte("["+id)) {
+				t.Fatalf("Parse(%q): SD-ID %q is not in the input", raw, id)
+			}
+			for name := range params {
+				if name == "" || !bytes.Contains(raw, []byte(" "+name+`="`)) {
+					t.Fatalf("Parse(%q): SD-PARAM %q of %s is not in the input", raw, name, id)
+				}
+			}
+		}
 		if m.Format == FormatRFC3164 {
 			in := string(bytes.TrimRight(raw, "\r\n\x00"))
 			if !strings.HasSuffix(in, m.Text) {

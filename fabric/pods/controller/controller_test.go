@@ -164,9 +164,10 @@ func TestServiceInstances(t *testing.T) {
 		return len(js) == 2 && len(pods) == 2, fmt.Sprintf("%d jobs on %d workers", len(js), len(pods))
 	}
 	waitFor(t, 10*time.Second, "two instances on two workers", two)
+	first := tc.owned(t, "web", "readers")
 
 	// Evicted: re-created.
-	victim := tc.owned(t, "web", "readers")[0]
+	victim := first[0]
 	var out json.RawMessage
 	req, _ := json.Marshal(api.EvictRequest{JobID: victim.JobID, Reason: "evicted by the test"})
 	if m, err := tc.nc.Request(api.PodSubject(victim.PodID, api.EndpointEvict), req, 5*time.Second); err != nil {
@@ -180,8 +181,9 @@ func TestServiceInstances(t *testing.T) {
 		return ok && hasLine(tc.activity(t), "Re-created job "+victim.JobID, "deployment Web (id web)", "restart count 1"), s
 	})
 
-	// Its worker stops: re-created on the other one.
-	victim = tc.owned(t, "web", "readers")[0]
+	// The other instance's worker stops: re-created on the other one,
+	// its first restart (the count is per instance, not per service).
+	victim = first[1]
 	if err := f.Runners["a"].StopPod(victim.PodID); err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +194,21 @@ func TestServiceInstances(t *testing.T) {
 				return false, "a job still on the stopped worker"
 			}
 		}
-		return len(js) == 2 && hasLine(tc.activity(t), "Re-created job "+victim.JobID, "restart count 2"), fmt.Sprintf("%d jobs", len(js))
+		return len(js) == 2 && hasLine(tc.activity(t), "Re-created job "+victim.JobID, "restart count 1"), fmt.Sprintf("%d jobs", len(js))
+	})
+
+	// A re-created instance evicted: its count goes on from its own.
+	victim = tc.owned(t, "web", "readers")[0]
+	if victim.Owner.Restarts < 1 {
+		t.Fatalf("a re-created instance's job says %d restarts", victim.Owner.Restarts)
+	}
+	req, _ = json.Marshal(api.EvictRequest{JobID: victim.JobID, Reason: "evicted by the test"})
+	if _, err := tc.nc.Request(api.PodSubject(victim.PodID, api.EndpointEvict), req, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("restart count %d", victim.Owner.Restarts+1)
+	waitFor(t, 10*time.Second, "the evicted re-created instance re-created again", func() (bool, string) {
+		return hasLine(tc.activity(t), "Re-created job "+victim.JobID, want), strings.Join(tc.activity(t), "\n")
 	})
 
 	// Scaled down to one.

@@ -203,6 +203,12 @@ func (p *pass) service(b *blueprint.Blueprint, e blueprint.Entry, s *service) {
 			continue
 		}
 		s.Lost = append(s.Lost, in.JobID)
+		if in.Restarts > 0 {
+			if s.LostRestarts == nil {
+				s.LostRestarts = map[string]int{}
+			}
+			s.LostRestarts[in.JobID] = in.Restarts
+		}
 		p.c.activity(p.ctx, api.Activity{Severity: api.SeverityWarning, Deployment: b.ID, JobID: in.JobID,
 			Message: fmt.Sprintf("Job %s of deployment %s (id %s), service %s, %s%s", in.JobID, b.Name, b.ID, label, ended(status), because(reason))})
 	}
@@ -210,7 +216,7 @@ func (p *pass) service(b *blueprint.Blueprint, e blueprint.Entry, s *service) {
 	// that stopped before it wrote its state) are taken as they are.
 	for _, j := range mine {
 		if !known[j.JobID] {
-			kept = append(kept, instance{JobID: j.JobID, PodID: j.PodID, Started: p.now})
+			kept = append(kept, instance{JobID: j.JobID, PodID: j.PodID, Started: p.now, Restarts: j.Owner.Restarts})
 		}
 	}
 	s.Jobs = kept
@@ -257,7 +263,9 @@ func (p *pass) service(b *blueprint.Blueprint, e blueprint.Entry, s *service) {
 		case len(s.Lost) > 0:
 			replaces, s.Lost = s.Lost[0], s.Lost[1:]
 			s.Restarts++
-			owner.Restarts = s.Restarts
+			// The count is the instance's: its lost job's, plus this one.
+			owner.Restarts = s.LostRestarts[replaces] + 1
+			delete(s.LostRestarts, replaces)
 		case len(s.Completed) > 0:
 			follows, s.Completed = s.Completed[0], s.Completed[1:]
 		}
@@ -266,6 +274,12 @@ func (p *pass) service(b *blueprint.Blueprint, e blueprint.Entry, s *service) {
 				if replaces != "" {
 					s.Lost = append([]string{replaces}, s.Lost...)
 					s.Restarts--
+					if owner.Restarts > 1 {
+						if s.LostRestarts == nil {
+							s.LostRestarts = map[string]int{}
+						}
+						s.LostRestarts[replaces] = owner.Restarts - 1
+					}
 				}
 				if follows != "" {
 					s.Completed = append([]string{follows}, s.Completed...)
@@ -274,7 +288,7 @@ func (p *pass) service(b *blueprint.Blueprint, e blueprint.Entry, s *service) {
 				return
 			}
 			s.Problem = ""
-			s.Jobs = append(s.Jobs, instance{JobID: jobID, PodID: w.ID, Started: p.now})
+			s.Jobs = append(s.Jobs, instance{JobID: jobID, PodID: w.ID, Started: p.now, Restarts: owner.Restarts})
 			msg := fmt.Sprintf("Started job %s of deployment %s (id %s), service %s, on worker %s", jobID, b.Name, b.ID, label, w.ID)
 			sev := api.SeverityInfo
 			if follows != "" {

@@ -33,7 +33,11 @@ type service struct {
 	// reads a batch per job) and are not followed yet.
 	Lost      []string `json:"lost,omitempty"`
 	Completed []string `json:"completed,omitempty"`
-	// Restarts counts the instances re-created.
+	// LostRestarts are the restart counts of the lost jobs whose
+	// instance was re-created before (by job id): its replacement counts
+	// on from there.
+	LostRestarts map[string]int `json:"lost_restarts,omitempty"`
+	// Restarts counts the instances re-created, all of them.
 	Restarts int `json:"restarts"`
 	// Failures counts the instances in a row that ended soon after
 	// they started; past one, starts back off until NotBefore.
@@ -49,6 +53,9 @@ type instance struct {
 	JobID   string    `json:"jobid"`
 	PodID   string    `json:"pod_id"`
 	Started time.Time `json:"started"`
+	// Restarts counts the times this instance was re-created: the
+	// activity feed's restart count, per instance.
+	Restarts int `json:"restarts,omitempty"`
 }
 
 // cronState is what the controller keeps of a cron.

@@ -54,7 +54,7 @@ type agentBot struct {
 
 // eventColumns are the columns of records, in the order of api.Event.
 var eventColumns = []string{"timestamp", "received", "endpoint", "type", "source", "host", "severity", "message", "raw",
-	"format", "facility", "app_name", "proc_id", "msg_id", "trap_oid", "community", "vars", "body"}
+	"format", "facility", "app_name", "proc_id", "msg_id", "structured_data", "trap_oid", "community", "vars", "body"}
 
 var agentBots = []agentBot{
 	{AgentBot: api.AgentBot{Name: "endpoint-status", QueryType: "status", Mode: "source-any",

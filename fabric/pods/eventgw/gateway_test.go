@@ -198,6 +198,22 @@ func TestGatewayEndpoints(t *testing.T) {
 		}
 		nTraps++
 	}
+	// An inform is answered: gosnmp, which sends it again until it gets
+	// the response (three times in all here), gets it at once, and the
+	// stream holds it once.
+	informer := &gosnmp.GoSNMP{Target: "127.0.0.1", Port: uint16(eps["snmp-traps"].Port), Community: "public", Version: gosnmp.Version2c,
+		Timeout: time.Second, Retries: 2}
+	if err := informer.Connect(); err != nil {
+		t.Fatal(err)
+	}
+	defer informer.Conn.Close()
+	if _, err := informer.SendTrap(gosnmp.SnmpTrap{IsInform: true, Variables: []gosnmp.SnmpPDU{
+		{Name: ".1.3.6.1.2.1.1.3.0", Type: gosnmp.TimeTicks, Value: uint32(99)},
+		{Name: ".1.3.6.1.6.3.1.1.4.1.0", Type: gosnmp.ObjectIdentifier, Value: ".1.3.6.1.6.3.1.1.5.2"},
+	}}); err != nil {
+		t.Errorf("an inform was not answered: %v", err)
+	}
+	nTraps++
 
 	// Webhooks: an object, an array, then an oversized body and a body
 	// that is not JSON.
@@ -231,7 +247,10 @@ func TestGatewayEndpoints(t *testing.T) {
 	if ev := traps[1]; ev["trap_oid"] != "1.3.6.1.6.3.1.1.5.1" || ev["severity"] != "notice" {
 		t.Errorf("coldStart trap after a truncated one: %v", ev)
 	}
-	if nTraps == 3 {
+	if ev := traps[nTraps-1]; ev["trap_oid"] != "1.3.6.1.6.3.1.1.5.2" {
+		t.Errorf("the inform (warmStart): %v", ev)
+	}
+	if nTraps == 4 {
 		if ev := traps[2]; ev["trap_oid"] != "1.3.6.1.6.3.1.1.5.4" || ev["vars"].(map[string]any)["1.3.6.1.2.1.2.2.1.2.3"] != "eth2" {
 			t.Errorf("net-snmp linkUp trap: %v", ev)
 		}

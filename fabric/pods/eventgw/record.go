@@ -38,24 +38,28 @@ func appendEvent(b []byte, ev *api.Event) ([]byte, error) {
 	str("app_name", ev.AppName, false)
 	str("proc_id", ev.ProcID, false)
 	str("msg_id", ev.MsgID, false)
-	str("trap_oid", ev.TrapOID, false)
-	str("community", ev.Community, false)
-	if len(ev.Vars) > 0 {
-		b = append(b, `,"vars":{`...)
-		keys := make([]string, 0, len(ev.Vars))
-		for k := range ev.Vars {
-			keys = append(keys, k)
+	if len(ev.StructuredData) > 0 {
+		b = append(b, `,"structured_data":{`...)
+		ids := make([]string, 0, len(ev.StructuredData))
+		for id := range ev.StructuredData {
+			ids = append(ids, id)
 		}
-		slices.Sort(keys)
-		for i, k := range keys {
+		slices.Sort(ids)
+		for i, id := range ids {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = docjson.AppendString(b, k)
+			b = docjson.AppendString(b, id)
 			b = append(b, ':')
-			b = docjson.AppendString(b, ev.Vars[k])
+			b = appendStrings(b, ev.StructuredData[id])
 		}
 		b = append(b, '}')
+	}
+	str("trap_oid", ev.TrapOID, false)
+	str("community", ev.Community, false)
+	if len(ev.Vars) > 0 {
+		b = append(b, `,"vars":`...)
+		b = appendStrings(b, ev.Vars)
 	}
 	if ev.Body != nil {
 		b = append(b, `,"body":`...)
@@ -65,4 +69,27 @@ func appendEvent(b []byte, ev *api.Event) ([]byte, error) {
 		}
 	}
 	return append(b, '}'), nil
+}
+
+// appendStrings appends m as a JSON object, its keys sorted as
+// encoding/json sorts them (nil as null, as it writes nil).
+func appendStrings(b []byte, m map[string]string) []byte {
+	if m == nil {
+		return append(b, "null"...)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = docjson.AppendString(b, k)
+		b = append(b, ':')
+		b = docjson.AppendString(b, m[k])
+	}
+	return append(b, '}')
 }

@@ -17,7 +17,7 @@ import (
 func syslogEvent(e *endpoint, source string, raw []byte, m syslog.Message, now time.Time) *api.Event {
 	ev := &api.Event{Received: api.Timestamp(now), Endpoint: e.cfg.Name, Type: e.cfg.Type, Source: source,
 		Host: m.Hostname, Severity: m.SeverityName(), Message: m.Text, Raw: string(raw), Format: m.Format,
-		Facility: m.FacilityName(), AppName: m.AppName, ProcID: m.ProcID, MsgID: m.MsgID}
+		Facility: m.FacilityName(), AppName: m.AppName, ProcID: m.ProcID, MsgID: m.MsgID, StructuredData: m.StructuredData}
 	ev.Timestamp = ev.Received
 	if !m.Timestamp.IsZero() {
 		ev.Timestamp = api.Timestamp(m.Timestamp)
@@ -108,7 +108,7 @@ func (g *Gateway) readSyslogConn(ctx context.Context, e *endpoint, c net.Conn) {
 
 // listenSyslogUDP listens for syslog over UDP: each datagram a message.
 func (g *Gateway) listenSyslogUDP(ctx context.Context, e *endpoint) error {
-	return g.listenUDP(ctx, e, func(source string, data []byte) {
+	return g.listenUDP(ctx, e, func(source string, data []byte, _ func([]byte)) {
 		now := time.Now()
 		m, err := syslog.Parse(data, now)
 		if err != nil {
@@ -125,7 +125,7 @@ func (g *Gateway) listenSyslogUDP(ctx context.Context, e *endpoint) error {
 // rejected. An event the queue has no room for is dropped (counted): UDP
 // cannot slow a sender down. The kernel's own drops (a receive buffer
 // full in a burst) are counted too (udpCounters).
-func (g *Gateway) listenUDP(ctx context.Context, e *endpoint, take func(source string, data []byte)) error {
+func (g *Gateway) listenUDP(ctx context.Context, e *endpoint, take func(source string, data []byte, reply func([]byte))) error {
 	pc, err := net.ListenPacket("udp", net.JoinHostPort(e.cfg.Address, strconv.Itoa(e.cfg.Port)))
 	if err != nil {
 		return err
@@ -155,7 +155,7 @@ func (g *Gateway) listenUDP(ctx context.Context, e *endpoint, take func(source s
 				g.rejected(e, source, fmt.Errorf("a datagram over %d bytes", e.cfg.MaxMessageBytes), data)
 				continue
 			}
-			take(source, data)
+			take(source, data, func(b []byte) { _, _ = uc.WriteToUDP(b, from) })
 		}
 	}()
 	return nil

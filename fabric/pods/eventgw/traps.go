@@ -10,11 +10,12 @@ import (
 )
 
 // listenTraps listens for SNMP traps (v1, v2c; v2c informs are taken as
-// traps and not answered). A trap of another community than the
-// endpoint's (when it names one) is rejected. Its raw input is kept in
-// hex.
+// traps and answered with their Response-PDU, so that the sender does not
+// send them again). A trap of another community than the endpoint's (when
+// it names one) is rejected, and an inform of it not answered. Its raw
+// input is kept in hex.
 func (g *Gateway) listenTraps(ctx context.Context, e *endpoint) error {
-	return g.listenUDP(ctx, e, func(source string, data []byte) {
+	return g.listenUDP(ctx, e, func(source string, data []byte, reply func([]byte)) {
 		t, err := snmptrap.Decode(data)
 		if err != nil {
 			g.rejected(e, source, err, data)
@@ -36,5 +37,11 @@ func (g *Gateway) listenTraps(ctx context.Context, e *endpoint) error {
 			ev.Vars[v.OID] = v.Value
 		}
 		e.publish(ctx, ev, false)
+		if t.Inform {
+			// Answered once the record is on its way to the stream.
+			if resp, err := snmptrap.InformResponse(data); err == nil {
+				reply(resp)
+			}
+		}
 	})
 }
