@@ -32,26 +32,24 @@ type IO struct {
 	NoColor bool
 	// Argv is the script's sys.argv: the script path then its arguments.
 	Argv []string
-	// Columns is the width tables are fitted to; zero means
-	// DefaultColumns.
+	// Columns is the width tables are fitted to; 0 (stdout not a
+	// terminal, no $COLUMNS) leaves them whole.
 	Columns int
 }
 
-// DefaultColumns is the width tables are fitted to when stdout is not a
-// terminal and $COLUMNS says nothing.
-const DefaultColumns = 120
-
-// TableColumns returns the width tables are fitted to: Columns when set,
-// else DefaultColumns.
+// TableColumns returns the width tables are fitted to: Columns, where 0
+// (or less) leaves them whole.
 func (io *IO) TableColumns() int {
 	if io == nil || io.Columns <= 0 {
-		return DefaultColumns
+		return 0
 	}
 	return io.Columns
 }
 
-// ColumnsOf returns the width of the terminal w is, else $COLUMNS when it
-// is a positive number, else DefaultColumns.
+// ColumnsOf returns the width tables written to w are fitted to: the
+// terminal's width when w is a terminal, else $COLUMNS when it is a
+// positive number, else 0: output read by a program or kept in a file
+// is left whole (a cut cell would lose what a script greps for).
 func ColumnsOf(w any) int {
 	if f, ok := w.(*os.File); ok && IsTerminal(f) {
 		if ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ); err == nil && ws.Col > 0 {
@@ -61,7 +59,7 @@ func ColumnsOf(w any) int {
 	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
 		return n
 	}
-	return DefaultColumns
+	return 0
 }
 
 // ExitError is returned by sys.exit to end a script with an exit code.

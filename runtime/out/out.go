@@ -40,9 +40,9 @@ lists when columns is given. Each column is a key, used as header too, or a
 order, then any new keys of later rows. Cells show None as empty, bools as
 True/False, floats in their shortest form, lists of scalars joined by ", "
 and other lists and dicts as compact JSON. The table is fitted to the
-terminal's width (or $COLUMNS, or 120 columns when stdout is not a
-terminal): the widest columns are narrowed and their long cells cut with
-an ellipsis. An empty table prints nothing on stdout and "no rows" on
+terminal's width (or $COLUMNS; when stdout is not a terminal and
+$COLUMNS is unset, the table is left whole): the widest columns are
+narrowed and their long cells cut with an ellipsis. An empty table prints nothing on stdout and "no rows" on
 stderr.`, tableBuiltin),
 	"json": doc.Builtin("out.json", `json(v)
 
