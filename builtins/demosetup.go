@@ -46,28 +46,11 @@ func (e *Env) demoSetup(thread *starlark.Thread, b *starlark.Builtin, args starl
 	if _, err := client.BackupReadSettings(dir); err != nil {
 		return nil, fail(b.Name(), err)
 	}
-	path, label, err := e.setupTarget(h.Path, ip)
+	c, label, done, err := e.SetupClient(thread, ip)
 	if err != nil {
 		return nil, fail(b.Name(), err)
 	}
-	var c *client.Client
-	if path == client.ConfigPath(e.Home) {
-		if c, err = e.Client(); err != nil {
-			return nil, fail(b.Name(), err)
-		}
-	} else {
-		cfg, err := client.LoadConfig(path)
-		if err != nil {
-			return nil, fail(b.Name(), err)
-		}
-		if c, err = client.Connect(cfg); err != nil {
-			if errors.Is(err, client.ErrUnreachable) && cfg.Local {
-				err = fmt.Errorf("%v (the local fabric: 'client fabric up' starts it)", err)
-			}
-			return nil, fail(b.Name(), fmt.Errorf("%s: %v", label, err))
-		}
-		defer c.Close()
-	}
+	defer done()
 	ctx := host.Context(thread)
 	r, err := artifactRepo(ctx, c)
 	if err != nil {
@@ -79,6 +62,32 @@ func (e *Env) demoSetup(thread *starlark.Thread, b *starlark.Builtin, args starl
 		return nil, fail(b.Name(), err)
 	}
 	return starvalue.ToStarlark(starvalue.Map{{Key: "target", Value: label}, {Key: "rows", Value: res.Rows}, {Key: "warnings", Value: res.Warnings}})
+}
+
+// SetupClient connects to the fabric demo setup's --ip names (see
+// setupTarget): the client, what to call the target, and what to call
+// when done with it.
+func (e *Env) SetupClient(thread *starlark.Thread, ip string) (*client.Client, string, func(), error) {
+	path, label, err := e.setupTarget(host.From(thread).Path, ip)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if path == client.ConfigPath(e.Home) {
+		c, err := e.Client()
+		return c, label, func() {}, err
+	}
+	cfg, err := client.LoadConfig(path)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	c, err := client.Connect(cfg)
+	if err != nil {
+		if errors.Is(err, client.ErrUnreachable) && cfg.Local {
+			err = fmt.Errorf("%v (the local fabric: 'client fabric up' starts it)", err)
+		}
+		return nil, "", nil, fmt.Errorf("%s: %v", label, err)
+	}
+	return c, label, func() { c.Close() }, nil
 }
 
 // nameList reads a list of names: None, a comma-separated string, or a

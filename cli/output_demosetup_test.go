@@ -48,6 +48,12 @@ func TestOutputDemoSetup(t *testing.T) {
 	write(t, dir, "demo/dashboards/retail.yaml", "name: retail\nlabel: Retail\n")
 	write(t, dir, "demo/pipelines/retail-feed.pipeline", "@dm:empty\n  --> @dm:addrow store = 'lon'\n")
 	write(t, dir, "demo/pipelines/retail-extra.pipeline", "@dm:empty\n")
+	write(t, dir, "demo/datasets/stores.csv", "store,city\nlon,London\npar,Paris\n")
+	write(t, dir, "demo/datasets/sales.jsonl", "{\"store\": \"lon\", \"amount\": 3}\n")
+	// A dataset file that does not parse: nothing is set up.
+	write(t, dir, "baddata/settings.json", `{}`)
+	write(t, dir, "baddata/dashboards/bd.yaml", "name: bd\nlabel: Bad data\n")
+	write(t, dir, "baddata/datasets/broken.jsonl", "{\"a\": 1}\n{not json\n")
 	// Bad directories.
 	write(t, dir, "nosettings/dashboards/x.yaml", "name: x\n")
 	write(t, dir, "typo/settings.json", `{"webhok": {"name": "w"}}`)
@@ -86,6 +92,9 @@ func TestOutputDemoSetup(t *testing.T) {
 		step{cmd: "demo setup --dir $DIR/demo --ip 127.0.0.1 --port 8443 --protocol http --pipelines retail-feed"},
 		step{cmd: "demo setup --dir $DIR/demo --ip 127.0.0.1 --port 8443 --protocol http"},
 		step{cmd: "event-endpoint get --name alerts-in", key: "demo-setup"},
+		step{cmd: "dataset list", key: "demo-setup"},
+		step{cmd: "demo setup --dir $DIR/baddata --ip 127.0.0.1", code: 1},
+		step{cmd: "dashboard get --name bd", key: "demo-setup", code: 1},
 
 		step{cmd: "demo setup --dir $DIR/nosettings --ip b", code: 1},
 		step{cmd: "demo setup --dir $DIR/none --ip b", code: 1},
@@ -106,5 +115,15 @@ func TestOutputDemoSetup(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "a", "settings.json")); err != nil {
 		t.Errorf("a backup has no settings.json: %v", err)
+	}
+	// Datasets go to the fabric --ip names (a project), not to the one in
+	// use: set up from tenant a into tenant b.
+	f.UseTenant(t, "a")
+	if _, errOut, code := run(t, "", "demo", "setup", "--dir", filepath.Join(dir, "demo"), "--ip", "b", "--port", "8444", "--protocol", "http"); code != 0 {
+		t.Fatalf("demo setup into b: exit %d: %s", code, errOut)
+	}
+	f.UseTenant(t, "b")
+	if out, _, _ := run(t, "", "dataset", "list", "--json"); !strings.Contains(out, `"stores"`) || !strings.Contains(out, `"sales"`) {
+		t.Errorf("tenant b lacks the demo's datasets:\n%s", out)
 	}
 }

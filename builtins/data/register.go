@@ -40,6 +40,7 @@ func Register() {
 			builtins.Extension{Module: "schema", Members: func(be *builtins.Env) starlark.StringDict { return env{be}.schemaMembers() }},
 			builtins.Extension{Module: "pipeline", Members: func(*builtins.Env) starlark.StringDict { return pipelineMembers() }},
 			builtins.Extension{Module: "bot_package", Members: func(be *builtins.Env) starlark.StringDict { return env{be}.botPackageMembers() }},
+			builtins.Extension{Module: "demo", Members: func(be *builtins.Env) starlark.StringDict { return env{be}.demoMembers() }},
 		)
 	})
 }

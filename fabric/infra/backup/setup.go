@@ -286,9 +286,6 @@ func Setup(ctx context.Context, s *Source, o SetupOptions) (*SetupResult, error)
 			return nil, err
 		}
 	}
-	if _, err := os.Stat(filepath.Join(o.Dir, "datasets")); err == nil {
-		p.warn("the datasets folder is not set up by demo setup: add each with 'client dataset add --name N --file F'")
-	}
 	if m := p.onlyPipes.missing(); len(m) > 0 {
 		return nil, fmt.Errorf("--pipelines: no pipeline named %s in %s", strings.Join(m, ", "), filepath.Join(o.Dir, "pipelines"))
 	}
