@@ -449,10 +449,16 @@ func (s *Store) Document(db, coll, key string) ([]byte, error) {
 	if _, err := s.Collection(db, coll); err != nil {
 		return nil, err
 	}
+	return documentJSON(s.db, db, coll, key)
+}
+
+// documentJSON reads a stored document's JSON through r (the store, or a
+// transaction's batch).
+func documentJSON(r pebble.Reader, db, coll, key string) ([]byte, error) {
 	if !ValidKey(key) {
 		return nil, ErrDocumentNotFound
 	}
-	v, closer, err := s.db.Get(docKey(db, coll, key))
+	v, closer, err := r.Get(docKey(db, coll, key))
 	if errors.Is(err, pebble.ErrNotFound) {
 		return nil, ErrDocumentNotFound
 	}

@@ -289,23 +289,12 @@ func (t *Txn) Document(db, coll, key string) ([]byte, error) {
 	if _, err := t.s.Collection(db, coll); err != nil {
 		return nil, err
 	}
-	if !ValidKey(key) {
-		return nil, ErrDocumentNotFound
-	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.done {
 		return nil, ErrTxnDone
 	}
-	v, closer, err := t.b.Get(docKey(db, coll, key))
-	if errors.Is(err, pebble.ErrNotFound) {
-		return nil, ErrDocumentNotFound
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer closer.Close()
-	return storedJSON(coll, key, v), nil
+	return documentJSON(t.b, db, coll, key)
 }
 
 // Lookup is Store.Lookup as the transaction sees the store.
