@@ -85,6 +85,22 @@ func TestOutputLogArchive(t *testing.T) {
 		step{cmd: "logarchive-data-read --repo edge --name syslog --from 2026-11-25T10:02:00 --minutes 1 --speed 1.0"},
 		step{cmd: "logarchive-data-read --repo edge --name syslog --from 2026-11-25T11:00:00"},
 		step{cmd: "logarchive-data-read --repo edge --name syslog --minutes 0", code: 1},
+	)
+	// Times as other senders write them (RFC 3339 with a zone) are shown as
+	// every time is, never in Go's default form ("+0000 UTC").
+	zoned := time.Date(2026, 11, 25, 12, 30, 0, 0, time.UTC)
+	if _, err := a.WriteMinute(ctx, "syslog", zoned, [][]byte{
+		fmt.Appendf(nil, `{"timestamp":%q,"host":"r9","message":"zoned"}`, zoned.Format(time.RFC3339Nano)),
+		fmt.Appendf(nil, `{"timestamp":%q,"host":"r9","message":"offset"}`, zoned.In(time.FixedZone("", 2*3600)).Format(time.RFC3339)),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	s.runThen(0, "", "logarchive-data-read --repo edge --name syslog --from 2026-11-25T12:30:00 --minutes 1", func(out, _ string) {
+		if strings.Contains(out, "UTC") || strings.Count(out, "2026-11-25T12:30:00") != 2 {
+			t.Errorf("data-read shows times in another form than 2026-11-25T12:30:00...:\n%s", out)
+		}
+	})
+	s.steps(
 		step{cmd: "logarchive-download --repo edge --name syslog --from 2026-11-25T10:00:00 --out $DIR/out"},
 		step{cmd: "logarchive-download --repo edge --name syslog --from 2026-11-25T10:00:00 --out $DIR/flat --flatten"},
 		step{cmd: "logarchive-download --repo edge --name syslog --out $DIR/none", code: 1},
