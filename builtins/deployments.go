@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fabricops/fabric/fabric/client"
+	"github.com/fabricops/fabric/fabric/lib/mapsvg"
 	"github.com/fabricops/fabric/runtime/doc"
 	"go.starlark.net/starlark"
 )
@@ -150,7 +151,54 @@ description, relationship_type).`,
 			idCall(func(_ context.Context, d *client.Deployment) (any, error) {
 				return d.Map(), nil
 			})),
+		"map_svg": doc.Builtin("deployment.map_svg", `map_svg(id, all=False)
+
+Returns a deployment's map drawn as an SVG picture (a string): its layers
+as columns from left to right (the deployment, its pipelines, what they
+read and write), each node a box coloured by its type, each relationship
+an arrow whose tooltip is its description (reads dashed). The nodes
+hidden by default (the system streams) are drawn only with all=True. The
+picture is standalone: it opens offline in a browser or image viewer.`,
+			func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
+				var id string
+				all := false
+				if err := starlark.UnpackArgs(b.Name(), args, kwargs, "id", &id, "all?", &all); err != nil {
+					return nil, err
+				}
+				return e.call(thread, b, func(ctx context.Context, c *client.Client) (any, error) {
+					d, err := c.Deployment(ctx, id)
+					if err != nil {
+						return nil, err
+					}
+					var svg strings.Builder
+					if _, _, err := mapsvg.Render(&svg, mapPicture(d.Map(), all)); err != nil {
+						return nil, err
+					}
+					return svg.String(), nil
+				})
+			}),
 	}
+}
+
+// mapPicture is what mapsvg draws of a deployment's map: its nodes (the
+// hidden ones with all only) and relationships, titled by the stack's
+// name, with the map's status and reason under it.
+func mapPicture(m client.DeploymentMap, all bool) mapsvg.Map {
+	st := m.Data.Stack
+	p := mapsvg.Map{Title: st.Name, Caption: m.Status}
+	if m.Reason != "" {
+		p.Caption += ": " + m.Reason
+	}
+	for _, n := range st.Nodes {
+		if n.DefaultVisibility == "hidden" && !all {
+			continue
+		}
+		p.Nodes = append(p.Nodes, mapsvg.Node{ID: n.ID, Type: n.Type, Label: n.Label, Layer: n.Layer})
+	}
+	for _, r := range st.Relationships {
+		p.Edges = append(p.Edges, mapsvg.Edge{From: r.Left, To: r.Right, Label: r.Description, Type: r.Type})
+	}
+	return p
 }
 
 // yesNo writes a boolean as the status tables do.

@@ -126,8 +126,12 @@ func (d *Deployment) Counts() (errors, warnings int) { return blueprint.Count(d.
 // Dependencies returns what the deployment depends on.
 func (d *Deployment) Dependencies() []blueprint.Dependency { return blueprint.Dependencies(d.Resolved) }
 
+// DeploymentMap is a deployment's map (SPEC 2.8): {status, reason,
+// data.stack: {name, description, nodes, relationships}}.
+type DeploymentMap = blueprint.Map
+
 // Map returns the deployment's map.
-func (d *Deployment) Map() blueprint.Map { return blueprint.BuildMap(d.Blueprint, d.Resolved) }
+func (d *Deployment) Map() DeploymentMap { return blueprint.BuildMap(d.Blueprint, d.Resolved) }
 
 // ServiceRow is a row of deployment svcs-status: a service entry, the
 // pipeline version it runs, its instances and its running jobs.
