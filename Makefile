@@ -79,14 +79,10 @@ demo: build
 	@echo "The local fabric keeps running: bin/client fabric down stops it."
 
 
+# Every benchmark of bench/, one at a time, and one table of every target
+# (bench/run.sh); exits 1 when one is missed.
 bench: build
-	bash bench/startup.sh
-	bash bench/pods.sh
-	bash bench/dataset.sh
-	bash bench/filter.sh
-	bash bench/pipeline.sh
-	bash bench/artifacts.sh
-	bash bench/packs.sh
+	bash bench/run.sh
 
 lint:
 	$(GO) vet ./...

@@ -49,4 +49,6 @@ for m in text dict; do
   ours_in=$(med "$out/$m-inproc.txt")
   echo "in-process loop ($m): raw KV ${floor_in} s, dashboard module ${ours_in} s: $(awk -v a="$ours_in" -v b="$floor_in" 'BEGIN { printf "%.2f", a / b }')x"
 done
-tail -n 1 "$out/artifacts.txt"
+. bench/result.sh
+result "10,000 dashboard.add + get, whole process" "raw JetStream KV create + get (bench/kvfloor)" \
+  "$(sed -n 's|^ratio dashboard.add(dict) + get x[0-9]* / raw KV create + get x[0-9]*: ||p' "$out/artifacts.txt")" "<=" 1.5

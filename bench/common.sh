@@ -103,6 +103,7 @@ check_rows() {
 # and prints its seconds and the rows it copied (COPY's own count);
 # count.mjs prints the rows of each Parquet file it is given.
 . bench/duckdb.sh
+. bench/result.sh
 cat >"$out/node/copy.mjs" <<'JS'
 import { DuckDBInstance } from '@duckdb/node-api';
 const [src, cols, where, dst] = process.argv.slice(2);

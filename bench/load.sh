@@ -20,4 +20,8 @@ export FABRIC_HOME
 trap '"$out/client" fabric down >/dev/null 2>&1 || true; rm -rf "$FABRIC_HOME"' EXIT
 "$out/client" fabric up
 pid=$(sed -n 's/.*"pid": *\([0-9]*\).*/\1/p' "$FABRIC_HOME/local/fabric.json")
-"$out/load" -client "$out/client" -fabricd "${pid:-0}" -jobs "${JOBS:-1000}" -clients "${CLIENTS:-20}" -rate "${RATE:-0.5}" -adds "${ADDS:-100}"
+"$out/load" -client "$out/client" -fabricd "${pid:-0}" -jobs "${JOBS:-1000}" -clients "${CLIENTS:-20}" -rate "${RATE:-0.5}" -adds "${ADDS:-100}" | tee "$out/load.txt"
+. bench/result.sh
+lost=$(sed -n 's/^lost: \([0-9]*\), .*/\1/p' "$out/load.txt")
+result "jobs lost or refused under load" "a figure" "$((lost + $(sed -n 's/^lost: [0-9]*, refused for capacity: \([0-9]*\)/\1/p' "$out/load.txt")))" "<=" 0
+result "p99 of ${JOBS:-1000} jobs under steady load" "one job run alone" "$(sed -n 's/^ratio p99 of the steady load \/ one job alone: //p' "$out/load.txt")" "<=" 5

@@ -43,3 +43,6 @@ timeout 3600 "$out/packbench" loop -runs "$RUNS" -warmup 1 -client "$out/client"
   >"$out/packs.txt"
 "$out/client" fabric down >/dev/null 2>&1 || true
 cat "$out/packs.txt"
+. bench/result.sh
+result "pack activate of 1,000 artifacts, whole process" "the same artifacts added one by one in Starlark" \
+  "$(sed -n 's|^ratio pack activate / one-by-one Starlark adds: \([0-9.]*\).*|\1|p' "$out/packs.txt")" "<=" 1.5

@@ -211,8 +211,12 @@ func rawPublish(ctx context.Context, c *client.Client, msgs [][]byte) (time.Dura
 	}
 	t0 := time.Now()
 	for _, m := range msgs {
-		if _, err := pjs.PublishAsync(subject, m); err != nil {
-			return 0, err
+		// With 4,000 in flight a publish waits for an acknowledgement to
+		// free a slot; the default wait (200 ms) fails the floor whenever
+		// the server is slower than that on a busy machine, so it waits
+		// as a writer does (bounded by the whole run's 5 minutes).
+		if _, err := pjs.PublishAsync(subject, m, jetstream.WithStallWait(time.Minute)); err != nil {
+			return 0, fmt.Errorf("raw publish: %w", err)
 		}
 	}
 	select {

@@ -4,8 +4,10 @@
 //
 //	timeit -runs 200 -name floor -- ./floor ';' -name client -- ./client pods --json
 //
-// Output: one line per command, then "ratio NAME/FIRST: X" for each other
-// command, the last line being the ratio of the last command to the first.
+// Output: one line per command, then for each other command the ratio of
+// its median to the first's, then "ratio NAME / FIRST: X", the median of
+// the ratios of the pairs (each run of NAME against the run of FIRST just
+// before it); the last line is the last command's.
 package main
 
 import (
@@ -61,8 +63,25 @@ func main() {
 	_, base, _ := quartiles(targets[0].times)
 	for _, t := range targets[1:] {
 		_, med, _ := quartiles(t.times)
-		fmt.Printf("ratio %s / %s: %.2f\n", t.name, targets[0].name, float64(med)/float64(base))
+		fmt.Printf("ratio of medians %s / %s: %.2f\n", t.name, targets[0].name, float64(med)/float64(base))
 	}
+	for _, t := range targets[1:] {
+		fmt.Printf("ratio %s / %s: %.2f\n", t.name, targets[0].name, pairMedian(t.times, targets[0].times))
+	}
+}
+
+// pairMedian is the median of the ratios a[i]/b[i]: each pair ran back
+// to back, so drift on the machine touches both alike.
+func pairMedian(a, b []time.Duration) float64 {
+	r := make([]float64, len(a))
+	for i := range a {
+		r[i] = float64(a[i]) / float64(b[i])
+	}
+	sort.Float64s(r)
+	if n := len(r); n%2 == 0 {
+		return (r[n/2-1] + r[n/2]) / 2
+	}
+	return r[len(r)/2]
 }
 
 func parseTargets(args []string) ([]*target, error) {

@@ -1,8 +1,9 @@
 // Package gctune sets the Go collector's target from the live heap: lazy
-// (collecting at a multiple of a small live heap, which costs a little
-// memory and saves the collector's CPU) while the heap is small, Go's
-// default once it is not, so that memory stays bounded as usual. GOGC,
-// when set, is left alone.
+// (collecting at a multiple of a small live heap, which saves the
+// collector's CPU) while the heap that lets grow stays under a cap, and
+// no lazier than Go's default above it, so that the memory the laziness
+// costs is bounded by the cap whatever the workload. GOGC, when set, is
+// left alone.
 package gctune
 
 import (
@@ -12,20 +13,28 @@ import (
 	"runtime/metrics"
 )
 
-// Tune collects at lazyPercent while the live heap is at most smallHeap
-// bytes, at Go's default (100) above. It re-reads the live heap after
-// each collection.
-func Tune(lazyPercent int, smallHeap uint64) {
+// Percent is the collector's target for a live heap of live bytes: at
+// most lazyPercent, so that the heap goal (live * (1 + percent/100))
+// stays at most goalCap bytes, and never under Go's default of 100.
+func Percent(live uint64, lazyPercent int, goalCap uint64) int {
+	if live == 0 {
+		return lazyPercent
+	}
+	p := 100
+	if live < goalCap {
+		// The largest percent whose goal fits the cap.
+		p = int((goalCap - live) * 100 / live)
+	}
+	return max(100, min(p, lazyPercent))
+}
+
+// Tune collects at Percent(live heap, lazyPercent, goalCap), re-reading
+// the live heap after each collection.
+func Tune(lazyPercent int, goalCap uint64) {
 	if os.Getenv("GOGC") != "" {
 		return
 	}
-	percent := func(live uint64) int {
-		if live <= smallHeap {
-			return lazyPercent
-		}
-		return 100
-	}
-	current := percent(0)
+	current := Percent(0, lazyPercent, goalCap)
 	debug.SetGCPercent(current)
 	// A finalizer runs once per cycle that frees its object: each one
 	// reads the live heap the cycle left and arms the next.
@@ -35,7 +44,7 @@ func Tune(lazyPercent int, smallHeap uint64) {
 			sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 			metrics.Read(sample)
 			if sample[0].Value.Kind() == metrics.KindUint64 {
-				if p := percent(sample[0].Value.Uint64()); p != current {
+				if p := Percent(sample[0].Value.Uint64(), lazyPercent, goalCap); p != current {
 					current = p
 					debug.SetGCPercent(p)
 				}

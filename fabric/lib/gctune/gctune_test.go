@@ -7,6 +7,22 @@ import (
 	"time"
 )
 
+// TestPercent: lazy while the goal fits the cap, less lazy as the live
+// heap nears it, Go's default from there on.
+func TestPercent(t *testing.T) {
+	const mb = 1 << 20
+	for _, tc := range []struct {
+		live uint64
+		want int
+	}{
+		{0, 400}, {1 * mb, 400}, {12 * mb, 400}, {16 * mb, 300}, {20 * mb, 220}, {32 * mb, 100}, {50 * mb, 100}, {1 << 40, 100},
+	} {
+		if got := Percent(tc.live, 400, 64*mb); got != tc.want {
+			t.Errorf("Percent(%d MB, 400, 64 MB) = %d, want %d", tc.live/mb, got, tc.want)
+		}
+	}
+}
+
 // TestTune: the lazy target while the live heap is small, Go's default
 // once a collection finds it larger, and GOGC left alone when set.
 func TestTune(t *testing.T) {
