@@ -3,6 +3,7 @@ package api
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // EndpointMaintenance is the pod endpoint that puts a pod in maintenance
@@ -57,11 +58,13 @@ type UpgradeAccepted struct {
 }
 
 var (
-	semverCore = regexp.MustCompile(`^v?(\d+)\.(\d+)\.(\d+)(.*)$`)
+	semverCore = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^v?(\d+)\.(\d+)\.(\d+)(.*)$`) })
 	// semver is semver.org's own expression.
-	semver = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
+	semver = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
+	})
 )
-var notIdent = regexp.MustCompile(`[^0-9A-Za-z-]+`)
+var notIdent = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^0-9A-Za-z-]+`) })
 
 // ServiceVersionOf is the semantic version (semver.org, as NATS micro
 // services announce theirs) of a pod of build: a semantic version as it
@@ -70,15 +73,15 @@ var notIdent = regexp.MustCompile(`[^0-9A-Za-z-]+`)
 // commit) as 0.0.0's build metadata ("e8ed480-dirty" ->
 // "0.0.0+e8ed480-dirty").
 func ServiceVersionOf(build string) string {
-	if semver.MatchString(build) {
+	if semver().MatchString(build) {
 		return build
 	}
 	core, rest := "0.0.0", build
-	if m := semverCore.FindStringSubmatch(build); m != nil {
+	if m := semverCore().FindStringSubmatch(build); m != nil {
 		core, rest = m[1]+"."+m[2]+"."+m[3], m[4]
 	}
 	var ids []string
-	for _, id := range notIdent.Split(rest, -1) {
+	for _, id := range notIdent().Split(rest, -1) {
 		if id = strings.Trim(id, "-"); id != "" {
 			ids = append(ids, id)
 		}

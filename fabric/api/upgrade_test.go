@@ -15,7 +15,7 @@ func TestServiceVersionOf(t *testing.T) {
 		{"build 7/x", "0.0.0+build.7.x"},
 	} {
 		got := ServiceVersionOf(tc.build)
-		if got != tc.want || !semver.MatchString(got) {
+		if got != tc.want || !semver().MatchString(got) {
 			t.Errorf("ServiceVersionOf(%q) = %q, want %q (semver)", tc.build, got, tc.want)
 		}
 	}

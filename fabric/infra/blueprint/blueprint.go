@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Blueprint is a deployment as written (SPEC 2.8).
@@ -120,11 +121,11 @@ func (b *Blueprint) Text() string {
 func (e Entry) AnyVersion() bool { return e.Version == "" || e.Version == "*" }
 
 // versionPattern is a pipeline version: YYYY_MM_DD_N.
-var versionPattern = regexp.MustCompile(`^\d{4}_\d{2}_\d{2}_\d+$`)
+var versionPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d{4}_\d{2}_\d{2}_\d+$`) })
 
 // numberPattern is a JSON number: what an unquoted YAML version becomes
 // (strconv.ParseFloat would also take 2024_1_31_1, inf or 0x1p3).
-var numberPattern = regexp.MustCompile(`^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$`)
+var numberPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$`) })
 
 // Want is how many instances of a service entry should run: instances
 // (default 1) within the scaling policy.
@@ -216,8 +217,8 @@ func (b *Blueprint) Check() error {
 					return fmt.Errorf("%s.scaling_policy: min_instances %d and max_instances %d do not make a range", at, p.MinInstances, p.MaxInstances)
 				}
 			}
-			if !e.AnyVersion() && !versionPattern.MatchString(string(e.Version)) {
-				if numberPattern.MatchString(string(e.Version)) {
+			if !e.AnyVersion() && !versionPattern().MatchString(string(e.Version)) {
+				if numberPattern().MatchString(string(e.Version)) {
 					return fmt.Errorf("%s.version: %s is a number: write the version in quotes (YAML reads 2020_01_31_1 unquoted as the number 202001311)", at, e.Version)
 				}
 				return fmt.Errorf("%s.version: %q is not a pipeline version (YYYY_MM_DD_N, or * for the latest published)", at, e.Version)

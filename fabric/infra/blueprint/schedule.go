@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/robfig/cron/v3"
@@ -56,7 +57,7 @@ func (s *Schedule) Check() error {
 	if _, err := s.Location(); err != nil {
 		return err
 	}
-	if s.Version != "" && s.Version != "*" && !versionPattern.MatchString(string(s.Version)) {
+	if s.Version != "" && s.Version != "*" && !versionPattern().MatchString(string(s.Version)) {
 		return fmt.Errorf("version: %q is not a pipeline version (YYYY_MM_DD_N, or * for the latest published)", s.Version)
 	}
 	if _, err := s.Entry().SiteMatcher(); err != nil {
@@ -75,7 +76,7 @@ func (s *Schedule) Location() (*time.Location, error) {
 	if s.Timezone == "" {
 		return time.UTC, nil
 	}
-	if !tzPattern.MatchString(s.Timezone) {
+	if !tzPattern().MatchString(s.Timezone) {
 		return nil, fmt.Errorf("timezone: %q is not a time zone name (such as UTC or Europe/Paris)", s.Timezone)
 	}
 	loc, err := time.LoadLocation(s.Timezone)
@@ -86,7 +87,7 @@ func (s *Schedule) Location() (*time.Location, error) {
 }
 
 // tzPattern is what a time zone name may hold (LoadLocation reads files).
-var tzPattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_+\-]*(/[A-Za-z0-9_+\-]+)*$`)
+var tzPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_+\-]*(/[A-Za-z0-9_+\-]+)*$`) })
 
 // Entry is the schedule as a scheduled entry of a blueprint.
 func (s *Schedule) Entry() Entry {

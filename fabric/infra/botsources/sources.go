@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
@@ -36,7 +37,7 @@ func (s *Sources) now() time.Time {
 	return time.Now()
 }
 
-var sourceNameRe = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+var sourceNameRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]+$`) })
 
 // SecretName is the secret that holds the value of a source's $secure
 // key when it was given as a value.
@@ -47,7 +48,7 @@ func SecretName(source, key string) string { return "bot-source." + source + "."
 // given as a value is sealed as the secret SecretName(source, key) and
 // the source keeps a reference to it.
 func (s *Sources) Put(ctx context.Context, src api.BotSource) (api.BotSource, error) {
-	if !sourceNameRe.MatchString(src.Name) {
+	if !sourceNameRe().MatchString(src.Name) {
 		return src, fmt.Errorf("a source's name may hold letters, digits, '_', '-' and '.' only, not %q", src.Name)
 	}
 	rec, err := s.Catalog.Get(ctx, src.Package)

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // MaxSize is the largest library file accepted (upload and install):
@@ -44,15 +45,15 @@ type Name struct {
 }
 
 var (
-	versionRE = regexp.MustCompile(`^[0-9]+(\.[0-9]+)*$`)
-	nameRE    = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$`)
-	sepRE     = regexp.MustCompile(`[-_.]+`)
+	versionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]+(\.[0-9]+)*$`) })
+	nameRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$`) })
+	sepRE     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[-_.]+`) })
 )
 
 // Normalize returns a library name as it is compared: lower case, each
 // run of "-", "_" and "." one "_" (PEP 503, with "_").
 func Normalize(name string) string {
-	return sepRE.ReplaceAllString(strings.ToLower(name), "_")
+	return sepRE().ReplaceAllString(strings.ToLower(name), "_")
 }
 
 // Parse reads a library file's name (a base name): its library and
@@ -89,10 +90,10 @@ func Parse(filename string) (Name, error) {
 	if version == "" {
 		return Name{}, fmt.Errorf("library file %s has no version", filename)
 	}
-	if !versionRE.MatchString(version) {
+	if !versionRE().MatchString(version) {
 		return Name{}, fmt.Errorf("library file %s: version %q is not dotted numbers (such as 1.2.0)", filename, version)
 	}
-	if !nameRE.MatchString(name) {
+	if !nameRE().MatchString(name) {
 		return Name{}, fmt.Errorf("library file %s: %q is not a library name (letters, digits, '-', '_' and '.')", filename, name)
 	}
 	pkg := Normalize(name)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
@@ -45,7 +46,7 @@ type ReadOptions struct {
 }
 
 // validDurable is what a durable consumer's name may be.
-var validDurable = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var validDurable = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
 
 // idleEnd is how long Read waits for a message it knows is there before
 // it takes that the stream dropped it (retention) and stops.
@@ -279,7 +280,7 @@ func (l *LineSplitter) Write(p []byte) (int, error) {
 // durable returns the stream's durable consumer of o.Durable, made when
 // missing (from the first message, or from o.From).
 func durable(ctx context.Context, st jetstream.Stream, o ReadOptions) (jetstream.Consumer, error) {
-	if !validDurable.MatchString(o.Durable) {
+	if !validDurable().MatchString(o.Durable) {
 		return nil, fmt.Errorf("durable: %q is not a consumer name (up to 64 letters, digits, _ and -)", o.Durable)
 	}
 	cons, err := st.Consumer(ctx, o.Durable)

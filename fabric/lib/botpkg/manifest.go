@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/fabricops/fabric/fabric/lib/yamldoc"
 )
@@ -94,11 +95,13 @@ var ReservedNamespaces = map[string]bool{"dm": true, "c": true, "exec": true, "f
 var BotTypes = []string{"source", "sink", "transform"}
 
 var (
-	nameRe    = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
-	botNameRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
-	paramRe   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	versionRe = regexp.MustCompile(`^[0-9]+(\.[0-9]+)*$`)
-	codeRe    = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)$`)
+	nameRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]+$`) })
+	botNameRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`) })
+	paramRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
+	versionRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]+(\.[0-9]+)*$`) })
+	codeRe    = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)$`)
+	})
 )
 
 // ParseManifest reads and checks a bots.yml: every required field present
@@ -126,19 +129,19 @@ func (m *Manifest) Check() error {
 			return fmt.Errorf("extension.%s is missing", f.name)
 		}
 	}
-	if !nameRe.MatchString(x.Namespace) {
+	if !nameRe().MatchString(x.Namespace) {
 		return fmt.Errorf("extension.namespace %q may hold letters, digits, '_', '-' and '.' only", x.Namespace)
 	}
 	if ReservedNamespaces[x.Namespace] {
 		return fmt.Errorf("extension.namespace %q is the fabric's own bots'", x.Namespace)
 	}
-	if !nameRe.MatchString(x.DefaultName) {
+	if !nameRe().MatchString(x.DefaultName) {
 		return fmt.Errorf("extension.default_name %q may hold letters, digits, '_', '-' and '.' only", x.DefaultName)
 	}
-	if !versionRe.MatchString(x.Version) {
+	if !versionRe().MatchString(x.Version) {
 		return fmt.Errorf("extension.version %q is not dotted numbers, such as 1.0.0", x.Version)
 	}
-	if !codeRe.MatchString(x.Implementation.Code) {
+	if !codeRe().MatchString(x.Implementation.Code) {
 		return fmt.Errorf("extension.implementation.code %q is not MODULE.NAME", x.Implementation.Code)
 	}
 	if _, err := ParseTemplate(x.ConfigTemplate); err != nil {
@@ -165,7 +168,7 @@ func (b *Bot) check(at string) error {
 	switch {
 	case b.Name == "":
 		return fmt.Errorf("%s.name is missing", at)
-	case !botNameRe.MatchString(b.Name):
+	case !botNameRe().MatchString(b.Name):
 		return fmt.Errorf("%s.name %q may hold letters, digits, '_' and '-' only, starting with a letter", at, b.Name)
 	case b.BotType == "":
 		return fmt.Errorf("%s.bot_type is missing", at)
@@ -178,7 +181,7 @@ func (b *Bot) check(at string) error {
 		switch {
 		case p.Name == "":
 			return fmt.Errorf("%s.name is missing", pat)
-		case !paramRe.MatchString(p.Name):
+		case !paramRe().MatchString(p.Name):
 			return fmt.Errorf("%s.name %q is not an identifier", pat, p.Name)
 		case seen[p.Name]:
 			return fmt.Errorf("%s.name %q is given twice", pat, p.Name)
@@ -209,7 +212,7 @@ func (m *Manifest) Bot(name string) (*Bot, bool) {
 
 // Code returns the module and the value name of implementation.code.
 func (m *Manifest) Code() (module, name string) {
-	g := codeRe.FindStringSubmatch(m.Extension.Implementation.Code)
+	g := codeRe().FindStringSubmatch(m.Extension.Implementation.Code)
 	if g == nil {
 		return "", ""
 	}

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/fabricops/fabric/fabric/lib/yamldoc"
 	"gopkg.in/yaml.v3"
@@ -29,7 +30,7 @@ lines:
 		switch {
 		case t == "":
 			continue
-		case strings.HasPrefix(t, "@"), strings.HasPrefix(t, "*"), strings.HasPrefix(t, "-->"), hashTag.MatchString(t):
+		case strings.HasPrefix(t, "@"), strings.HasPrefix(t, "*"), strings.HasPrefix(t, "-->"), hashTag().MatchString(t):
 			return FormText
 		case strings.HasPrefix(t, "#"):
 			continue // a comment, of YAML or of the text form
@@ -50,7 +51,7 @@ lines:
 
 // hashTag is a line of the text form starting with a #ns:bot tag (and not
 // a comment).
-var hashTag = regexp.MustCompile(`^#[A-Za-z_][A-Za-z0-9_.-]*:[A-Za-z0-9_]`)
+var hashTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^#[A-Za-z_][A-Za-z0-9_.-]*:[A-Za-z0-9_]`) })
 
 // BaseName is a file's name without its directory and extension: the name
 // of a pipeline whose document does not give one.
@@ -204,9 +205,8 @@ func yamlDocument(data []byte) (n *node, err error) {
 	return c.convert(docs[0])
 }
 
-var plainInt = regexp.MustCompile(`^[-+]?[0-9]+$`)
-
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
+var plainInt = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[-+]?[0-9]+$`) })
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): `) })
 
 // yamlSyntaxError is text that the YAML parser cannot read (as opposed
 // to a document it reads that does not fit).
@@ -216,7 +216,7 @@ func (e *yamlSyntaxError) Error() string { return e.msg }
 
 func yamlError(err error) error {
 	msg := err.Error()
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+	if m := yamlLine().FindStringSubmatch(msg); m != nil {
 		return &yamlSyntaxError{fmt.Sprintf("invalid YAML at line %s: %s", m[1], msg[len(m[0]):])}
 	}
 	return &yamlSyntaxError{"invalid YAML: " + strings.TrimPrefix(msg, "yaml: ")}
@@ -306,7 +306,7 @@ func yamlScalar(y *yaml.Node) (*node, error) {
 		}
 	case "!!float":
 		// An integer too big for 64 bits: keep its digits, as JSON does.
-		if digits := strings.ReplaceAll(y.Value, "_", ""); plainInt.MatchString(digits) {
+		if digits := strings.ReplaceAll(y.Value, "_", ""); plainInt().MatchString(digits) {
 			if b, ok := new(big.Int).SetString(digits, 10); ok {
 				n.value = json.Number(b.String())
 				return n, nil

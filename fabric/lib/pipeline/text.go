@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // TextForm documents the text form of a pipeline; pipeline add -h shows it.
@@ -22,13 +23,17 @@ the middle of one. Inside quotes ('...' or "...", with \ escaping the next
 character) --> and ## are plain text.`
 
 // tagPattern is what a step's tag looks like: @ns:bot, *ns:bot or #ns:bot.
-var tagPattern = regexp.MustCompile(`^[@*#][A-Za-z_][A-Za-z0-9_.-]*:[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
+var tagPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[@*#][A-Za-z_][A-Za-z0-9_.-]*:[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
+})
 
 // lineTag is a line that starts with a bot tag.
-var lineTag = regexp.MustCompile(`^[@*#][A-Za-z_][A-Za-z0-9_.-]*:[A-Za-z0-9_][A-Za-z0-9_.-]*(\s|-->|$)`)
+var lineTag = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[@*#][A-Za-z_][A-Za-z0-9_.-]*:[A-Za-z0-9_][A-Za-z0-9_.-]*(\s|-->|$)`)
+})
 
 // ValidTag reports whether tag is a bot tag: @ns:bot, *ns:bot or #ns:bot.
-func ValidTag(tag string) bool { return tagPattern.MatchString(tag) }
+func ValidTag(tag string) bool { return tagPattern().MatchString(tag) }
 
 func tagError(tag string) error {
 	if tag == "" {
@@ -104,9 +109,9 @@ func (p *textParser) line(n int, line string) error {
 		case strings.HasPrefix(t, "##"):
 			p.pending = append(p.pending, strings.TrimSpace(t[2:]))
 			return nil
-		case p.started && lineTag.MatchString(t):
+		case p.started && lineTag().MatchString(t):
 			return fmt.Errorf("line %d: a bot starts this line but no --> links it to the step before", n)
-		case strings.HasPrefix(t, "#") && !lineTag.MatchString(t):
+		case strings.HasPrefix(t, "#") && !lineTag().MatchString(t):
 			return fmt.Errorf("line %d: comments start with ##, not #", n)
 		}
 	}

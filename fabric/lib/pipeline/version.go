@@ -5,13 +5,14 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"sync"
 	"time"
 )
 
 // VersionDayFormat is the day part of a version (time layout).
 const VersionDayFormat = "2006_01_02"
 
-var versionPattern = regexp.MustCompile(`^(\d{4}_\d{2}_\d{2})_([1-9]\d{0,8})$`)
+var versionPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d{4}_\d{2}_\d{2})_([1-9]\d{0,8})$`) })
 
 // Version returns the version YYYY_MM_DD_N: the nth of day t (in UTC).
 func Version(t time.Time, n int) string {
@@ -20,7 +21,7 @@ func Version(t time.Time, n int) string {
 
 // ParseVersion splits a version YYYY_MM_DD_N into its day and n.
 func ParseVersion(v string) (day string, n int, ok bool) {
-	m := versionPattern.FindStringSubmatch(v)
+	m := versionPattern().FindStringSubmatch(v)
 	if m == nil {
 		return "", 0, false
 	}
