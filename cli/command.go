@@ -9,13 +9,30 @@ import (
 
 	"github.com/fabricops/fabric/runtime"
 	"github.com/fabricops/fabric/runtime/command"
+	"github.com/fabricops/fabric/runtime/diskcache"
 	"github.com/fabricops/fabric/scripts"
 	"go.starlark.net/starlark"
 )
 
+// scriptCache is where what the bundled scripts derive is kept across
+// processes (see runtime/diskcache).
+func scriptCache() string { return filepath.Join(Home(), "cache", "scripts") }
+
 // index returns the command index over the bundled and the user's scripts.
 func (sh *shell) index() (*command.Index, error) {
-	return command.NewIndex(scripts.FS, filepath.Join(Home(), "scripts"))
+	user := filepath.Join(Home(), "scripts")
+	cache := diskcache.New(scriptCache())
+	if bundled, ok := cache.Get("index"); ok {
+		if ix, err := command.NewIndexOf(bundled, user); err == nil {
+			return ix, nil
+		}
+	}
+	bundled, err := command.IndexBundle(scripts.FS)
+	if err != nil {
+		return nil, err
+	}
+	cache.Put(bundled, "index")
+	return command.NewIndexOf(bundled, user)
 }
 
 // command runs the bundled or user command that args name.

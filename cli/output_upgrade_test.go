@@ -79,6 +79,10 @@ func TestOutputUpgrade(t *testing.T) {
 		step{cmd: "upgrade status --dir $DIR/dep"},
 		step{cmd: "upgrade apply --dir $DIR/dep --dry-run"},
 		step{do: func() {
+			// The client keeps its compiled scripts under its home: a
+			// cache of the build, not a change the upgrade made.
+			os.RemoveAll(filepath.Join(dir, "home", "cache"))
+			os.Remove(filepath.Join(dir, "home")) // when nothing else is there
 			if after := treeSums(t, dir); fmt.Sprint(after) != fmt.Sprint(before) {
 				t.Errorf("plan or --dry-run changed the tree:\n%v\n%v", before, after)
 			}

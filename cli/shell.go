@@ -186,7 +186,7 @@ func (sh *shell) newRuntime(argv []string) *runtime.Runtime {
 	predeclared["out"] = out.Module()
 	predeclared["input"] = stdlib.InputBuiltin()
 	predeclared["exec_command"] = sh.execCommandBuiltin()
-	o := runtime.Options{IO: &io, Bundle: scripts.FS, Predeclared: predeclared}
+	o := runtime.Options{IO: &io, Bundle: scripts.FS, Predeclared: predeclared, CacheDir: scriptCache()}
 	if HandOffTo != "" {
 		o.Absent = absent
 	}

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"sort"
+	"strings"
 
 	"go.starlark.net/resolve"
 	"go.starlark.net/starlark"
@@ -29,12 +30,32 @@ func (rt *Runtime) Lacks(filename string, src []byte) []string {
 // FuncLacks is Lacks for a function of a module this runtime has run (a
 // command's): what the function's body reaches.
 func (rt *Runtime) FuncLacks(fn starlark.Callable) []string {
-	r := rt.newReach()
 	f, ok := fn.(*starlark.Function)
 	if !ok {
 		return nil
 	}
 	pos := f.Position()
+	if !strings.HasPrefix(pos.Filename(), BundlePrefix) || rt.diskCache == nil {
+		return rt.funcLacks(f, pos)
+	}
+	// A bundled command's needs are the build's: kept across processes,
+	// so that a command runs without parsing its script.
+	key := []string{"lacks", rt.signature(), pos.String(), f.Name()}
+	const head = "lacks\n"
+	if data, ok := rt.diskCache.Get(key...); ok && strings.HasPrefix(string(data), head) {
+		if names := strings.TrimPrefix(string(data), head); names != "" {
+			return strings.Split(names, "\n")
+		}
+		return nil
+	}
+	lacks := rt.funcLacks(f, pos)
+	rt.diskCache.Put([]byte(head+strings.Join(lacks, "\n")), key...)
+	return lacks
+}
+
+// funcLacks is FuncLacks worked out from the function's source.
+func (rt *Runtime) funcLacks(f *starlark.Function, pos syntax.Position) []string {
+	r := rt.newReach()
 	ix := r.index(pos.Filename(), nil)
 	if ix == nil {
 		return nil

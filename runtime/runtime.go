@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/fabricops/fabric/runtime/command"
+	"github.com/fabricops/fabric/runtime/diskcache"
 	"github.com/fabricops/fabric/runtime/host"
 	"go.starlark.net/resolve"
 	"go.starlark.net/starlark"
@@ -48,6 +49,10 @@ type Options struct {
 	// compile: a build that lacks some modules still reads the commands
 	// scripts declare, and Lacks says what a program would need.
 	Absent func(name string) starlark.Value
+	// CacheDir, when set, is where the bundled scripts' compiled programs
+	// (and what their commands lack) are kept across processes: a command
+	// then decodes its script instead of parsing and compiling it.
+	CacheDir string
 }
 
 // Runtime executes scripts and keeps the modules they load.
@@ -62,6 +67,10 @@ type Runtime struct {
 	Commands *command.Registry
 	cache    map[string]*module
 	stack    []string // modules being loaded, for cycle reports
+	// diskCache keeps compiled bundled scripts across processes (nil:
+	// none).
+	diskCache *diskcache.Cache
+	sig       string // see signature
 }
 
 type module struct {
@@ -75,6 +84,7 @@ func New(o Options) *Runtime {
 	if rt.io == nil {
 		rt.io = host.Standard()
 	}
+	rt.diskCache = diskcache.New(o.CacheDir)
 	rt.predeclared = starlark.StringDict{}
 	for k, v := range o.Predeclared {
 		rt.predeclared[k] = v
@@ -115,11 +125,20 @@ func (rt *Runtime) NewThread(name string) *starlark.Thread {
 // disk, or BundlePrefix+path for a bundled script.
 func (rt *Runtime) ExecFile(thread *starlark.Thread, filename string, src any) (starlark.StringDict, error) {
 	var absent []string
-	f, prog, err := starlark.SourceProgramOptions(Dialect, filename, src, rt.isPredeclared(&absent))
+	var prog *starlark.Program
+	var err error
+	if b, ok := src.([]byte); ok && strings.HasPrefix(filename, BundlePrefix) && rt.diskCache != nil {
+		prog, absent, err = rt.program(filename, b)
+	} else {
+		var f *syntax.File
+		f, prog, err = starlark.SourceProgramOptions(Dialect, filename, src, rt.isPredeclared(&absent))
+		if err == nil {
+			rt.files[filename] = f
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
-	rt.files[filename] = f
 	predeclared := rt.predeclared
 	if len(absent) > 0 {
 		predeclared = make(starlark.StringDict, len(rt.predeclared)+len(absent))

@@ -2,6 +2,7 @@ package command
 
 import (
 	"bytes"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -82,19 +83,51 @@ func skipBlank(b []byte) []byte {
 // userDir (which may be empty or missing); user scripts override bundled
 // commands of the same name.
 func NewIndex(bundle fs.FS, userDir string) (*Index, error) {
-	ix := &Index{entries: map[string]Source{}, names: map[string]string{}}
+	var bundled []byte
 	if bundle != nil {
-		files, err := fs.Glob(bundle, "*.star")
+		var err error
+		if bundled, err = IndexBundle(bundle); err != nil {
+			return nil, err
+		}
+	}
+	return NewIndexOf(bundled, userDir)
+}
+
+// IndexBundle returns the index of the *.star files at the root of
+// bundle, encoded for NewIndexOf: a line "name<TAB>path" per command.
+// A bundle is fixed within a build, so its index can be kept.
+func IndexBundle(bundle fs.FS) ([]byte, error) {
+	files, err := fs.Glob(bundle, "*.star")
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	for _, f := range files {
+		src, err := fs.ReadFile(bundle, f)
 		if err != nil {
 			return nil, err
 		}
-		for _, f := range files {
-			src, err := fs.ReadFile(bundle, f)
-			if err != nil {
-				return nil, err
-			}
-			ix.add(src, Source{Bundled: true, Path: path.Clean(f)})
+		for _, name := range Declared(src) {
+			b.WriteString(name)
+			b.WriteByte('\t')
+			b.WriteString(path.Clean(f))
+			b.WriteByte('\n')
 		}
+	}
+	return b.Bytes(), nil
+}
+
+// NewIndexOf is NewIndex with the bundle's index already made
+// (IndexBundle).
+func NewIndexOf(bundled []byte, userDir string) (*Index, error) {
+	ix := &Index{entries: map[string]Source{}, names: map[string]string{}}
+	for line := range bytes.Lines(bundled) {
+		name, p, ok := strings.Cut(strings.TrimSuffix(string(line), "\n"), "\t")
+		if !ok {
+			return nil, fmt.Errorf("command index: bad line %q", line)
+		}
+		ix.entries[Canonical(name)] = Source{Bundled: true, Path: p}
+		ix.names[Canonical(name)] = name
 	}
 	if userDir != "" {
 		files, _ := filepath.Glob(filepath.Join(userDir, "*.star"))
