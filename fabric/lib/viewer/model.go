@@ -329,6 +329,7 @@ func (m *model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	}
+	m.status = "" // a message lasts until the next key
 	n, _ := m.rows()
 	pg := m.page()
 	switch k.String() {
@@ -410,12 +411,14 @@ func (m *model) typing(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		}
 	case tea.KeyEnter:
 		was, in := m.mode, strings.TrimSpace(m.input)
-		m.mode, m.input = browsing, ""
+		m.mode, m.input, m.status = browsing, "", ""
 		if was == filtering {
 			return m, m.filter(in)
 		}
 		m.jump(in)
 		return m, m.fetch()
+	case tea.KeyCtrlU:
+		m.input = ""
 	case tea.KeySpace:
 		m.input += " "
 	case tea.KeyRunes:
