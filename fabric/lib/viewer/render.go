@@ -56,11 +56,10 @@ func (m *model) title() string {
 	if !final {
 		count += "+"
 	}
-	s := " " + m.opts.Title
-	if s != " " {
-		s += " ·"
+	s := fmt.Sprintf(" %s rows × %d columns", count, len(m.widths))
+	if m.opts.Title != "" {
+		s = " " + m.opts.Title + " ·" + s
 	}
-	s += fmt.Sprintf(" %s rows × %d columns", count, len(m.widths))
 	if m.v.query != "" {
 		s += fmt.Sprintf(" · filter: %s", m.v.query)
 	}
