@@ -139,8 +139,9 @@ func format(n int) string {
 // (a tmux pane) over a dataset of 10,000,000 rows (300,000 with -short):
 // the first screen within a second, the last row, a sort, a filter typed
 // at /, each checked on the screen; q leaves the terminal as it was
-// (main screen, cursor shown, the same stty settings). A second viewer
-// killed with SIGTERM leaves it as it was too.
+// (main screen, cursor shown, the same stty settings). "viz --dataset"
+// killed with SIGTERM, and "viz FILE" left with Ctrl-C, leave it as it
+// was too.
 func TestVizInTerminal(t *testing.T) {
 	n := 10_000_000
 	if testing.Short() {
@@ -230,6 +231,15 @@ func TestVizInTerminal(t *testing.T) {
 	}
 	tm2.waitFor("viz exited", 10*time.Second)
 	checkRestored(t, tm2, dir)
+
+	// Ctrl-C leaves too, here from a local Parquet file.
+	line = fmt.Sprintf("stty -g > %[1]s/before; env FABRIC_HOME=%[2]s TERM=xterm-256color %[3]s viz %[4]s; echo viz exited $?; stty -g > %[1]s/after; sleep 60",
+		dir, home, bin, path)
+	tm3 := startPane(t, 100, 30, line)
+	tm3.waitForFirstRow(vizRow(0), 10*time.Second)
+	tm3.keys("C-c")
+	tm3.waitFor("viz exited 0", 10*time.Second)
+	checkRestored(t, tm3, dir)
 }
 
 // checkRestored checks that the pane is back on its main screen with the

@@ -30,11 +30,13 @@ const (
 	// DefaultMaxSortRows is how many rows the viewer sorts at most (a
 	// sort holds the column in memory).
 	DefaultMaxSortRows = 20_000_000
-	// maxCached bounds the rows whose cells the viewer keeps.
-	maxCached = 20_000
 	// defaultPage is the page height before the terminal tells its size.
 	defaultPage = 50
 )
+
+// maxCached bounds the rows whose cells the viewer keeps (a variable
+// for the tests).
+var maxCached = 20_000
 
 // Options are a viewer's title and limits.
 type Options struct {

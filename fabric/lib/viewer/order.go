@@ -251,8 +251,9 @@ type count struct {
 	n     int64
 }
 
-// maxDistinct bounds the distinct values a summary counts.
-const maxDistinct = 100_000
+// maxDistinct bounds the distinct values a summary counts (a variable
+// for the tests).
+var maxDistinct = 100_000
 
 // summarize reads the column col of the rows rows of t (nil: all).
 func summarize(ctx context.Context, t Table, col string, rows []int32, p *progress) (summary, error) {

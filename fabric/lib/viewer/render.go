@@ -187,7 +187,7 @@ func (m *model) summaryLines(w int) []string {
 	if len(s.top) > 0 {
 		title := "top values"
 		if s.capped {
-			title += fmt.Sprintf(" (counted among the first %s distinct values)", comma(maxDistinct))
+			title += fmt.Sprintf(" (counted among the first %s distinct values)", comma(int64(maxDistinct)))
 		}
 		out = append(out, "", fit("   "+title+":", w))
 		for _, c := range s.top {

@@ -52,7 +52,7 @@ func Open(ctx context.Context, t *lazy.Table, maxRows int64) (Table, error) {
 	if t.Plain() {
 		if g, err := layout(ctx, t.Input()); err != nil {
 			return nil, err
-		} else if g != nil && cols != nil {
+		} else if g != nil && len(cols) > 0 {
 			return &groupTable{in: t.Input(), cols: cols, starts: g, where: cheapest(cols)}, nil
 		}
 	}

@@ -406,3 +406,32 @@ func TestModel(t *testing.T) {
 		})
 	}
 }
+
+func TestSummaryDistinctLimit(t *testing.T) {
+	defer func(n int) { maxDistinct = n }(maxDistinct)
+	maxDistinct = 2
+	tb := tables(t, 1000)["by row group"]
+	s, err := summarize(context.Background(), tb, "site", nil, &progress{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// nyc and lon are counted; sfo, the third value, is not.
+	if !s.capped || !slices.Equal(s.top, []count{{"nyc", 334}, {"lon", 333}}) {
+		t.Fatalf("summary = %+v", s)
+	}
+}
+
+func TestCacheLimit(t *testing.T) {
+	defer func(n int) { maxCached = n }(maxCached)
+	maxCached = 100
+	d := newDriver(t, tables(t, 1000)["by row group"], 80, 13)
+	for i := range 30 {
+		d.keys("pgdown")
+		d.waitFor(fmt.Sprintf("row %d of 1,000", min(i*10+11, 1000)))
+		top := min(i*10+10, 990)
+		d.waitForRow(append([]string{fmt.Sprint(top)}, cellsOf(top)...)...)
+		if len(d.m.cache) > maxCached {
+			t.Fatalf("%d rows kept, over the limit of %d", len(d.m.cache), maxCached)
+		}
+	}
+}
