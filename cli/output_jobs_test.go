@@ -131,6 +131,7 @@ func TestOutputJobs(t *testing.T) {
 		step{cmd: "output --jobid $JOB2 --format json"},
 		step{cmd: "output --jobid $JOB2 --viz"},
 		step{cmd: "output --jobid $JOB2 --format jsonl --viz", code: 2},
+		step{cmd: "viz --jobid $JOB2", key: "output"},
 		step{cmd: "output --jobid $JOB1 --tofile $DIR/out/job1.csv"},
 		step{cat: "$DIR/out/job1.csv", key: "output"},
 		step{cmd: "output --jobid $JOB6", code: 1},
