@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -148,7 +149,8 @@ func compute(ctx context.Context, t Table, o order, maxSort int64, p *progress) 
 type keys struct {
 	nums  []float64 // numbers, times, booleans (NaN for null)
 	ints  []int64   // integers and times exactly
-	texts []string  // anything else, as shown
+	texts []string  // anything else, as text
+	bytes int64     // the length of texts
 	null  []bool
 }
 
@@ -193,17 +195,41 @@ func readKeys(ctx context.Context, t Table, col string, maxSort int64, p *progre
 			}
 		default:
 			for i := range n {
-				if arr.IsNull(i) {
-					k.texts = append(k.texts, "")
-				} else {
-					k.texts = append(k.texts, fmt.Sprint(frame.ValueAt(arr, i)))
+				text := ""
+				switch {
+				case arr.IsNull(i):
+				case isString(arr):
+					text = strings.Clone(arr.(*array.String).Value(i))
+				default:
+					text = fmt.Sprint(frame.ValueAt(arr, i))
 				}
+				k.bytes += int64(len(text))
+				k.texts = append(k.texts, text)
+			}
+			if k.bytes > maxSortBytes {
+				return fmt.Errorf("sorting reads the column into memory: its text is over %s, more than the viewer sorts", size(maxSortBytes))
 			}
 		}
 		return nil
 	})
 	return k, err
 }
+
+// size writes n bytes in MiB, or in bytes below one.
+func size(n int64) string {
+	if n < 1<<20 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return fmt.Sprintf("%d MiB", n>>20)
+}
+
+func isString(arr arrow.Array) bool {
+	_, ok := arr.(*array.String)
+	return ok
+}
+
+// maxSortBytes bounds the text a sort holds (a variable for the tests).
+var maxSortBytes int64 = 1 << 30
 
 // sort sorts rows by their keys, nulls last either way, equal keys in
 // the table's order.

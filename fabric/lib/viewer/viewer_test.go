@@ -435,3 +435,13 @@ func TestCacheLimit(t *testing.T) {
 		}
 	}
 }
+
+func TestSortTextLimit(t *testing.T) {
+	defer func(n int64) { maxSortBytes = n }(maxSortBytes)
+	maxSortBytes = 1000
+	tb := tables(t, 1000)["by row group"]
+	_, err := compute(context.Background(), tb, order{sort: "site"}, DefaultMaxSortRows, &progress{})
+	if err == nil || !strings.Contains(err.Error(), "its text is over 1000 bytes") {
+		t.Fatalf("err = %v, want the text limit", err)
+	}
+}
