@@ -91,6 +91,7 @@ type model struct {
 
 	cache    map[int64][]string // the cells of rows read, by row index
 	fetching bool
+	ticking  bool
 	fetchErr error
 
 	mode    mode
@@ -142,9 +143,15 @@ func (m *model) page() int64 {
 	return int64(max(m.height-3, 1))
 }
 
-func (m *model) Init() tea.Cmd { return tea.Batch(m.fetch(), tick()) }
+func (m *model) Init() tea.Cmd { return tea.Batch(m.fetch(), m.tick()) }
 
-func tick() tea.Cmd {
+// tick redraws the screen every 100ms while a job runs or the table is
+// being read (one chain of ticks at a time).
+func (m *model) tick() tea.Cmd {
+	if m.ticking {
+		return nil
+	}
+	m.ticking = true
 	return tea.Tick(100*time.Millisecond, func(time.Time) tea.Msg { return tickMsg{} })
 }
 
@@ -213,7 +220,7 @@ func (m *model) start(what string, fn func(ctx context.Context, id int, p *progr
 	j := &job{id: m.jobs, what: what, cancel: cancel, p: &progress{}, total: m.t.Rows()}
 	m.job = j
 	m.status = ""
-	return tea.Batch(func() tea.Msg { return fn(ctx, j.id, j.p) }, tick())
+	return tea.Batch(func() tea.Msg { return fn(ctx, j.id, j.p) }, m.tick())
 }
 
 func (m *model) stopJob() {
@@ -259,11 +266,11 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, m.fetch()
 	case tickMsg:
-		_, final := m.rows()
-		if m.job == nil && final {
+		m.ticking = false
+		if _, final := m.rows(); m.job == nil && final {
 			return m, nil
 		}
-		return m, tea.Batch(tick(), m.fetch())
+		return m, tea.Batch(m.tick(), m.fetch())
 	case viewMsg:
 		if m.job == nil || msg.id != m.job.id {
 			return m, nil
