@@ -45,15 +45,13 @@ type Table interface {
 // plain Parquet input (a dataset, a job's output, a local Parquet file),
 // else read into memory as it is shown, at most maxRows rows.
 func Open(ctx context.Context, t *lazy.Table, maxRows int64) (Table, error) {
-	cols, err := t.Columns(ctx)
-	if err != nil {
-		return nil, err
-	}
 	if t.Plain() {
-		if g, err := layout(ctx, t.Input()); err != nil {
+		starts, cols, err := layout(ctx, t.Input())
+		if err != nil {
 			return nil, err
-		} else if g != nil && len(cols) > 0 {
-			return &groupTable{in: t.Input(), cols: cols, starts: g, where: cheapest(cols)}, nil
+		}
+		if starts != nil && len(cols) > 0 {
+			return &groupTable{in: t.Input(), cols: cols, starts: starts, where: cheapest(cols)}, nil
 		}
 	}
 	src, err := t.Open(ctx)
@@ -75,21 +73,22 @@ func FromFrame(f *frame.Frame) Table {
 }
 
 // layout returns the first row of each row group of a Parquet input and
-// its row count last, or nil when the input is not read by row group.
-func layout(ctx context.Context, in lazy.Input) ([]int64, error) {
+// its row count last (nil when the input is not read by row group), and
+// its columns, from its footer.
+func layout(ctx context.Context, in lazy.Input) ([]int64, []frame.DType, error) {
 	starts := []int64{0}
-	src, err := in.Open(ctx, frame.Scan{Columns: []string{}, Keep: func(rg frame.RowGroupStats) bool {
+	src, err := in.Open(ctx, frame.Scan{Keep: func(rg frame.RowGroupStats) bool {
 		starts = append(starts, starts[len(starts)-1]+rg.Rows)
 		return false
 	}})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	src.Close()
+	defer src.Close()
 	if len(starts) == 1 {
-		return nil, nil
+		return nil, nil, nil
 	}
-	return starts, nil
+	return starts, frame.DTypes(src.Schema()), nil
 }
 
 // cheapest returns the column a row-group read decodes whole to pick its
