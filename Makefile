@@ -51,7 +51,7 @@ deps:
 # stores shared by jobs, leases, restarts) or read data in parallel (row
 # groups, batches) run again under the race detector.
 RACE_PKGS := ./fabric/client ./fabric/infra/... ./fabric/pods/... ./builtins ./cmd/fabricd ./cli \
-	./fabric/lib/frame ./fabric/lib/cfxql/... ./fabric/lib/lazy
+	./fabric/lib/frame ./fabric/lib/cfxql/... ./fabric/lib/lazy ./fabric/lib/viewer
 
 test: deps
 	$(GO) vet ./...

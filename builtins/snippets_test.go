@@ -196,6 +196,15 @@ print(frame.read("out.parquet", format = "parquet").rows() == f.rows(), frame.re
 		snippet{src: `frame.read("sales.csv").with_column("x", lambda r: r["nope"])`, fails: true},
 		snippet{src: `frame.read("sales.csv").write("out.xml")`, fails: true},
 	)
+	// Off a terminal (as here) viz prints the frame, with a notice.
+	r.golden("viz",
+		snippet{src: `viz(frame.read("sales.csv"), title = "sales")`},
+		snippet{src: `viz(frame.read("sales.csv").filter("units > 2").select(["region"]))`},
+		snippet{src: `viz(frame.from_rows([{"a": 1, "b": None}]))`},
+		snippet{src: `viz([1])`, fails: true},
+		snippet{src: `viz()`, fails: true},
+		snippet{src: `viz(frame.read("sales.csv").select(["nope"]))`, fails: true},
+	)
 	r.golden("cfxql",
 		snippet{src: `d = {"cpu_load1": 3.5, "site": "nyc", "labels": {"tier": "web"}}
 print(cfxql.match("cpu_load1 <= 7.0 and site is 'nyc'", d))

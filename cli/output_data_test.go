@@ -13,7 +13,7 @@ func TestOutputDatasets(t *testing.T) {
 	fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer}})
 	s := newSession(t, "dataset-add", "dataset-list", "dataset-get", "dataset-meta", "dataset-delete",
 		"dataset-bounded-add", "dataset-bounded-import", "dataset-bounded-list", "dataset-bounded-get",
-		"dataset-bounded-meta", "dataset-bounded-delete", "schema-add", "schema-list", "schema-get", "schema-delete")
+		"dataset-bounded-meta", "dataset-bounded-delete", "schema-add", "schema-list", "schema-get", "schema-delete", "viz")
 	dir := s.vars["DIR"]
 	write(t, dir, "sales.csv", outputCSV)
 	write(t, dir, "more.jsonl", `{"region": "west", "units": 2, "price": 4.5, "ok": true, "when": "1999-04-05T06:07:08Z"}`+"\n")
@@ -67,6 +67,15 @@ func TestOutputDatasets(t *testing.T) {
 		step{cmd: "dataset get --name sales --format jsonl"},
 		step{cmd: "dataset get --name sales --json"},
 		step{cmd: "dataset get --name sales --viz"},
+		step{cmd: "dataset get --name sales --viz --format csv", code: 2},
+		step{cmd: "viz --dataset sales"},
+		step{cmd: "viz $DIR/sales.csv"},
+		step{cmd: "viz $DIR/more.jsonl"},
+		step{cmd: "viz $DIR/none.csv", code: 1},
+		step{cmd: "viz $DIR/bad.csv", code: 1},
+		step{cmd: "viz $DIR/sales.csv --dataset sales", code: 2},
+		step{cmd: "viz", code: 2},
+		step{cmd: "viz --dataset nope", code: 1},
 		step{cmd: "dataset get --name sales --tofile $DIR/out/sales.csv"},
 		step{cat: "$DIR/out/sales.csv", key: "dataset-get"},
 		step{cmd: "dataset get --name nope", code: 1},
@@ -90,6 +99,8 @@ func TestOutputDatasets(t *testing.T) {
 		step{cmd: "dataset bounded-get --name inv"},
 		step{cmd: "dataset bounded-get --name inv --format csv"},
 		step{cmd: "dataset bounded-get --name inv --format json"},
+		step{cmd: "dataset bounded-get --name inv --viz"},
+		step{cmd: "dataset bounded-get --name inv --viz --tofile $DIR/out/inv.csv", code: 2},
 		step{cmd: "dataset bounded-get --name inv --tofile $DIR/out/inv.jsonl"},
 		step{cat: "$DIR/out/inv.jsonl", key: "dataset-bounded-get"},
 		step{cmd: "dataset bounded-get --name nope", code: 1},

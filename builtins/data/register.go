@@ -1,6 +1,6 @@
 // Package data holds the shell's modules and members that need the data
 // libraries (Arrow, Parquet, Excel): frame, cfxql, file_ops, graphdb,
-// stream, logarchive, the members of dataset, schema, pipeline and the job
+// stream, logarchive, viz (the table viewer), the members of dataset, schema, pipeline and the job
 // builtins that read or write tables, and bot_package's build and ut,
 // which run bots over frames. The data build's main calls Register; the
 // lean build does not link this package, and hands a program that reaches
@@ -30,6 +30,7 @@ func Register() {
 					"graphdb":    e.graphdbModule(),
 					"stream":     e.streamModule(),
 					"logarchive": e.logarchiveModule(),
+					"viz":        vizBuiltin(),
 				}
 				for k, v := range e.jobMembers() {
 					m[k] = v

@@ -13,7 +13,8 @@ import (
 // dataLibraries are what the lean client must not link: their package
 // init would slow every start.
 var dataLibraries = []string{"github.com/apache/arrow-go/", "github.com/xuri/excelize/", "google.golang.org/grpc", "google.golang.org/protobuf",
-	module + "fabric/lib/frame", module + "fabric/lib/engine", module + "fabric/lib/lazy", module + "builtins/data"}
+	module + "fabric/lib/frame", module + "fabric/lib/engine", module + "fabric/lib/lazy", module + "builtins/data",
+	"github.com/charmbracelet/", module + "fabric/lib/viewer"}
 
 // TestLeanClientLinksNoDataLibrary: the lean build (cmd/client) links none
 // of the data libraries and no pod; the data build (cmd/client-data) no

@@ -27,24 +27,31 @@ var terminals atomic.Int32
 // The tmux server ends with the test.
 func startTerminal(t *testing.T, home string) *terminal {
 	t.Helper()
+	tm := startPane(t, 120, 50, fmt.Sprintf("env FABRIC_HOME=%s NO_COLOR=1 TERM=xterm %s; sleep 30", home, buildClient(t)))
+	tm.waitFor(">>>", 10*time.Second)
+	return tm
+}
+
+// startPane runs the shell command line in a tmux pane of w x h cells
+// on a tmux server of its own, with no FABRIC_ variable of the test's
+// environment. The tmux server ends with the test.
+func startPane(t *testing.T, w, h int, line string) *terminal {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed (make deps installs it)")
 	}
-	bin := buildClient(t)
 	tm := &terminal{t: t, socket: fmt.Sprintf("fabric-test-%d-%d", os.Getpid(), terminals.Add(1))}
 	for _, e := range os.Environ() {
 		if !strings.HasPrefix(e, "FABRIC_") && !strings.HasPrefix(e, "TMUX") {
 			tm.env = append(tm.env, e)
 		}
 	}
-	tm.tmux("new-session", "-d", "-s", "repl", "-x", "120", "-y", "50",
-		fmt.Sprintf("env FABRIC_HOME=%s NO_COLOR=1 TERM=xterm %s; sleep 30", home, bin))
+	tm.tmux("new-session", "-d", "-s", "repl", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), line)
 	t.Cleanup(func() {
 		cmd := exec.Command("tmux", "-L", tm.socket, "kill-server")
 		cmd.Env = tm.env
 		cmd.Run()
 	})
-	tm.waitFor(">>>", 10*time.Second)
 	return tm
 }
 

@@ -118,6 +118,13 @@ func clip(s string) string {
 	return s
 }
 
+// Cell renders value i of arr as a printed frame shows it (NaN, NaT or
+// None for a missing value, True/False, floats with a decimal point),
+// on one line and at most 40 characters long.
+func Cell(arr arrow.Array, i int) string {
+	return clip(displayText(ValueAt(arr, i), arr.DataType()))
+}
+
 // displayText renders a value for display, pandas-like: NaN for a missing
 // number, NaT for a missing time, None otherwise.
 func displayText(v any, t arrow.DataType) string {
