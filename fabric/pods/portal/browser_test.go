@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/fabrictest"
@@ -117,7 +118,22 @@ func browser(t *testing.T) context.Context {
 		chromedp.UserDataDir(t.TempDir()))
 	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	t.Cleanup(cancel)
-	ctx, cancel2 := chromedp.NewContext(actx)
+	// The page's script errors are the test's log lines.
+	ctx, cancel2 := chromedp.NewContext(actx, chromedp.WithListener(func(ev any) {
+		switch e := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			d := e.ExceptionDetails
+			desc := d.Text
+			if d.Exception != nil {
+				desc += " " + d.Exception.Description
+			}
+			t.Logf("page script, line %d: %s", d.LineNumber, desc)
+		case *runtime.EventConsoleAPICalled:
+			for _, a := range e.Args {
+				t.Logf("page console.%s: %s", e.Type, a.Value)
+			}
+		}
+	}))
 	t.Cleanup(cancel2)
 	// The first run starts the browser, with no timeout of its own (a
 	// timeout would stop the browser); the test's steps then have one.

@@ -39,38 +39,56 @@ func filtersOf(q map[string][]string) Filters {
 	return f
 }
 
-// handleLive serves a widget's view as server-sent events: a "view"
-// event with the whole view at once, then again as records arrive
-// (batched: at most one each Batch), until the page goes. A dataset is
-// read once, up to MaxDatasetRows rows.
+// liveWidget is a widget of a live page: its place ("section.widget"),
+// its definition, and whether the page's filters apply to it.
+type liveWidget struct {
+	key      string
+	def      Widget
+	filtered bool
+}
+
+// liveWidgets returns the widgets of a dashboard that read a stream.
+func liveWidgets(sectionsRaw json.RawMessage) ([]liveWidget, error) {
+	var secs []Section
+	if len(sectionsRaw) > 0 {
+		if err := json.Unmarshal(sectionsRaw, &secs); err != nil {
+			return nil, fmt.Errorf("dashboard_sections: %v", err)
+		}
+	}
+	var out []liveWidget
+	for si, sec := range secs {
+		filtered := sec.ShowFilter == nil || *sec.ShowFilter
+		for wi, raw := range sec.Widgets {
+			var wd Widget
+			if err := json.Unmarshal(raw, &wd); err != nil {
+				return nil, fmt.Errorf("section %d, widget %d: %v", si, wi, err)
+			}
+			if wd.Stream != "" {
+				out = append(out, liveWidget{key: fmt.Sprintf("%d.%d", si, wi), def: wd, filtered: filtered})
+			}
+		}
+	}
+	return out, nil
+}
+
+// handleLive serves the views of a dashboard's widgets as server-sent
+// events, all of a page's widgets over one connection (a browser opens
+// few connections to one server): a "view" event ({"w": "section.widget",
+// "view": ...}) with a widget's whole view at once, then again as records
+// arrive (batched: at most one each Batch per widget), until the page
+// goes; a "failure" event ({"w", "error"}) when a widget cannot be read.
+// A dataset is read once, up to MaxDatasetRows rows.
 func (s *Server) handleLive(w http.ResponseWriter, r *http.Request, ses *session) {
 	name := r.PathValue("name")
-	si, err1 := strconv.Atoi(r.PathValue("section"))
-	wi, err2 := strconv.Atoi(r.PathValue("widget"))
-	if err1 != nil || err2 != nil {
-		http.Error(w, "bad widget path", http.StatusBadRequest)
-		return
-	}
 	rec, err := ses.repo.Get(r.Context(), artifact.Dashboard, name)
-	if errors.Is(err, artifact.ErrNotFound) {
-		http.Error(w, err.Error(), http.StatusNotFound)
-		return
-	} else if err != nil {
-		http.Error(w, err.Error(), http.StatusBadGateway)
-		return
-	}
-	wd, filtered, err := widgetAt(rec.Doc.Raw("dashboard_sections"), si, wi)
 	if err != nil {
-		http.Error(w, err.Error(), http.StatusNotFound)
+		http.Error(w, err.Error(), errStatus(err))
 		return
 	}
-	if wd.Stream == "" {
-		http.Error(w, "the widget reads no stream", http.StatusNotFound)
+	lws, err := liveWidgets(rec.Doc.Raw("dashboard_sections"))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusUnprocessableEntity)
 		return
-	}
-	f := Filters{}
-	if filtered {
-		f = filtersOf(r.URL.Query())
 	}
 	done, err := ses.openLive(s.o.Limits.MaxLivePerSession)
 	if err != nil {
@@ -79,7 +97,7 @@ func (s *Server) handleLive(w http.ResponseWriter, r *http.Request, ses *session
 	}
 	defer done()
 	if !s.live.TryAcquire() {
-		http.Error(w, "the portal serves as many live widgets as it may: try again later", http.StatusServiceUnavailable)
+		http.Error(w, "the portal serves as many live pages as it may: try again later", http.StatusServiceUnavailable)
 		return
 	}
 	defer s.live.Release()
@@ -92,44 +110,76 @@ func (s *Server) handleLive(w http.ResponseWriter, r *http.Request, ses *session
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
 	flusher.Flush()
-	send := func(event string, v any) error {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b); err != nil {
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	var mu sync.Mutex
+	write := func(text string) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if _, err := io.WriteString(w, text); err != nil {
+			cancel()
 			return err
 		}
 		flusher.Flush()
 		return nil
 	}
-	ctx := r.Context()
+	send := func(event string, v any) error {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		return write("event: " + event + "\ndata: " + string(b) + "\n\n")
+	}
+	f := filtersOf(r.URL.Query())
+	var wg sync.WaitGroup
+	for i, lw := range lws {
+		if i >= s.o.Limits.MaxWidgetsPerPage {
+			_ = send("failure", map[string]string{"w": lw.key, "error": fmt.Sprintf("a page draws at most %d live widgets", s.o.Limits.MaxWidgetsPerPage)})
+			continue
+		}
+		wf := Filters{}
+		if lw.filtered {
+			wf = f
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := s.serveWidget(ctx, ses, lw.def, wf, func(v View) error {
+				return send("view", map[string]any{"w": lw.key, "view": v})
+			})
+			if err != nil && ctx.Err() == nil {
+				_ = send("failure", map[string]string{"w": lw.key, "error": err.Error()})
+			}
+		}()
+	}
+	s.keepAlive(ctx, write)
+	cancel()
+	wg.Wait()
+}
+
+// serveWidget sends a widget's views until ctx ends: a dataset's once,
+// a stream's as its records arrive.
+func (s *Server) serveWidget(ctx context.Context, ses *session, wd Widget, f Filters, send func(View) error) error {
 	if ds, err := ses.data.Dataset(ctx, wd.Stream); err == nil {
 		rows, capped, err := s.readDataset(ctx, ses, wd)
 		if err != nil {
-			_ = send("failure", err.Error())
-			return
+			return err
 		}
 		v := view(wd, rows, f, s.now(), s.o.Limits.MaxPoints)
 		v.Source, v.Capped = "dataset", capped
 		if len(v.Columns) == 0 && wd.Type == "table" {
 			v.Columns = ds.Columns
 		}
-		if send("view", v) != nil {
-			return
-		}
-		s.keepAlive(ctx, w, flusher)
-		return
+		return send(v)
 	} else if !errors.Is(err, store.ErrNotFound) {
-		_ = send("failure", err.Error())
-		return
+		return err
 	}
-	s.followStream(ctx, ses, wd, f, send, w, flusher)
+	return s.followStream(ctx, ses, wd, f, send)
 }
 
 // keepAlive writes a comment now and then until ctx ends, so that
 // proxies keep the connection.
-func (s *Server) keepAlive(ctx context.Context, w io.Writer, f http.Flusher) {
+func (s *Server) keepAlive(ctx context.Context, write func(string) error) {
 	t := time.NewTicker(s.o.KeepAlive)
 	defer t.Stop()
 	for {
@@ -137,10 +187,9 @@ func (s *Server) keepAlive(ctx context.Context, w io.Writer, f http.Flusher) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {
+			if write(": keep-alive\n\n") != nil {
 				return
 			}
-			f.Flush()
 		}
 	}
 }
@@ -239,7 +288,7 @@ func (b *buffer) take(force bool) ([]row, bool, bool) {
 // followStream reads a persistent stream from the widget's window on
 // (an ordered consumer, no durable state) and sends the view as records
 // arrive, at most once each Batch.
-func (s *Server) followStream(ctx context.Context, ses *session, wd Widget, f Filters, send func(string, any) error, w io.Writer, fl http.Flusher) {
+func (s *Server) followStream(ctx context.Context, ses *session, wd Widget, f Filters, send func(View) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	hours := float64(wd.DurationHours)
@@ -269,27 +318,19 @@ func (s *Server) followStream(ctx context.Context, ses *session, wd Widget, f Fi
 	}()
 	tick := time.NewTicker(s.o.Batch)
 	defer tick.Stop()
-	alive := time.NewTicker(s.o.KeepAlive)
-	defer alive.Stop()
 	first := true
 	for {
 		select {
 		case <-ctx.Done():
-			return
+			return nil
 		case err := <-readErr:
 			if err != nil && ctx.Err() == nil {
-				msg := err.Error()
 				if errors.Is(err, streams.ErrNotFound) {
-					msg = fmt.Sprintf("no dataset or persistent stream named %q", wd.Stream)
+					return fmt.Errorf("no dataset or persistent stream named %q", wd.Stream)
 				}
-				_ = send("failure", msg)
+				return err
 			}
-			return
-		case <-alive.C:
-			if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {
-				return
-			}
-			fl.Flush()
+			return nil
 		case <-tick.C:
 			rows, capped, changed := buf.take(first)
 			if !changed {
@@ -298,8 +339,8 @@ func (s *Server) followStream(ctx context.Context, ses *session, wd Widget, f Fi
 			first = false
 			v := view(wd, rows, f, s.now(), s.o.Limits.MaxPoints)
 			v.Source, v.Capped = "stream", capped
-			if send("view", v) != nil {
-				return
+			if err := send(v); err != nil {
+				return nil // the page went
 			}
 		}
 	}

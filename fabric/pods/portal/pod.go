@@ -156,8 +156,9 @@ func limitRows(l Limits, conns int) []api.LimitRow {
 	return []api.LimitRow{
 		{Scope: "portal", Limit: "max_sessions", Value: itoa(l.MaxSessions), SetBy: fixed},
 		{Scope: "portal", Limit: "max_sessions_per_user", Value: itoa(l.MaxSessionsPerUser), SetBy: fixed},
-		{Scope: "portal", Limit: "max_live_widgets_per_session", Value: itoa(l.MaxLivePerSession), SetBy: fixed},
-		{Scope: "portal", Limit: "max_live_widgets", Value: itoa(l.MaxLive), SetBy: fixed},
+		{Scope: "portal", Limit: "max_live_pages_per_session", Value: itoa(l.MaxLivePerSession), SetBy: fixed},
+		{Scope: "portal", Limit: "max_live_pages", Value: itoa(l.MaxLive), SetBy: fixed},
+		{Scope: "portal", Limit: "max_live_widgets_per_page", Value: itoa(l.MaxWidgetsPerPage), SetBy: fixed},
 		{Scope: "portal", Limit: "max_points", Value: itoa(l.MaxPoints), SetBy: "fixed; a widget's downsampling asks fewer"},
 		{Scope: "portal", Limit: "max_buffered_rows", Value: itoa(l.MaxBufferedRows), SetBy: fixed},
 		{Scope: "portal", Limit: "max_dataset_rows", Value: itoa(l.MaxDatasetRows), SetBy: fixed},

@@ -27,10 +27,12 @@ type Limits struct {
 	// those of one user (each holds a NATS connection of its own).
 	MaxSessions        int
 	MaxSessionsPerUser int
-	// MaxLivePerSession bounds the live widgets a session has open at
-	// once; MaxLive those of the whole portal.
+	// MaxLivePerSession bounds the live pages (connections) a session
+	// has open at once; MaxLive those of the whole portal;
+	// MaxWidgetsPerPage the live widgets of one page.
 	MaxLivePerSession int
 	MaxLive           int
+	MaxWidgetsPerPage int
 	// MaxBufferedRows bounds the rows a live widget holds of its
 	// window; MaxPoints the points a view sends (after downsampling);
 	// MaxDatasetRows the rows read of a dataset; MaxRecordBytes the size
@@ -50,7 +52,7 @@ type Limits struct {
 }
 
 // DefaultLimits are the portal's limits unless its options set them.
-var DefaultLimits = Limits{MaxSessions: 256, MaxSessionsPerUser: 16, MaxLivePerSession: 32, MaxLive: 512,
+var DefaultLimits = Limits{MaxSessions: 256, MaxSessionsPerUser: 16, MaxLivePerSession: 8, MaxLive: 256, MaxWidgetsPerPage: 64,
 	MaxBufferedRows: 20_000, MaxPoints: 5_000, MaxDatasetRows: 20_000, MaxRecordBytes: 64 << 10,
 	IdleTimeout: 30 * time.Minute, LoginFailures: 10, LoginWindow: time.Minute, MaxBodyBytes: 16 << 10}
 
@@ -66,6 +68,7 @@ func (l Limits) orDefault() Limits {
 	fill(&l.MaxSessionsPerUser, d.MaxSessionsPerUser)
 	fill(&l.MaxLivePerSession, d.MaxLivePerSession)
 	fill(&l.MaxLive, d.MaxLive)
+	fill(&l.MaxWidgetsPerPage, d.MaxWidgetsPerPage)
 	fill(&l.MaxBufferedRows, d.MaxBufferedRows)
 	fill(&l.MaxPoints, d.MaxPoints)
 	fill(&l.MaxDatasetRows, d.MaxDatasetRows)
@@ -171,7 +174,7 @@ func New(o Options) *Server {
 	mux.HandleFunc("GET /{$}", s.authed(s.handleIndex))
 	mux.HandleFunc("GET /d/{name}", s.authed(s.handleDashboard))
 	mux.HandleFunc("GET /api/dashboards", s.authed(s.handleList))
-	mux.HandleFunc("GET /live/{name}/{section}/{widget}", s.authed(s.handleLive))
+	mux.HandleFunc("GET /live/{name}", s.authed(s.handleLive))
 	s.mux = mux
 	return s
 }

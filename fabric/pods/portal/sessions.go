@@ -51,7 +51,7 @@ type sessions struct {
 var (
 	errTooManySessions = errors.New("too many open sessions for this user: log out elsewhere, or wait for idle ones to expire")
 	errPortalFull      = errors.New("the portal holds as many sessions as it may: try again later")
-	errTooManyLive     = errors.New("too many live widgets open in this session")
+	errTooManyLive     = errors.New("too many live pages open in this session: close some")
 )
 
 func newSessions(o Limits, now func() time.Time) *sessions {

@@ -2,7 +2,6 @@ package portal
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
 	"sort"
 	"strconv"
@@ -13,26 +12,26 @@ import (
 // Widget is what the portal reads of a widget: the fields of SPEC 2.4's
 // shaded chart, and those the other widget types use (columns, column).
 type Widget struct {
-	Type              string      `json:"widget_type"`
-	Title             string      `json:"title"`
-	Stream            string      `json:"stream"`
-	TSColumn          string      `json:"ts_column"`
-	ValueColumn       string      `json:"value_column"`
-	BaselineColumn    string      `json:"baseline_column"`
-	AnomaliesColumn   string      `json:"anomalies_column"`
-	PredictedColumn   string      `json:"predicted_column"`
-	UpperBoundColumn  string      `json:"upperBound_column"`
-	LowerBoundColumn  string      `json:"lowerBound_column"`
-	DurationHours     int         `json:"duration_hours"`
-	SyncGroup         int         `json:"synchronized-group"`
-	Markers           []Marker    `json:"markers-def"`
-	ShowMarkers       *bool       `json:"show-markers"`
-	Downsample        bool        `json:"downsample"`
-	DownsamplePercent int         `json:"downsample-to-percent"`
-	DownsampleRows    int         `json:"downsample-limit-rows"`
-	WidgetID          string      `json:"widget_id"`
-	Columns           []string    `json:"columns"`
-	Column            string      `json:"column"`
+	Type              string   `json:"widget_type"`
+	Title             string   `json:"title"`
+	Stream            string   `json:"stream"`
+	TSColumn          string   `json:"ts_column"`
+	ValueColumn       string   `json:"value_column"`
+	BaselineColumn    string   `json:"baseline_column"`
+	AnomaliesColumn   string   `json:"anomalies_column"`
+	PredictedColumn   string   `json:"predicted_column"`
+	UpperBoundColumn  string   `json:"upperBound_column"`
+	LowerBoundColumn  string   `json:"lowerBound_column"`
+	DurationHours     int      `json:"duration_hours"`
+	SyncGroup         int      `json:"synchronized-group"`
+	Markers           []Marker `json:"markers-def"`
+	ShowMarkers       *bool    `json:"show-markers"`
+	Downsample        bool     `json:"downsample"`
+	DownsamplePercent int      `json:"downsample-to-percent"`
+	DownsampleRows    int      `json:"downsample-limit-rows"`
+	WidgetID          string   `json:"widget_id"`
+	Columns           []string `json:"columns"`
+	Column            string   `json:"column"`
 }
 
 // Marker is an entry of markers-def: a message at a time, in a color.
@@ -47,25 +46,6 @@ type Section struct {
 	Title      string            `json:"title"`
 	ShowFilter *bool             `json:"show_filter"`
 	Widgets    []json.RawMessage `json:"widgets"`
-}
-
-// widgetAt returns widget w of section s of a dashboard document.
-func widgetAt(sectionsRaw json.RawMessage, s, w int) (Widget, bool, error) {
-	var secs []Section
-	if len(sectionsRaw) > 0 {
-		if err := json.Unmarshal(sectionsRaw, &secs); err != nil {
-			return Widget{}, false, fmt.Errorf("dashboard_sections: %v", err)
-		}
-	}
-	if s < 0 || s >= len(secs) || w < 0 || w >= len(secs[s].Widgets) {
-		return Widget{}, false, fmt.Errorf("no widget %d of section %d", w, s)
-	}
-	var wd Widget
-	if err := json.Unmarshal(secs[s].Widgets[w], &wd); err != nil {
-		return Widget{}, false, fmt.Errorf("section %d, widget %d: %v", s, w, err)
-	}
-	filtered := secs[s].ShowFilter == nil || *secs[s].ShowFilter
-	return wd, filtered, nil
 }
 
 // columns returns the record fields the widget reads (empty: all of a

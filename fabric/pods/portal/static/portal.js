@@ -58,13 +58,16 @@
   var df = def.dashboard_filters || {};
   var filters = { hours: '', like: {}, eq: {} };
   var widgets = [];
+  var byKey = {};
+  // Cursor groups: charts of one synchronized-group show one cursor.
+  var groups = {};
   function colName(x) { return typeof x === 'object' && x !== null ? (x.column || x.name || '') : String(x); }
   var likeCols = (df.columns_filter || []).map(colName).filter(Boolean);
   var groupCols = (df.group_filters || []).map(colName).filter(Boolean);
   if (df.time_filter || likeCols.length || groupCols.length) {
     var bar = el('form', { 'class': 'filters', id: 'filters' });
     bar.addEventListener('submit', function (e) { e.preventDefault(); });
-    var refresh = function () { widgets.forEach(function (w) { if (w.filtered) { w.connect(); } }); };
+    var refresh = function () { connect(); };
     if (df.time_filter) {
       var sel = el('select', { id: 'time-filter', 'aria-label': 'time window' });
       [['', 'widget window'], ['1', 'last hour'], ['6', 'last 6 hours'], ['24', 'last day'], ['168', 'last week']].forEach(function (o) {
@@ -123,6 +126,24 @@
   }
   if (tabbed && secEls.length) { select(0); }
   if (!sections.length) { root.appendChild(el('p', { 'class': 'empty' }, 'This dashboard has no sections.')); }
+  // One live connection for all the page's widgets (a browser opens few
+  // connections to one server); opened again when the filters change.
+  var es = null;
+  function connect() {
+    if (es) { es.close(); }
+    if (!Object.keys(byKey).length) { return; }
+    var q = query();
+    es = new EventSource('/live/' + encodeURIComponent(name) + (q ? '?' + q : ''));
+    es.addEventListener('view', function (e) {
+      var m = JSON.parse(e.data);
+      if (byKey[m.w]) { byKey[m.w].view(m.view); }
+    });
+    es.addEventListener('failure', function (e) {
+      var m = JSON.parse(e.data);
+      if (byKey[m.w]) { byKey[m.w].fail(m.error); }
+    });
+  }
+  connect();
   if (def.debug) { root.appendChild(el('pre', { 'class': 'debug', id: 'debug' }, JSON.stringify(def, null, 2))); }
   if (def.saved_time) { root.appendChild(el('p', { 'class': 'saved', id: 'saved-time' }, 'Saved ' + def.saved_time)); }
 
@@ -146,37 +167,23 @@
     } else {
       body.appendChild(el('p', { 'class': 'label-text' }, wd.text || wd.description || ''));
     }
-    var w = { filtered: filtered, es: null, last: null };
+    var w = { key: si + '.' + wi, last: null };
     w.redraw = function () { if (drawer && w.last) { drawer(w.last); } };
-    w.connect = function () {
-      if (!wd.stream || !drawer) { return; }
-      if (w.es) { w.es.close(); }
-      var url = '/live/' + encodeURIComponent(name) + '/' + si + '/' + wi;
-      var q = filtered ? query() : '';
-      w.es = new EventSource(q ? url + '?' + q : url);
-      w.es.addEventListener('view', function (e) {
-        var v = JSON.parse(e.data);
-        w.last = v;
-        status.textContent = v.capped ? 'showing the newest records only' : '';
-        box.setAttribute('data-total', String(v.total));
-        box.setAttribute('data-points', String(v.points));
-        box.setAttribute('data-source', v.source);
-        drawer(v);
-        box.setAttribute('data-updates', String(+box.getAttribute('data-updates') + 1));
-      });
-      w.es.addEventListener('failure', function (e) {
-        status.textContent = JSON.parse(e.data);
-        box.classList.add('failed');
-        w.es.close();
-      });
+    w.view = function (v) {
+      w.last = v;
+      status.textContent = v.capped ? 'showing the newest records only' : '';
+      box.classList.remove('failed');
+      box.setAttribute('data-total', String(v.total));
+      box.setAttribute('data-points', String(v.points));
+      box.setAttribute('data-source', v.source);
+      drawer(v);
+      box.setAttribute('data-updates', String(+box.getAttribute('data-updates') + 1));
     };
+    w.fail = function (msg) { status.textContent = msg; box.classList.add('failed'); };
+    if (wd.stream && drawer) { byKey[w.key] = w; }
     widgets.push(w);
-    w.connect();
     return box;
   }
-
-  // Cursor groups: charts of one synchronized-group show one cursor.
-  var groups = {};
 
   function chart(wd, box, body) {
     var type = wd.widget_type;
