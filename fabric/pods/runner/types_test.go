@@ -62,7 +62,7 @@ func TestParsePods(t *testing.T) {
 		{list: "graphdb,event-gateway", want: []string{api.GraphDB, api.EventGateway}},
 		{list: "", err: "no pod types given"},
 		{list: " , ", err: "no pod types given"},
-		{list: "worker,agent", err: `unknown pod type "agent" (known: api-server, scheduler, worker, event-gateway, graphdb)`},
+		{list: "worker,agent", err: `unknown pod type "agent" (known: api-server, scheduler, worker, event-gateway, graphdb, portal)`},
 	} {
 		got, err := ParsePods(c.list)
 		if c.err != "" {

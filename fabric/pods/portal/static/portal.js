@@ -36,7 +36,8 @@
   }
   function fmtTime(t, span) {
     var iso = new Date(t).toISOString();
-    return span > 2 * 86400e3 ? iso.slice(5, 16).replace('T', ' ') : iso.slice(11, 19);
+    if (span > 2 * 86400e3) { return iso.slice(5, 16).replace('T', ' '); }
+    return span > 2 * 3600e3 ? iso.slice(11, 16) : iso.slice(11, 19);
   }
   function fmtNum(v) {
     if (v === null || v === undefined) { return ''; }
@@ -347,19 +348,30 @@
     };
   }
 
+  // niceStep is a round step (1, 2 or 5 times a power of ten) near raw.
+  function niceStep(raw) {
+    var p = Math.pow(10, Math.floor(Math.log10(raw)));
+    var f = raw / p;
+    return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p;
+  }
+
   function axes(s, xmin, xmax, ymin, ymax, sx, sy) {
     var g = svg('g', { 'class': 'axes' });
     g.appendChild(svg('line', { x1: ML, x2: W - MR, y1: H - MB, y2: H - MB, 'class': 'axis' }));
     g.appendChild(svg('line', { x1: ML, x2: ML, y1: MT, y2: H - MB, 'class': 'axis' }));
-    for (var i = 0; i <= 4; i++) {
-      var y = ymin + (ymax - ymin) * i / 4;
-      g.appendChild(svg('line', { x1: ML, x2: W - MR, y1: sy(y), y2: sy(y), 'class': 'grid' }));
-      var ty = svg('text', { x: ML - 6, y: sy(y) + 4, 'class': 'tick', 'text-anchor': 'end' });
-      ty.textContent = fmtNum(y);
+    var step = niceStep((ymax - ymin) / 4);
+    for (var y = Math.ceil(ymin / step) * step; y <= ymax; y += step) {
+      var yv = Math.round(y / step) * step;
+      g.appendChild(svg('line', { x1: ML, x2: W - MR, y1: sy(yv), y2: sy(yv), 'class': 'grid' }));
+      var ty = svg('text', { x: ML - 6, y: sy(yv) + 3, 'class': 'tick', 'text-anchor': 'end' });
+      ty.textContent = fmtNum(yv);
       g.appendChild(ty);
-      var t = xmin + (xmax - xmin) * i / 4;
+    }
+    var span = xmax - xmin;
+    for (var i = 0; i <= 4; i++) {
+      var t = xmin + span * i / 4;
       var tx = svg('text', { x: sx(t), y: H - 8, 'class': 'tick', 'text-anchor': i === 0 ? 'start' : i === 4 ? 'end' : 'middle' });
-      tx.textContent = fmtTime(t, xmax - xmin);
+      tx.textContent = fmtTime(t, span) + (i === 4 ? ' UTC' : '');
       g.appendChild(tx);
     }
     s.appendChild(g);
