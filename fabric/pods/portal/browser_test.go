@@ -20,12 +20,14 @@ import (
 	"github.com/fabricops/fabric/fabric/infra/bus"
 	"github.com/fabricops/fabric/fabric/infra/store"
 	"github.com/fabricops/fabric/fabric/infra/streams"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
 // tenantConn is a tenant's way in for a test: its repository of
 // artifacts and its JetStream.
 type tenantConn struct {
+	nc   *nats.Conn
 	repo *artifact.Repo
 	js   jetstream.JetStream
 	cfg  *bus.Config
@@ -46,7 +48,7 @@ func connect(t *testing.T, cfg *bus.Config) *tenantConn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &tenantConn{repo: &artifact.Repo{Store: st}, js: js, cfg: cfg}
+	return &tenantConn{nc: nc, repo: &artifact.Repo{Store: st}, js: js, cfg: cfg}
 }
 
 func (c *tenantConn) addDashboard(t *testing.T, doc string) {
