@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
-	"github.com/fabricops/fabric/fabric/infra/bus"
 	"github.com/fabricops/fabric/fabric/fabrictest"
+	"github.com/fabricops/fabric/fabric/infra/bus"
 	"github.com/fabricops/fabric/fabric/infra/tenant"
 	"github.com/fabricops/fabric/fabric/infra/tenant/tables"
 	"github.com/fabricops/fabric/fabric/lib/frame"
