@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -161,7 +162,7 @@ func (s *Server) handleLive(w http.ResponseWriter, r *http.Request, ses *session
 // a stream's as its records arrive.
 func (s *Server) serveWidget(ctx context.Context, ses *session, wd Widget, f Filters, send func(View) error) error {
 	if ds, err := ses.data.Dataset(ctx, wd.Stream); err == nil {
-		rows, capped, err := s.readDataset(ctx, ses, wd)
+		rows, capped, err := s.readDataset(ctx, ses, wd, f)
 		if err != nil {
 			return err
 		}
@@ -195,7 +196,7 @@ func (s *Server) keepAlive(ctx context.Context, write func(string) error) {
 }
 
 // readDataset reads a dataset's rows for a widget, up to MaxDatasetRows.
-func (s *Server) readDataset(ctx context.Context, ses *session, wd Widget) ([]row, bool, error) {
+func (s *Server) readDataset(ctx context.Context, ses *session, wd Widget, f Filters) ([]row, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.o.ReadTimeout)
 	defer cancel()
 	src, _, err := tables.New(ses.data).OpenDataset(ctx, wd.Stream)
@@ -204,7 +205,7 @@ func (s *Server) readDataset(ctx context.Context, ses *session, wd Widget) ([]ro
 	}
 	defer src.Close()
 	var out []row
-	keep := wd.columns()
+	keep := keepColumns(wd, f)
 	now := s.now()
 	for {
 		rec, err := src.Next()
@@ -249,6 +250,24 @@ func jsonValue(v any) any {
 		return fmt.Sprint(v)
 	}
 	return out
+}
+
+// keepColumns are the fields a widget keeps of a record: those it reads
+// and those the page's filters test (nil: all, for a table that names
+// no columns).
+func keepColumns(wd Widget, f Filters) []string {
+	if wd.Type == "table" && len(wd.Columns) == 0 {
+		return nil
+	}
+	keep := wd.columns()
+	for _, m := range []map[string]string{f.Like, f.Equals} {
+		for c, v := range m {
+			if v != "" && !slices.Contains(keep, c) {
+				keep = append(keep, c)
+			}
+		}
+	}
+	return keep
 }
 
 // buffer is a live widget's rows: the last MaxBufferedRows of its window.
@@ -300,10 +319,7 @@ func (s *Server) followStream(ctx context.Context, ses *session, wd Widget, f Fi
 		from = s.now().Add(-time.Duration(hours * float64(time.Hour)))
 	}
 	buf := &buffer{max: s.o.Limits.MaxBufferedRows}
-	keep := wd.columns()
-	if wd.Type == "table" && len(wd.Columns) == 0 {
-		keep = nil
-	}
+	keep := keepColumns(wd, f)
 	readErr := make(chan error, 1)
 	go func() {
 		_, err := streams.Read(ctx, ses.js, wd.Stream, streams.ReadOptions{From: from, Follow: true}, func(m streams.Message) error {
