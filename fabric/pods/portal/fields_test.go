@@ -137,3 +137,50 @@ func TestBrowserWidgetFields(t *testing.T) {
 		t.Logf("page:\n%.4000s", strings.ReplaceAll(html, "><", ">\n<"))
 	}
 }
+
+// TestBrowserSynchronizedCursor: moving the pointer over a chart shows
+// the cursor at that time on every chart of its synchronized-group, and
+// on no other chart.
+func TestBrowserSynchronizedCursor(t *testing.T) {
+	f := startFabric(t)
+	base := f.Configs["a"].Portal.URL
+	a := connect(t, f.Configs["a"])
+	a.addStream(t, "m")
+	a.write(t, "m", metrics(20, 1, time.Now().Add(-time.Minute)))
+	a.addDashboard(t, `name: sync
+dashboard_sections:
+  - widgets:
+      - {widget_type: shaded_chart, stream: m, ts_column: ts, value_column: value, synchronized-group: 1, widget_id: one}
+      - {widget_type: shaded_chart, stream: m, ts_column: ts, baseline_column: baseline, synchronized-group: 1, widget_id: two}
+      - {widget_type: shaded_chart, stream: m, ts_column: ts, value_column: value, synchronized-group: 2, widget_id: other}
+      - {widget_type: shaded_chart, stream: m, ts_column: ts, value_column: value, widget_id: alone}
+`)
+	ctx := browser(t)
+	login(t, ctx, base, f.Configs["a"])
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/d/sync")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the charts' views", `Array.from(document.querySelectorAll(".widget")).every(function(w){return w.getAttribute("data-points") === "20"})`)
+	cursors := func() string {
+		out, err := chromedp.Run(ctx, chromedp.Evaluate[string](`["one","two","other","alone"].map(function(id){var w=document.getElementById("widget-"+id);return id+"="+(w.getAttribute("data-cursor")?"on":"off")}).join(" ")`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if got := cursors(); got != "one=off two=off other=off alone=off" {
+		t.Fatalf("cursors before any pointer: %s", got)
+	}
+	move := `(function(){var s=document.querySelector("#widget-one svg.chart");var r=s.getBoundingClientRect();
+		s.dispatchEvent(new MouseEvent("mousemove",{clientX:r.left+r.width/2,clientY:r.top+r.height/2,bubbles:true}));return ""})()`
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[string](move)); err != nil {
+		t.Fatal(err)
+	}
+	if got := cursors(); got != "one=on two=on other=off alone=off" {
+		t.Errorf("cursors with the pointer over chart one: %s", got)
+	}
+	one, two := attr(t, ctx, "#widget-one", "data-cursor"), attr(t, ctx, "#widget-two", "data-cursor")
+	if one != two {
+		t.Errorf("the group's cursors at %s and %s: want one time", one, two)
+	}
+}
