@@ -16,7 +16,7 @@ import (
 // eval runs a JavaScript expression in the page and returns its text.
 func eval(t *testing.T, ctx context.Context, expr string) string {
 	t.Helper()
-	out, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(function(){return String(` + expr + `)})()`))
+	out, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(function(){return String(`+expr+`)})()`))
 	if err != nil {
 		t.Fatalf("%s: %v", expr, err)
 	}
