@@ -23,6 +23,14 @@ const (
 	Portal = "portal"
 )
 
+// PackReportsFolder is the object folder of the pack compare reports
+// (report.html) the portal serves; it keeps MaxPackReports of them, the
+// newest.
+const PackReportsFolder = "portal/pack-reports"
+
+// MaxPackReports is how many pack compare reports the portal keeps.
+const MaxPackReports = 50
+
 // Pod categories: each type's is in its registration (package runner).
 const (
 	CategoryInfra = "infra"

@@ -1,13 +1,20 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
+	"regexp"
+	"sort"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/artifact"
+	"github.com/fabricops/fabric/fabric/lib/pack"
 )
 
 // ErrNoPortal is the error of a fabric whose network configuration
@@ -33,3 +40,36 @@ func (c *Client) DashboardURL(ctx context.Context, name string) (string, error) 
 	}
 	return base + "/d/" + url.PathEscape(name), nil
 }
+
+// PublishPackReport stores a comparison's HTML report where the portal
+// serves it and returns its URL there ("" when the network configuration
+// names no portal: nothing is stored). The folder keeps the newest
+// api.MaxPackReports reports.
+func (c *Client) PublishPackReport(ctx context.Context, r pack.Report) (string, error) {
+	base := strings.TrimRight(c.Config.Portal.URL, "/")
+	if base == "" {
+		return "", nil
+	}
+	page, err := r.HTML()
+	if err != nil {
+		return "", err
+	}
+	now := time.Now().UTC()
+	// The time first: names sort as the reports were made.
+	name := reportName.ReplaceAllString(fmt.Sprintf("%s-%s-%s.html", now.Format("20060102T150405.000000000Z"), r.Summary.LeftPackName, r.Summary.LeftPackVersion), "_")
+	if _, err := c.Data.AddObject(ctx, api.PackReportsFolder, name, "pack compare report", bytes.NewReader(page), true); err != nil {
+		return "", fmt.Errorf("storing the report for the portal: %w", err)
+	}
+	objs, err := c.Data.Objects(ctx, api.PackReportsFolder)
+	if err != nil {
+		return "", err
+	}
+	sort.Slice(objs, func(i, j int) bool { return objs[i].Name > objs[j].Name })
+	for _, o := range objs[min(len(objs), api.MaxPackReports):] {
+		_ = c.Data.DeleteObject(ctx, api.PackReportsFolder, o.Name)
+	}
+	return base + "/reports/" + url.PathEscape(name), nil
+}
+
+// reportName is what a report's name may not hold.
+var reportName = regexp.MustCompile(`[^A-Za-z0-9._-]`)

@@ -175,6 +175,7 @@ func New(o Options) *Server {
 	mux.HandleFunc("GET /d/{name}", s.authed(s.handleDashboard))
 	mux.HandleFunc("GET /api/dashboards", s.authed(s.handleList))
 	mux.HandleFunc("GET /live/{name}", s.authed(s.handleLive))
+	mux.HandleFunc("GET /reports/{name}", s.authed(s.handleReport))
 	s.mux = mux
 	return s
 }

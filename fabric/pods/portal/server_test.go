@@ -16,11 +16,13 @@ import (
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
+	"github.com/fabricops/fabric/fabric/client"
 	"github.com/fabricops/fabric/fabric/fabrictest"
 	"github.com/fabricops/fabric/fabric/infra/bus"
 	"github.com/fabricops/fabric/fabric/infra/tenant"
 	"github.com/fabricops/fabric/fabric/infra/tenant/tables"
 	"github.com/fabricops/fabric/fabric/lib/frame"
+	"github.com/fabricops/fabric/fabric/lib/pack"
 	"github.com/fabricops/fabric/fabric/pods/portal"
 )
 
@@ -331,5 +333,64 @@ func TestTenantFence(t *testing.T) {
 		if resp.StatusCode != http.StatusNotFound {
 			t.Errorf("b opening a's %s: %d, want 404", path, resp.StatusCode)
 		}
+	}
+}
+
+// TestPackReports: a pack compare report published for the portal opens
+// at the URL publishing returned, for its tenant only; the portal keeps
+// the newest api.MaxPackReports of them.
+func TestPackReports(t *testing.T) {
+	tp := newTestPortal(t, portal.Limits{})
+	cfg := *tp.f.Configs["a"]
+	cfg.Portal.URL = tp.url
+	c, err := client.Connect(&cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	r := pack.Compare(pack.Side{PackName: "netops", PackVersion: "1.1.0", Items: []pack.Item{{Type: "dashboard", Name: "ops", Checksum: "a", Text: []byte("label: New\n")}}},
+		pack.Side{PackName: "netops", PackVersion: "1.0.0", Items: []pack.Item{{Type: "dashboard", Name: "ops", Checksum: "b", Text: []byte("label: Old\n")}}}, pack.Summary{})
+	var urls []string
+	for range api.MaxPackReports + 1 {
+		u, err := c.PublishPackReport(context.Background(), r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		urls = append(urls, u)
+	}
+	if !strings.HasPrefix(urls[0], tp.url+"/reports/") || !strings.HasSuffix(urls[0], "-netops-1.1.0.html") {
+		t.Fatalf("report URL %q", urls[0])
+	}
+	get := func(hc *http.Client, u string) (int, string, http.Header) {
+		resp, err := hc.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b), resp.Header
+	}
+	a := browserClient(t)
+	user, password := creds(tp.f.Configs["a"])
+	if code, _ := tp.loginAs(t, a, user, password); code != http.StatusSeeOther {
+		t.Fatalf("a's login: %d", code)
+	}
+	code, body, h := get(a, urls[len(urls)-1])
+	if code != http.StatusOK || !strings.Contains(body, "label: Old") || !strings.Contains(h.Get("Content-Security-Policy"), "sandbox") {
+		t.Fatalf("the newest report: %d %s\n%.300s", code, h.Get("Content-Security-Policy"), body)
+	}
+	if code, _, _ := get(a, urls[0]); code != http.StatusNotFound {
+		t.Errorf("the oldest of %d reports: %d, want 404 (the portal keeps %d)", len(urls), code, api.MaxPackReports)
+	}
+	if _, list, _ := get(a, tp.url+"/"); strings.Count(list, `class="report"`) != api.MaxPackReports {
+		t.Errorf("the list shows %d reports, want %d", strings.Count(list, `class="report"`), api.MaxPackReports)
+	}
+	b := browserClient(t)
+	user, password = creds(tp.f.Configs["b"])
+	if code, _ := tp.loginAs(t, b, user, password); code != http.StatusSeeOther {
+		t.Fatalf("b's login: %d", code)
+	}
+	if code, _, _ := get(b, urls[len(urls)-1]); code != http.StatusNotFound {
+		t.Errorf("b opening a's report: %d, want 404", code)
 	}
 }
