@@ -394,3 +394,48 @@ func TestPackReports(t *testing.T) {
 		t.Errorf("b opening a's report: %d, want 404", code)
 	}
 }
+
+// TestLoginRedirects: after a login the portal sends the browser to the
+// page it asked for, and never off the portal; over HTTPS the session
+// cookie is Secure.
+func TestLoginRedirects(t *testing.T) {
+	f := fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer}})
+	s := portal.New(portal.Options{Config: f.Configs["a"], Secure: true})
+	srv := httptest.NewTLSServer(s.Handler())
+	t.Cleanup(func() { srv.Close(); s.Close() })
+	user, password := creds(f.Configs["a"])
+	for _, c := range []struct{ next, want string }{
+		{"/d/ops?page=2", "/d/ops?page=2"},
+		{"//evil.example/", "/"},
+		{"https://evil.example/", "/"},
+		{`/\evil.example`, "/"},
+		{"", "/"},
+	} {
+		hc := srv.Client()
+		hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+		resp, err := hc.PostForm(srv.URL+"/login", url.Values{"user": {user}, "password": {password}, "next": {c.next}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := resp.Header.Get("Location"); resp.StatusCode != http.StatusSeeOther || got != c.want {
+			t.Errorf("next %q: %d to %q, want %q", c.next, resp.StatusCode, got, c.want)
+		}
+		for _, ck := range resp.Cookies() {
+			if ck.Name == "fabric_portal" && !ck.Secure {
+				t.Errorf("the session cookie over HTTPS is not Secure")
+			}
+		}
+		if cookies := resp.Cookies(); len(cookies) == 1 {
+			// Log out, so that the sessions do not pile up.
+			req, _ := http.NewRequest("POST", srv.URL+"/logout", nil)
+			req.AddCookie(cookies[0])
+			if r, err := hc.Do(req); err == nil {
+				r.Body.Close()
+			}
+		}
+	}
+	if n := s.Sessions(); n != 0 {
+		t.Errorf("%d sessions after every logout", n)
+	}
+}
