@@ -11,6 +11,8 @@ import (
 	"github.com/fabricops/fabric/fabric/infra/artifact"
 	"github.com/fabricops/fabric/fabric/infra/dashboards"
 	"github.com/fabricops/fabric/fabric/infra/tenant"
+	"github.com/fabricops/fabric/fabric/infra/tenant/tables"
+	"github.com/fabricops/fabric/fabric/lib/frame"
 )
 
 // eval runs a JavaScript expression in the page and returns its text.
@@ -57,7 +59,14 @@ dashboard_sections:
       - {widget_type: line_chart, stream: m, ts_column: ts, columns: [value, baseline], widget_id: lines}
       - {widget_type: counter, stream: m, column: value, widget_id: last}
 `)
-	a.addDashboard(t, "name: plain\ndashboard_sections:\n  - title: Only\n    widgets:\n      - {widget_type: counter, stream: m, widget_id: c}\n")
+	src, err := frame.OpenReader(strings.NewReader("host,cpu\nedge-1,12.5\nedge-2,80\nedge-3,41\n"), frame.CSV, frame.NoCompression)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := tables.New(tenant.New(a.nc)).AddDataset(context.Background(), "hosts", "", src, frame.CSV); err != nil {
+		t.Fatal(err)
+	}
+	a.addDashboard(t, "name: plain\ndashboard_sections:\n  - title: Only\n    widgets:\n      - {widget_type: counter, stream: m, widget_id: c}\n      - {widget_type: table, stream: hosts, widget_id: hosts}\n      - {widget_type: bar_chart, stream: hosts, columns: [cpu], widget_id: cpu}\n")
 	if _, err := a.repo.Add(context.Background(), artifact.DashGroup, []byte(`{"name": "noc", "label": "NOC screens", "users": "ops-team", "dashboardList": [{"id": "1", "name": "board"}]}`), false); err != nil {
 		t.Fatal(err)
 	}
@@ -86,6 +95,10 @@ dashboard_sections:
 	plain := eval(t, ctx, `[document.querySelector("#dash-title").textContent, !!document.querySelector("#dash-description"), !!document.querySelector("#dash-disabled"), !!document.querySelector("#tabs"), !!document.querySelector("#debug"), !!document.querySelector("#filters"), document.querySelector("#dashboard").getAttribute("data-style")].join("|")`)
 	if plain != "plain|false|false|false|false|false|sections" {
 		t.Errorf("the plain dashboard: %q", plain)
+	}
+	// Widgets over a dataset: every column of a table that names none.
+	if got := eval(t, ctx, `[document.querySelector("#widget-hosts").getAttribute("data-source"), document.querySelector("#widget-hosts").getAttribute("data-rows"), document.querySelector("#widget-hosts").getAttribute("data-columns"), document.querySelectorAll("#widget-cpu rect.bar").length].join("|")`); got != "dataset|3|host cpu|3" {
+		t.Errorf("the dataset's table and bars: %q", got)
 	}
 	open("board")
 	board := eval(t, ctx, `[document.querySelector("#dash-title").textContent, document.querySelector("#dash-description").textContent, !!document.querySelector("#dash-disabled"), document.querySelectorAll("#tabs button.tab").length, !!document.querySelector("#debug"), !!document.querySelector("#time-filter"), document.querySelectorAll("input.column-filter").length, document.querySelectorAll("input.group-filter").length, document.querySelector("#dashboard").getAttribute("data-style"), !!document.querySelector("#saved-time")].join("|")`)

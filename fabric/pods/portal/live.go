@@ -168,8 +168,8 @@ func (s *Server) serveWidget(ctx context.Context, ses *session, wd Widget, f Fil
 		}
 		v := view(wd, rows, f, s.now(), s.o.Limits.MaxPoints)
 		v.Source, v.Capped = "dataset", capped
-		if len(v.Columns) == 0 && wd.Type == "table" {
-			v.Columns = ds.Columns
+		if len(wd.Columns) == 0 && wd.Type == "table" {
+			v.Columns = ds.Columns // in the dataset's order
 		}
 		return send(v)
 	} else if !errors.Is(err, store.ErrNotFound) {
