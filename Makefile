@@ -34,8 +34,9 @@ dist: build
 # Debian packages the tests use, installed when missing (COMMAND:PACKAGE when
 # the names differ): tmux drives the REPL in a real terminal; nats-server is
 # the standalone server fabricd is tested against; net-snmp's snmptrap and
-# logger send real traps and syslog to the event gateway.
-DEB_TOOLS := tmux nats-server snmptrap:snmp logger:bsdutils
+# logger send real traps and syslog to the event gateway; headless chromium
+# draws the portal's dashboards (package portal's browser tests).
+DEB_TOOLS := tmux nats-server snmptrap:snmp logger:bsdutils chromium
 deps:
 	@missing=""; for t in $(DEB_TOOLS); do cmd=$${t%%:*}; pkg=$${t#*:}; \
 	  command -v $$cmd >/dev/null 2>&1 || missing="$$missing $$pkg"; done; \

@@ -19,8 +19,8 @@ var kindFunctions = map[string]func(e *Env) starlark.StringDict{
 	"subscription":   (*Env).subscriptionFunctions,
 }
 
-// dashboardFunctions are verify, to_app and convert of the dashboard
-// module.
+// dashboardFunctions are open, live_edit, verify, to_app and convert of
+// the dashboard module.
 func (e *Env) dashboardFunctions() starlark.StringDict {
 	open := func(ctx context.Context, c *client.Client) (*client.Dashboards, error) {
 		r, err := artifactRepo(ctx, c)
@@ -30,6 +30,7 @@ func (e *Env) dashboardFunctions() starlark.StringDict {
 		return &client.Dashboards{Repo: r, Data: c.Data}, nil
 	}
 	return starlark.StringDict{
+		"open": e.dashboardOpen(),
 		"live_edit": doc.Builtin("dashboard.live_edit", `live_edit(name, editor=None)
 
 Edits a dashboard in an editor (editor, else $VISUAL, else $EDITOR, else

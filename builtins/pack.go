@@ -68,7 +68,10 @@ Compares a pack (its common artifacts, and those of deploy_type:
 or with another pack, and returns the report: {"summary": ..., "compare_rows": [...]}
 (SPEC 2.11; checksums of the rendered artifacts). output writes the
 report as a .tar.gz (report.json, and with html=True a side-by-side
-report.html, viewable offline).`, e.packCompare),
+report.html, viewable offline). With html=True and a portal in the
+network configuration, report.html is stored for the portal too (the
+newest 50 reports are kept) and the report has its URL there in
+report_url.`, e.packCompare),
 		"create": doc.Builtin("pack.create", `create(name, version, upload=False, artifact_config=None, dir=".")
 
 Packs the tenant's current artifacts as NAME-VERSION.tar.gz in dir (the
@@ -238,7 +241,27 @@ func (e *Env) packCompare(thread *starlark.Thread, b *starlark.Builtin, args sta
 				return nil, trimPathError(err)
 			}
 		}
-		return r, nil
+		if !html {
+			return r, nil
+		}
+		// The HTML report opens in the portal too, when there is one.
+		u, err := c.PublishPackReport(ctx, r)
+		if err != nil {
+			return nil, fmt.Errorf("wrote the report to %s, but %v", string(output), err)
+		}
+		if u == "" {
+			return r, nil
+		}
+		var m map[string]any
+		b, err := json.Marshal(r)
+		if err == nil {
+			err = json.Unmarshal(b, &m)
+		}
+		if err != nil {
+			return nil, err
+		}
+		m["report_url"] = u
+		return m, nil
 	})
 }
 

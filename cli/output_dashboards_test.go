@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/fabrictest"
@@ -89,4 +92,36 @@ dashboard_sections:
 		t.Fatal("the app's page outlived it")
 	}
 	s.unreachable("dashboard verify --name ops", "dashboard convert", "dashboard to-app --name ops", "dashboard live-edit --name ops --editor true")
+}
+
+// TestOutputDashboardOpen: open prints the portal's URL of a dashboard
+// (and starts the --browser given on it); an unknown dashboard, and a
+// fabric whose configuration names no portal, fail.
+func TestOutputDashboardOpen(t *testing.T) {
+	f := fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer, api.Portal}})
+	t.Setenv("BROWSER", "")
+	s := newSession(t, "dashboard-open")
+	s.sc.Literal(f.Configs["a"].Portal.URL, "http://127.0.0.1:PORT")
+	dir := s.vars["DIR"]
+	write(t, dir, "ops.yaml", "name: ops\nlabel: Operations\n")
+	write(t, dir, "noportal.json", `{"tenant": "a", "nats": {"urls": ["`+f.Server.URL()+`"], "user": "a", "password": "`+f.Configs["a"].NATS.Password+`"}}`)
+	s.steps(
+		step{cmd: "dashboard add --file $DIR/ops.yaml", setup: true},
+		step{cmd: "dashboard open --name ops"},
+		step{cmd: "dashboard open --name ops --browser 'touch $DIR/out/opened'"},
+		step{cmd: "dashboard open --name nope", code: 1},
+		step{cmd: "dashboard open", code: 2},
+	)
+	// The browser is not waited for: it has a moment to start.
+	opened := filepath.Join(dir, "out", "opened")
+	for i := 0; ; i++ {
+		if _, err := os.Stat(opened); err == nil {
+			break
+		} else if i == 50 {
+			t.Fatalf("--browser was not started on the URL: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	s.withNetworkConfig(filepath.Join(dir, "noportal.json"), func() { s.run(1, "", "dashboard open --name ops") })
+	s.unreachable("dashboard open --name ops")
 }

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -143,9 +144,13 @@ func untar(t *testing.T, path string) map[string][]byte {
 // scope and removed: the tenant, its bot packages too, is exactly as
 // before. Bad input gets one line and its exit code.
 func TestOutputPacks(t *testing.T) {
-	fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer, api.Worker}})
+	// With a portal: compare --html stores its page there and prints its URL.
+	f := fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer, api.Worker, api.Portal}})
 	s := newSession(t, "pack-upload", "pack-list", "pack-activate", "pack-enable-customer", "pack-enable-single-tenant",
 		"pack-compare", "pack-deactivate", "pack-disable-customer", "pack-disable-single-tenant", "pack-remove")
+	s.sc.Literal(f.Configs["a"].Portal.URL, "http://127.0.0.1:PORT")
+	reportName := regexp.MustCompile(`/reports/\d{8}T\d{6}\.\d{9}Z-`)
+	s.normalize = func(_, errOut string) string { return reportName.ReplaceAllString(errOut, "/reports/TIME-") }
 	dir := s.vars["DIR"]
 	packDir(t, dir, "netops-1.0.0.tar.gz", nil)
 	packDir(t, dir, "netops-1.1.0.tar.gz", func(path, text string) string {

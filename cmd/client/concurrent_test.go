@@ -29,7 +29,7 @@ func TestConcurrentFirstCommands(t *testing.T) {
 	}
 	wg.Wait()
 	for i, r := range results {
-		if !strings.HasPrefix(r, "exit 0, 6 pods") { // the local fabric's: api-server, scheduler, 2 workers, event gateway, graph database
+		if !strings.HasPrefix(r, "exit 0, 7 pods") { // the local fabric's: api-server, scheduler, 2 workers, event gateway, graph database, portal
 			t.Errorf("command %d: %s", i, r)
 		}
 	}
@@ -65,7 +65,7 @@ func TestStaleStartLock(t *testing.T) {
 	_ = holder.Process.Kill()
 	_ = holder.Wait()
 	out, errOut, code := client(t, home, "pods")
-	if code != 0 || strings.Count(out, "\n") != 8 {
+	if code != 0 || strings.Count(out, "\n") != 9 {
 		t.Fatalf("pods after a killed lock holder: exit %d\n%s%s", code, out, errOut)
 	}
 }

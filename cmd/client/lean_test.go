@@ -110,7 +110,7 @@ func TestLeanAndFullAgree(t *testing.T) {
 	if out, errOut, code := client(t, home, "-c", `print(dataset.get("hosts").rows())`); code != 0 || out != `[{"host": "web-1", "cpu": 93.5}]`+"\n" {
 		t.Fatalf("-c with dataset: %d %q %s", code, out, errOut)
 	}
-	if out, _, code := client(t, home, "-c", `print(len(pods()))`); code != 0 || out != "6\n" {
+	if out, _, code := client(t, home, "-c", `print(len(pods()))`); code != 0 || out != "7\n" {
 		t.Fatalf("-c with pods: %d %q", code, out)
 	}
 }

@@ -93,8 +93,8 @@ func TestLocalFabricLifecycle(t *testing.T) {
 	if code != 0 || !strings.Contains(errOut, "starting the local fabric") || strings.Count(errOut, "\n") != 1 {
 		t.Fatalf("pods on a fresh home: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
-	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 8 || !strings.Contains(out, "*leader*") {
-		t.Fatalf("want the table of 6 pods:\n%s", out)
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 9 || !strings.Contains(out, "*leader*") {
+		t.Fatalf("want the table of 7 pods:\n%s", out)
 	}
 	cfg, err := os.Stat(filepath.Join(home, "fabric_network_config.json"))
 	if err != nil || cfg.Mode().Perm() != 0o600 {
@@ -109,7 +109,7 @@ func TestLocalFabricLifecycle(t *testing.T) {
 	if _, errOut, code := client(t, home, "fabric", "up"); code != 0 || !strings.Contains(errOut, "already running") {
 		t.Fatalf("second fabric up: %d %q", code, errOut)
 	}
-	if out, _, code := client(t, home, "pods"); code != 0 || strings.Count(out, "\n") != 8 {
+	if out, _, code := client(t, home, "pods"); code != 0 || strings.Count(out, "\n") != 9 {
 		t.Fatalf("pods with the fabric running: %d\n%s", code, out)
 	}
 	if out, _, code := client(t, home, "fabric", "status"); code != 0 || !strings.Contains(out, "running") {

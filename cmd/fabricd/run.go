@@ -18,6 +18,7 @@ import (
 	"github.com/fabricops/fabric/fabric/lib/yamldoc"
 	"github.com/fabricops/fabric/fabric/pods/eventgw"
 	"github.com/fabricops/fabric/fabric/pods/graphdb"
+	"github.com/fabricops/fabric/fabric/pods/portal"
 	"github.com/fabricops/fabric/fabric/pods/runner"
 	"github.com/fabricops/fabric/fabric/pods/worker"
 )
@@ -47,6 +48,11 @@ type Settings struct {
 	PackagesDir   string   `yaml:"packages_dir"`
 	UpgradesDir   string   `yaml:"upgrades_dir"`
 	GraphDBListen string   `yaml:"graphdb_listen"`
+	// PortalListen, PortalCert and PortalKey place a portal pod (its
+	// certificate and key: HTTPS).
+	PortalListen string `yaml:"portal_listen"`
+	PortalCert   string `yaml:"portal_cert"`
+	PortalKey    string `yaml:"portal_key"`
 	// ControllerPeriod and LeaseTTL are durations ("5s"); CapacityFilter
 	// is the pods' CFXQL capacity filter.
 	ControllerPeriod string `yaml:"controller_period"`
@@ -70,7 +76,8 @@ local" runs the local fabric (what 'client fabric up' starts).
 The password is best given in FABRIC_PASSWORD (a flag shows in ps).
 The YAML file takes the same keys: network_config, nats, tenant, user,
 password, creds_file, pods (a list), site, license_expires (YYYY-MM-DD),
-data_dir, graphdb_dir, graphdb_listen, cert_dir, ports_dir, upgrades_dir,
+data_dir, graphdb_dir, graphdb_listen, portal_listen, portal_cert,
+portal_key, cert_dir, ports_dir, upgrades_dir,
 pod_ids (a list), controller_period, lease_ttl, capacity_filter, and limits (the tenant's, YAML only; zero
 or missing: the defaults 'client limits' lists):
 
@@ -86,6 +93,11 @@ A graphdb pod serves ArangoDB's HTTP API from a store in --graphdb-dir on
 password of the network configuration (FABRIC_GRAPHDB_USER and
 FABRIC_GRAPHDB_PASSWORD with --nats); clients reach it through the graphdb
 url of theirs.
+
+A portal pod serves the tenant's dashboards to a browser on
+--portal-listen (default 127.0.0.1:8480), over HTTPS with --portal-cert
+and --portal-key; users log in with the tenant's NATS user and password.
+Set the network configuration's portal url for 'client dashboard open'.
 
 A rolling upgrade ('client fabric upgrade --to BUILD') asks each fabricd
 in turn to run the build of that name in its --upgrades-dir in its place:
@@ -175,6 +187,9 @@ func (s *Settings) flags() []settingFlag {
 		{"data-dir", &s.DataDir, "the tenant's directory of files that pipelines' @files:loadfile reads (none when empty)"},
 		{"graphdb-dir", &s.GraphDBDir, "where a graphdb pod keeps its store (required with one)"},
 		{"graphdb-listen", &s.GraphDBListen, "the address a graphdb pod listens on (default :8529)"},
+		{"portal-listen", &s.PortalListen, "the address a portal pod listens on (default 127.0.0.1:8480)"},
+		{"portal-cert", &s.PortalCert, "the portal's TLS certificate (PEM; with --portal-key it serves HTTPS)"},
+		{"portal-key", &s.PortalKey, "the portal's TLS key (PEM)"},
 		{"cert-dir", &s.CertDir, "where event gateways keep the webhook certificates they generate (none: generated at each start)"},
 		{"packages-dir", &s.PackagesDir, "where the pods keep their package directories (libraries), DIR/<pod id> (default: DATA_DIR/packages; none when both are empty)"},
 		{"upgrades-dir", &s.UpgradesDir, "the host's builds (directories as make dist writes them) that 'client fabric upgrade' may name: this process runs one of them in its place (none: it takes no upgrade)"},
@@ -232,7 +247,8 @@ func (s *Settings) options() (runner.Options, error) {
 	o = runner.Options{Config: cfg, Pods: pods, IDs: s.PodIDs, UpgradesDir: s.UpgradesDir, Site: s.Site, BuildTag: Version, PlatformVersion: Version, PackagesDir: s.PackagesDir,
 		Worker:       worker.Options{DataDir: s.DataDir, Limits: s.Limits.Job, MaxLimits: s.Limits.JobMax, MemoryMB: s.Limits.WorkerMemoryMB},
 		GraphDB:      graphdb.PodOptions{Dir: s.GraphDBDir, Listen: s.GraphDBListen, Limits: s.Limits.Query.aql()},
-		EventGateway: eventgw.Options{CertDir: s.CertDir, DataDir: s.DataDir, PortsDir: s.PortsDir}}
+		EventGateway: eventgw.Options{CertDir: s.CertDir, DataDir: s.DataDir, PortsDir: s.PortsDir},
+		Portal:       portal.PodOptions{Listen: s.PortalListen, CertFile: s.PortalCert, KeyFile: s.PortalKey}}
 	if slices.Contains(pods, api.GraphDB) {
 		if s.NATS != "" && cfg.GraphDB.User == "" {
 			cfg.GraphDB.User, cfg.GraphDB.Password = os.Getenv("FABRIC_GRAPHDB_USER"), os.Getenv("FABRIC_GRAPHDB_PASSWORD")

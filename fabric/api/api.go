@@ -19,7 +19,17 @@ const (
 	// GraphDB is the embedded graph database: ArangoDB's HTTP API over
 	// a store of its own.
 	GraphDB = "graphdb"
+	// Portal serves the tenant's dashboards to a browser.
+	Portal = "portal"
 )
+
+// PackReportsFolder is the object folder of the pack compare reports
+// (report.html) the portal serves; it keeps MaxPackReports of them, the
+// newest.
+const PackReportsFolder = "portal/pack-reports"
+
+// MaxPackReports is how many pack compare reports the portal keeps.
+const MaxPackReports = 50
 
 // Pod categories: each type's is in its registration (package runner).
 const (
@@ -33,7 +43,7 @@ func IsAgent(podType string) bool { return podType == EventGateway }
 // PodTypes lists the known pod types, as the shell knows them: the same
 // as the pods' registrations (runner.Types; TestTypesMatchAPI fails when
 // a type is in one and not the other).
-var PodTypes = []string{APIServer, Scheduler, Worker, EventGateway, GraphDB}
+var PodTypes = []string{APIServer, Scheduler, Worker, EventGateway, GraphDB, Portal}
 
 // LoadPerCPU is the one-minute load average per CPU above which a pod
 // takes no more work by default: the figure 7.0 of the reference

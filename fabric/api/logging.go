@@ -67,6 +67,7 @@ const (
 	LoggerArchiver    = "archiver"
 	LoggerEndpoints   = "endpoints"
 	LoggerGraphDB     = "graphdb"
+	LoggerPortal      = "portal"
 )
 
 // LoggersOf returns the loggers of a pod of podType: the common ones,
@@ -82,6 +83,8 @@ func LoggersOf(podType string) []string {
 		l = append(l, LoggerEndpoints)
 	case GraphDB:
 		l = append(l, LoggerGraphDB)
+	case Portal:
+		l = append(l, LoggerPortal)
 	}
 	return l
 }

@@ -31,6 +31,8 @@ type Config struct {
 	NATS NATSConfig `json:"nats"`
 	// GraphDB says where the graph database is (empty: embedded).
 	GraphDB GraphDBConfig `json:"graphdb,omitempty"`
+	// Portal says where the portal serves the tenant's dashboards.
+	Portal PortalConfig `json:"portal,omitempty"`
 	// Local is set for the local fabric started by "client fabric up": a
 	// client that cannot reach it starts it again.
 	Local bool `json:"local,omitempty"`
@@ -54,6 +56,12 @@ type TLSConfig struct {
 	CAFile   string `json:"ca_file,omitempty"`
 	CertFile string `json:"cert_file,omitempty"`
 	KeyFile  string `json:"key_file,omitempty"`
+}
+
+// PortalConfig locates the portal: the URL a browser opens (the local
+// fabric writes it; a production configuration sets it).
+type PortalConfig struct {
+	URL string `json:"url,omitempty"`
 }
 
 // GraphDBConfig locates the graph database (ArangoDB HTTP API).

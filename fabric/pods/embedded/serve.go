@@ -76,7 +76,7 @@ func Serve(home string, o ServeOptions) error {
 	}
 	defer storeLock.Unlock()
 	set := local.LoadSettings(home)
-	tenants, lastGraphs, err := loadTenants(home, o.Tenants)
+	tenants, lastGraphs, lastPortals, err := loadTenants(home, o.Tenants)
 	if err != nil {
 		return err
 	}
@@ -154,7 +154,7 @@ func Serve(home string, o ServeOptions) error {
 		if o.Upgrade != nil {
 			ro.Upgrade, ro.UpgradesDir, ro.UpgradeToken = upgrade, local.BuildsDir(home), upgradeToken
 		}
-		if err := runner.PrepareLocal(&ro, runner.Local{Dir: local.Dir(home), UserGraphDB: set.GraphDB, LastGraphDB: lastGraphs[i]}); err != nil {
+		if err := runner.PrepareLocal(&ro, runner.Local{Dir: local.Dir(home), UserGraphDB: set.GraphDB, LastGraphDB: lastGraphs[i], LastPortal: lastPortals[i]}); err != nil {
 			stopAll()
 			return err
 		}
@@ -207,26 +207,28 @@ func Serve(home string, o ServeOptions) error {
 }
 
 // loadTenants returns the tenants with the credentials they had before, or
-// new ones.
-func loadTenants(home string, names []string) ([]bus.Tenant, []bus.GraphDBConfig, error) {
+// new ones, and their graph databases' and portals' places of the last
+// run.
+func loadTenants(home string, names []string) ([]bus.Tenant, []bus.GraphDBConfig, []string, error) {
 	var out []bus.Tenant
 	graphs := make([]bus.GraphDBConfig, len(names))
+	portals := make([]string, len(names))
 	for i, name := range names {
 		if err := bus.ValidTenantName(name); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if cfg, err := bus.LoadConfig(local.TenantConfigPath(home, name)); err == nil && cfg.NATS.Password != "" {
 			out = append(out, bus.Tenant{Name: name, User: cfg.NATS.User, Password: cfg.NATS.Password})
-			graphs[i] = cfg.GraphDB
+			graphs[i], portals[i] = cfg.GraphDB, cfg.Portal.URL
 			continue
 		}
 		t, err := bus.NewTenant(name)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		out = append(out, t)
 	}
-	return out, graphs, nil
+	return out, graphs, portals, nil
 }
 
 // saveDefault writes the default network configuration unless one exists

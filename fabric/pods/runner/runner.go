@@ -21,6 +21,7 @@ import (
 	"github.com/fabricops/fabric/fabric/pods/eventgw"
 	"github.com/fabricops/fabric/fabric/pods/graphdb"
 	"github.com/fabricops/fabric/fabric/pods/pod"
+	"github.com/fabricops/fabric/fabric/pods/portal"
 	"github.com/fabricops/fabric/fabric/pods/worker"
 	"github.com/nats-io/nats.go"
 )
@@ -79,6 +80,9 @@ type Options struct {
 	// EventGateway configures the event gateways: the local fabric's add
 	// default endpoints and keep their certificates.
 	EventGateway eventgw.Options
+	// Portal configures the portal pods: their listen address and
+	// certificate.
+	Portal portal.PodOptions
 }
 
 // Runner runs pods.

@@ -15,6 +15,7 @@ import (
 	"github.com/fabricops/fabric/fabric/pods/eventgw"
 	"github.com/fabricops/fabric/fabric/pods/graphdb"
 	"github.com/fabricops/fabric/fabric/pods/pod"
+	"github.com/fabricops/fabric/fabric/pods/portal"
 	"github.com/fabricops/fabric/fabric/pods/scheduler"
 	"github.com/fabricops/fabric/fabric/pods/worker"
 )
@@ -55,6 +56,17 @@ var types = []Type{
 	{Name: api.EventGateway, Category: api.CategoryApp, Dependencies: []string{api.APIServer},
 		Serve: func(p *pod.Pod, o Options) error { return eventgw.Serve(p, o.EventGateway) }},
 	{Name: api.GraphDB, Category: api.CategoryInfra, Serve: serveGraphDB, Local: localGraphDB},
+	{Name: api.Portal, Category: api.CategoryInfra, Dependencies: []string{api.APIServer},
+		Serve: func(p *pod.Pod, o Options) error { return portal.Serve(p, o.Config, o.Portal) }, Local: localPortal},
+}
+
+// localPortal gives a tenant of a local fabric a portal on 127.0.0.1,
+// on the port of the last run when it is free, and writes its URL in
+// the network configuration (where "client dashboard open" finds it).
+func localPortal(o *Options, l Local) (bool, error) {
+	var err error
+	o.Portal, o.Config.Portal.URL, err = portal.Local(l.LastPortal)
+	return err == nil, err
 }
 
 // serveScheduler runs the election, the log archiver, the subscriptions'
@@ -102,6 +114,9 @@ type Local struct {
 	// LastGraphDB is the tenant's embedded graph database of the last
 	// run: its port and credentials are kept when the port is free.
 	LastGraphDB bus.GraphDBConfig
+	// LastPortal is the URL of the tenant's portal of the last run: its
+	// port is kept when free.
+	LastPortal string
 }
 
 // Types returns the registered pod types, in the order a local fabric
@@ -147,7 +162,7 @@ func LocalPods(workers int) []string {
 // PrepareLocal readies o for a tenant of a local fabric: each type of
 // o.Pods with a Local step gets its files and ports, and the pods of the
 // types the tenant does not run are dropped. It may change o.Config (its
-// graphdb section), which the caller saves after.
+// graphdb and portal sections), which the caller saves after.
 func PrepareLocal(o *Options, l Local) error {
 	skip := map[string]bool{}
 	for _, t := range types {

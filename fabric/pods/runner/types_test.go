@@ -62,7 +62,7 @@ func TestParsePods(t *testing.T) {
 		{list: "graphdb,event-gateway", want: []string{api.GraphDB, api.EventGateway}},
 		{list: "", err: "no pod types given"},
 		{list: " , ", err: "no pod types given"},
-		{list: "worker,agent", err: `unknown pod type "agent" (known: api-server, scheduler, worker, event-gateway, graphdb)`},
+		{list: "worker,agent", err: `unknown pod type "agent" (known: api-server, scheduler, worker, event-gateway, graphdb, portal)`},
 	} {
 		got, err := ParsePods(c.list)
 		if c.err != "" {
@@ -82,9 +82,9 @@ func TestLocalPods(t *testing.T) {
 		workers int
 		want    string
 	}{
-		{0, "api-server scheduler event-gateway graphdb"},
-		{1, "api-server scheduler worker event-gateway graphdb"},
-		{3, "api-server scheduler worker worker worker event-gateway graphdb"},
+		{0, "api-server scheduler event-gateway graphdb portal"},
+		{1, "api-server scheduler worker event-gateway graphdb portal"},
+		{3, "api-server scheduler worker worker worker event-gateway graphdb portal"},
 	} {
 		if got := strings.Join(LocalPods(c.workers), " "); got != c.want {
 			t.Errorf("LocalPods(%d) = %s, want %s", c.workers, got, c.want)
