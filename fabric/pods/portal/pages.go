@@ -42,6 +42,7 @@ var pages = template.Must(template.New("pages").Funcs(template.FuncMap{"inc": fu
 {{if .Description}}<p>{{.Description}}</p>{{end}}{{if .Users}}<p class="users">Users: {{.Users}}</p>{{end}}
 <ul>{{range .DashboardList}}<li><a class="group-dashboard" href="/d/{{.Name}}">{{.Name}}</a></li>{{end}}</ul>{{if .SavedTime}}<p class="saved">Saved {{.SavedTime}}</p>{{end}}</section>{{end}}</div>
 {{else}}<p class="empty" id="no-groups">No dashboard groups.</p>{{end}}
+{{if .Deployments}}<h1>Deployment maps</h1><ul id="maps">{{range .Deployments}}<li><a class="map" href="/maps/{{.}}">{{.}}</a> (<a class="map-all" href="/maps/{{.}}?all=1">with the system streams</a>)</li>{{end}}</ul>{{end}}
 {{if .Reports}}<h1>Pack compare reports</h1><ul id="reports">{{range .Reports}}<li><a class="report" href="/reports/{{.Name}}">{{.Name}}</a> <span class="saved">{{.SavedTime}}</span></li>{{end}}</ul>{{end}}
 {{template "foot" .}}{{end}}
 
@@ -76,7 +77,7 @@ func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request, ses *sessio
 		http.Error(w, err.Error(), http.StatusBadGateway)
 		return
 	}
-	s.render(w, http.StatusOK, "index", map[string]any{"Title": "Dashboards", "User": ses.user, "Dashboards": ds, "Groups": gs, "Reports": s.reports(r, ses)})
+	s.render(w, http.StatusOK, "index", map[string]any{"Title": "Dashboards", "User": ses.user, "Dashboards": ds, "Groups": gs, "Reports": s.reports(r, ses), "Deployments": s.deployments(r, ses)})
 }
 
 // handleDashboard draws a dashboard: the page carries its definition,

@@ -176,6 +176,7 @@ func New(o Options) *Server {
 	mux.HandleFunc("GET /api/dashboards", s.authed(s.handleList))
 	mux.HandleFunc("GET /live/{name}", s.authed(s.handleLive))
 	mux.HandleFunc("GET /reports/{name}", s.authed(s.handleReport))
+	mux.HandleFunc("GET /maps/{id}", s.authed(s.handleMap))
 	s.mux = mux
 	return s
 }
