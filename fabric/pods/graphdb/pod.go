@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
@@ -41,7 +40,7 @@ type PodOptions struct {
 	// Reserved, when set, holds Listen already bound (Local binds the port
 	// it chooses, so that nothing takes it before the pod starts); the
 	// pod's first start serves on it, later ones bind Listen again.
-	Reserved *Reservation
+	Reserved *pod.Reservation
 }
 
 // DefaultMaxConnections is how many connections a tenant's graph
@@ -51,38 +50,8 @@ type PodOptions struct {
 // connection needs.
 const DefaultMaxConnections = 256
 
-// Reservation is a listener bound ahead of the pod that serves on it.
-type Reservation struct {
-	mu sync.Mutex
-	ln net.Listener
-}
-
-// take returns the reserved listener, once.
-func (r *Reservation) take() net.Listener {
-	if r == nil {
-		return nil
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	ln := r.ln
-	r.ln = nil
-	return ln
-}
-
-// Release closes the reserved listener if no pod took it.
-func (r *Reservation) Release() {
-	if ln := r.take(); ln != nil {
-		ln.Close()
-	}
-}
-
 // listen is the pod's listener: the reserved one, else Listen bound now.
-func (o PodOptions) listen() (net.Listener, error) {
-	if ln := o.Reserved.take(); ln != nil {
-		return ln, nil
-	}
-	return net.Listen("tcp", o.Listen)
-}
+func (o PodOptions) listen() (net.Listener, error) { return o.Reserved.Listen(o.Listen) }
 
 // secretFile holds the key that signs the server's JWTs, so that tokens
 // stay valid across restarts (ArangoDB's --server.jwt-secret-keyfile).
@@ -207,5 +176,5 @@ func Local(dir string, last bus.GraphDBConfig) (PodOptions, bus.GraphDBConfig, e
 	}
 	listen := "127.0.0.1:" + strconv.Itoa(port)
 	c.URL = "http://" + listen
-	return PodOptions{Dir: dir, Listen: listen, Reserved: &Reservation{ln: ln}}, c, nil
+	return PodOptions{Dir: dir, Listen: listen, Reserved: pod.Reserve(ln)}, c, nil
 }

@@ -18,7 +18,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
@@ -41,7 +40,7 @@ type PodOptions struct {
 	MaxConnections int
 	// Reserved, when set, holds Listen already bound (Local binds the
 	// port it chooses); the pod's first start serves on it.
-	Reserved *Reservation
+	Reserved *pod.Reservation
 }
 
 // DefaultListen is where the portal listens unless told: the loopback
@@ -50,30 +49,6 @@ const DefaultListen = "127.0.0.1:8480"
 
 // DefaultMaxConnections bounds the portal's connections unless set.
 const DefaultMaxConnections = 512
-
-// Reservation is a listener bound ahead of the pod that serves on it.
-type Reservation struct {
-	mu sync.Mutex
-	ln net.Listener
-}
-
-func (r *Reservation) take() net.Listener {
-	if r == nil {
-		return nil
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	ln := r.ln
-	r.ln = nil
-	return ln
-}
-
-// Release closes the reserved listener if no pod took it.
-func (r *Reservation) Release() {
-	if ln := r.take(); ln != nil {
-		ln.Close()
-	}
-}
 
 // Serve makes p the portal pod of the fabric cfg reaches: it serves on
 // o.Listen until p stops (open pages are cut, sessions closed).
@@ -84,12 +59,9 @@ func Serve(p *pod.Pod, cfg *bus.Config, o PodOptions) error {
 	if (o.CertFile == "") != (o.KeyFile == "") {
 		return errors.New("the portal needs both a certificate and a key file to serve HTTPS")
 	}
-	ln := o.Reserved.take()
-	if ln == nil {
-		var err error
-		if ln, err = net.Listen("tcp", o.Listen); err != nil {
-			return fmt.Errorf("portal: %w", err)
-		}
+	ln, err := o.Reserved.Listen(o.Listen)
+	if err != nil {
+		return fmt.Errorf("portal: %w", err)
 	}
 	if o.MaxConnections <= 0 {
 		o.MaxConnections = DefaultMaxConnections
@@ -185,5 +157,5 @@ func Local(last string) (PodOptions, string, error) {
 		}
 	}
 	listen := ln.Addr().String()
-	return PodOptions{Listen: listen, Reserved: &Reservation{ln: ln}}, "http://" + listen, nil
+	return PodOptions{Listen: listen, Reserved: pod.Reserve(ln)}, "http://" + listen, nil
 }
