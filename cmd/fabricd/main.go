@@ -22,7 +22,10 @@ func main() {
 	// default past it), halves the collector's share of a load (2M edges:
 	// 26 s -> 20 s in-process).
 	gctune.Tune(300, 512<<20)
-	os.Exit(run(os.Args[1:], os.Stderr, nil))
+	stop := startProfile()
+	code := run(os.Args[1:], os.Stderr, nil)
+	stop()
+	os.Exit(code)
 }
 
 // stopper is closed by tests to stop run as a signal would.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -96,15 +97,24 @@ func (s *sink) forget() {
 	}
 }
 
+// batchesInFlight is how many batches a sink publishes at once: the next
+// one is sent while the stream acknowledges the last, so the stream never
+// waits for the gateway between batches.
+const batchesInFlight = 2
+
 // run publishes the queued records until ctx ends, then what is queued
 // (for at most drainWait).
 func (s *sink) run(ctx context.Context) {
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, batchesInFlight)
+	defer wg.Wait()
 	batch := make([][]byte, 0, s.batch)
 	for {
 		select {
 		case rec := <-s.queue:
 			batch = append(batch, rec)
 		case <-ctx.Done():
+			wg.Wait()
 			s.drain(batch)
 			s.forget()
 			return
@@ -122,9 +132,33 @@ func (s *sink) run(ctx context.Context) {
 			}
 		}
 		timer.Stop()
-		s.publish(ctx, batch)
-		batch = batch[:0]
+		ids := s.ids(len(batch))
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			wg.Wait()
+			s.drain(batch)
+			s.forget()
+			return
+		}
+		wg.Add(1)
+		go func(batch [][]byte) {
+			defer wg.Done()
+			defer func() { <-slots }()
+			s.publish(ctx, batch, ids)
+		}(batch)
+		batch = make([][]byte, 0, s.batch)
 	}
+}
+
+// ids returns the message ids of the next n records, in order.
+func (s *sink) ids(n int) []string {
+	ids := make([]string, n)
+	for i := range ids {
+		s.seq++
+		ids[i] = s.idBase + strconv.FormatUint(s.seq, 36)
+	}
+	return ids
 }
 
 // drainWait bounds how long a stopping sink keeps publishing its queue.
@@ -146,7 +180,7 @@ func (s *sink) drain(batch [][]byte) {
 		if len(batch) == 0 {
 			return
 		}
-		if !s.publish(ctx, batch) {
+		if !s.publish(ctx, batch, s.ids(len(batch))) {
 			return
 		}
 		batch = batch[:0]
@@ -156,11 +190,11 @@ func (s *sink) drain(batch [][]byte) {
 // ackWait bounds the wait for a batch's acknowledgements.
 const ackWait = 5 * time.Second
 
-// publish publishes a batch until the stream acknowledges every record
-// or ctx ends (false then), trying again with a growing pause. The bytes
+// publish publishes a batch, its records with the message ids ids, until
+// the stream acknowledges every record or ctx ends (false then), trying again with a growing pause. The bytes
 // of each record count in flight until it is acknowledged, or until the
 // sink gives up on it.
-func (s *sink) publish(ctx context.Context, batch [][]byte) (done bool) {
+func (s *sink) publish(ctx context.Context, batch [][]byte, ids []string) (done bool) {
 	acked := make([]bool, len(batch))
 	defer func() {
 		for i, ok := range acked {
@@ -169,11 +203,8 @@ func (s *sink) publish(ctx context.Context, batch [][]byte) (done bool) {
 			}
 		}
 	}()
-	ids := make([]string, len(batch))
 	pending := make([]int, len(batch))
 	for i := range batch {
-		s.seq++
-		ids[i] = s.idBase + strconv.FormatUint(s.seq, 36)
 		pending[i] = i
 	}
 	type inflight struct {
