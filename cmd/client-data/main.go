@@ -12,6 +12,7 @@ import (
 
 	"github.com/fabricops/fabric/builtins/data"
 	"github.com/fabricops/fabric/cli"
+	"github.com/fabricops/fabric/fabric/lib/cpuprofile"
 )
 
 func main() {
@@ -19,5 +20,8 @@ func main() {
 	// files are removed on the way out.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	data.Register()
-	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	stop := cpuprofile.Start("CLIENT_CPUPROFILE") // where a data command's time goes
+	code := cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }

@@ -12,6 +12,7 @@ package main
 import (
 	"os"
 
+	"github.com/fabricops/fabric/fabric/lib/cpuprofile"
 	"github.com/fabricops/fabric/fabric/lib/gctune"
 )
 
@@ -22,7 +23,7 @@ func main() {
 	// default past it), halves the collector's share of a load (2M edges:
 	// 26 s -> 20 s in-process).
 	gctune.Tune(300, 512<<20)
-	stop := startProfile()
+	stop := cpuprofile.Start("FABRICD_CPUPROFILE")
 	code := run(os.Args[1:], os.Stderr, nil)
 	stop()
 	os.Exit(code)
