@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"runtime/metrics"
 	"strings"
 	"sync"
 	"time"
@@ -234,6 +233,19 @@ func ctxReason(ctx context.Context) string {
 	return "the call was cancelled"
 }
 
+// HeapReader returns the bytes of the heap's objects and of its live heap
+// (as of the last collection). By default it reads runtime.MemStats,
+// which stops the world for a moment; the pods set it to read
+// runtime/metrics, which does not, and which the shell does not link (its
+// package start costs every client start 0.1 ms).
+var HeapReader = func() (objects, live int64) {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	// Right after a collection (watchMemory forces one before it looks
+	// at live), the objects allocated are the live heap.
+	return int64(ms.HeapAlloc), int64(ms.HeapAlloc)
+}
+
 // memoryPoll is how often the memory watch looks at the heap.
 const memoryPoll = 5 * time.Millisecond
 
@@ -248,11 +260,7 @@ func watchMemory(thread *starlark.Thread, limit int64) func() {
 	if limit <= 0 {
 		return func() {}
 	}
-	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
-	read := func() (objects, live int64) {
-		metrics.Read(samples)
-		return int64(samples[0].Value.Uint64()), int64(samples[1].Value.Uint64())
-	}
+	read := HeapReader
 	base, _ := read()
 	trigger := base + limit
 	done := make(chan struct{})
