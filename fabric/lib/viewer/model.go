@@ -268,7 +268,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tickMsg:
 		m.ticking = false
 		if _, final := m.rows(); m.job == nil && final {
-			return m, nil
+			// The table was read whole since the last redraw: the
+			// rows on the screen may not be fetched yet.
+			return m, m.fetch()
 		}
 		return m, tea.Batch(m.tick(), m.fetch())
 	case viewMsg:

@@ -445,3 +445,33 @@ func TestSortTextLimit(t *testing.T) {
 		t.Fatalf("err = %v, want the text limit", err)
 	}
 }
+
+// gatedSource holds its first batch until gate is closed: a stream that
+// has not started when the viewer first draws.
+type gatedSource struct {
+	frame.Source
+	gate chan struct{}
+}
+
+func (g *gatedSource) Next() (arrow.Record, error) {
+	<-g.gate
+	return g.Source.Next()
+}
+
+// TestStreamReadAfterFirstScreen: a table read in the background that has
+// no row yet when the viewer first draws, and is read whole before the
+// next redraw, is shown then, without a key.
+func TestStreamReadAfterFirstScreen(t *testing.T) {
+	path := writeTable(t, 1000, 100)
+	src, err := lazy.New(lazy.NewFile(path, frame.Auto)).Head(1000).Open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &gatedSource{Source: src, gate: make(chan struct{})}
+	m := newMemTable(g, 1<<20)
+	t.Cleanup(m.Close)
+	d := newDriver(t, m, 80, 13)
+	close(g.gate)
+	<-m.done // read whole before the first tick
+	d.waitForRow("9", "9", "nyc", "NaN")
+}
