@@ -108,8 +108,10 @@ func TestBrowserWidgetFields(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/d/fields")); err != nil {
 		t.Fatal(err)
 	}
-	// Every widget with a stream has drawn the 40 records' view.
-	waitFor(t, ctx, "every widget's view", `Array.from(document.querySelectorAll(".widget")).every(function(w){return w.getAttribute("data-updates") >= 1 || w.getAttribute("data-widget") === "4"})`)
+	// Every widget with a stream has drawn a view of the records: its
+	// first view may come before the stream's records are read (an empty
+	// one), so the wait is for records, not for a view.
+	waitFor(t, ctx, "every widget's view of the records", `Array.from(document.querySelectorAll(".widget")).every(function(w){return Number(w.getAttribute("data-total")) > 0 || w.getAttribute("data-widget") === "4"})`)
 	for i, c := range cases {
 		t.Run(c.field, func(t *testing.T) {
 			probe := func(k int) string {
