@@ -59,11 +59,6 @@ var DefaultLimits = Limits{MaxSessions: 256, MaxSessionsPerUser: 16, MaxLivePerS
 // orDefault fills l's zero fields from DefaultLimits.
 func (l Limits) orDefault() Limits {
 	d := DefaultLimits
-	fill := func(v *int, def int) {
-		if *v <= 0 {
-			*v = def
-		}
-	}
 	fill(&l.MaxSessions, d.MaxSessions)
 	fill(&l.MaxSessionsPerUser, d.MaxSessionsPerUser)
 	fill(&l.MaxLivePerSession, d.MaxLivePerSession)
@@ -74,16 +69,17 @@ func (l Limits) orDefault() Limits {
 	fill(&l.MaxDatasetRows, d.MaxDatasetRows)
 	fill(&l.MaxRecordBytes, d.MaxRecordBytes)
 	fill(&l.LoginFailures, d.LoginFailures)
-	if l.IdleTimeout <= 0 {
-		l.IdleTimeout = d.IdleTimeout
-	}
-	if l.LoginWindow <= 0 {
-		l.LoginWindow = d.LoginWindow
-	}
-	if l.MaxBodyBytes <= 0 {
-		l.MaxBodyBytes = d.MaxBodyBytes
-	}
+	fill(&l.IdleTimeout, d.IdleTimeout)
+	fill(&l.LoginWindow, d.LoginWindow)
+	fill(&l.MaxBodyBytes, d.MaxBodyBytes)
 	return l
+}
+
+// fill sets *v to def when it is not above zero (unset).
+func fill[T ~int | ~int64](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
 }
 
 // Options configure a Server.
