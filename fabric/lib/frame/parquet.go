@@ -119,20 +119,38 @@ func parquetProps(schema *arrow.Schema, first arrow.Record) (*parquet.WriterProp
 		parquet.WithCompressionLevel(1),
 		parquet.WithMaxRowGroupLength(rowGroupRows),
 		// Dictionaries pay for text with few distinct values (hosts,
-		// states, regions: stored once, compared once). Numbers, times
-		// and text that is mostly distinct (messages) are written plain:
-		// hashing each value only to fall back to plain encoding cost a
-		// third of the write.
+		// states, regions: stored once, compared once). Text that is
+		// mostly distinct (messages) and floats are written plain,
+		// integers and times as deltas (deltaEncoded): hashing each value
+		// only to fall back to plain encoding cost a third of the write.
 		parquet.WithDictionaryDefault(false),
 		// A dictionary that outgrows this falls back to plain encoding.
 		parquet.WithDictionaryPageSizeLimit(256 << 10),
 	}
 	for i, f := range schema.Fields() {
-		if f.Type.ID() == arrow.DICTIONARY || isText(f.Type) && (first == nil || fewDistinct(first.Column(i))) {
+		switch {
+		case f.Type.ID() == arrow.DICTIONARY || isText(f.Type) && (first == nil || fewDistinct(first.Column(i))):
 			opts = append(opts, parquet.WithDictionaryFor(f.Name, true))
+		case deltaEncoded(f.Type):
+			opts = append(opts, parquet.WithEncodingFor(f.Name, parquet.Encodings.DeltaBinaryPacked))
 		}
 	}
 	return parquet.NewWriterProperties(opts...), pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema(), pqarrow.WithAllocator(mem))
+}
+
+// deltaEncoded reports whether a column of type t is written with
+// DELTA_BINARY_PACKED: integers, dates and times, which in logs and
+// metrics are mostly ids and instants that grow by small steps. Plain,
+// their eight bytes a row are what zstd spends most of a write on and
+// compresses least (a second-by-second timestamp column: 80 MB plain,
+// 62 MB compressed); as deltas they take a few bits a row, and every
+// reader of Parquet decodes them.
+func deltaEncoded(t arrow.DataType) bool {
+	switch t.ID() {
+	case arrow.INT32, arrow.INT64, arrow.DATE32, arrow.TIMESTAMP, arrow.TIME32, arrow.TIME64, arrow.DURATION:
+		return true
+	}
+	return false
 }
 
 // fewDistinct reports whether at most half of the first values of a text

@@ -20,8 +20,9 @@ import (
 // (directly, or through Arrow's reader: small ints, seconds, lists,
 // dictionaries), with nulls, in row groups of 1,000 rows and small pages
 // (so that skips cross pages and row groups), half of them dictionary
-// encoded.
-func writeScanFile(t *testing.T, rows int) string {
+// encoded; with delta, its integers and times that are not are written as
+// DELTA_BINARY_PACKED, as the fabric writes them.
+func writeScanFile(t *testing.T, rows int, delta bool) string {
 	t.Helper()
 	mem := memory.DefaultAllocator
 	dict := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
@@ -76,9 +77,15 @@ func writeScanFile(t *testing.T, rows int) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(1000), parquet.WithDataPageSize(512),
+	opts := []parquet.WriterProperty{parquet.WithMaxRowGroupLength(1000), parquet.WithDataPageSize(512),
 		parquet.WithCompression(compress.Codecs.Zstd), parquet.WithDictionaryDefault(false),
-		parquet.WithDictionaryFor("low", true), parquet.WithDictionaryFor("s", true), parquet.WithDictionaryFor("i64", true))
+		parquet.WithDictionaryFor("low", true), parquet.WithDictionaryFor("s", true), parquet.WithDictionaryFor("i64", true)}
+	if delta {
+		for _, c := range []string{"k", "i32", "i16", "ts", "tsec", "d"} {
+			opts = append(opts, parquet.WithEncodingFor(c, parquet.Encodings.DeltaBinaryPacked))
+		}
+	}
+	props := parquet.NewWriterProperties(opts...)
 	w, err := pqarrow.NewFileWriter(schema, f, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
 		t.Fatal(err)
@@ -106,8 +113,14 @@ func appendOr(b array.Builder, null bool, add func()) {
 // row groups, dense and sparse rows (runs skipped within and across
 // pages), and with a projection.
 func TestScanWhereEqualsTake(t *testing.T) {
+	for _, delta := range []bool{false, true} {
+		t.Run(fmt.Sprintf("delta %v", delta), func(t *testing.T) { testScanWhereEqualsTake(t, delta) })
+	}
+}
+
+func testScanWhereEqualsTake(t *testing.T, delta bool) {
 	const rows = 5000
-	path := writeScanFile(t, rows)
+	path := writeScanFile(t, rows, delta)
 	want := readAll(t, path, frame.Scan{})
 	defer want.Release()
 	cases := []struct {
@@ -179,7 +192,7 @@ func TestScanWhereEqualsTake(t *testing.T) {
 // TestScanWhereError: an error of the filter fails the read, and closing
 // a scan midway stops its workers.
 func TestScanWhereError(t *testing.T) {
-	path := writeScanFile(t, 5000)
+	path := writeScanFile(t, 5000, true)
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
