@@ -42,7 +42,9 @@ func TestParquetEncodings(t *testing.T) {
 		null := i%97 == 5
 		appendOr(b.Field(0), null, func() { b.Field(0).(*array.Int64Builder).Append(v) })
 		appendOr(b.Field(1), null, func() { b.Field(1).(*array.Int32Builder).Append(int32(v)) })
-		appendOr(b.Field(2), null, func() { b.Field(2).(*array.TimestampBuilder).Append(arrow.Timestamp(1_700_000_000_000_000_000 + int64(i)*1e9)) })
+		appendOr(b.Field(2), null, func() {
+			b.Field(2).(*array.TimestampBuilder).Append(arrow.Timestamp(1_700_000_000_000_000_000 + int64(i)*1e9))
+		})
 		appendOr(b.Field(3), null, func() { b.Field(3).(*array.Date32Builder).Append(arrow.Date32(20_000 - i%400)) })
 		appendOr(b.Field(4), null, func() { b.Field(4).(*array.Float64Builder).Append(float64(i%10_000) / 100) })
 		appendOr(b.Field(5), null, func() { b.Field(5).(*array.StringBuilder).Append([]string{"OK", "WARN", "CRIT"}[i%3]) })
