@@ -17,11 +17,12 @@ import (
 )
 
 // Message is a message read from a stream: its sequence number, when the
-// stream stored it, and its data (a record, as written).
+// stream stored it, its data (a record, as written) and its headers.
 type Message struct {
-	Seq  uint64
-	Time time.Time
-	Data []byte
+	Seq    uint64
+	Time   time.Time
+	Data   []byte
+	Header nats.Header // the message's headers (nil: none)
 }
 
 // ReadOptions say what Read reads.
@@ -134,7 +135,7 @@ func Read(ctx context.Context, js jetstream.JetStream, name string, o ReadOption
 		if err != nil {
 			return n, fmt.Errorf("reading stream %s: %w", name, err)
 		}
-		if err := fn(Message{Seq: meta.Sequence.Stream, Time: meta.Timestamp, Data: m.Data()}); err != nil {
+		if err := fn(Message{Seq: meta.Sequence.Stream, Time: meta.Timestamp, Data: m.Data(), Header: m.Headers()}); err != nil {
 			return n, err
 		}
 		n++
@@ -344,7 +345,7 @@ func readDurable(ctx context.Context, st jetstream.Stream, o ReadOptions, fn fun
 				fcancel()
 				return n, err
 			}
-			if err := fn(Message{Seq: meta.Sequence.Stream, Time: meta.Timestamp, Data: m.Data()}); err != nil {
+			if err := fn(Message{Seq: meta.Sequence.Stream, Time: meta.Timestamp, Data: m.Data(), Header: m.Headers()}); err != nil {
 				_ = m.Nak()
 				fcancel()
 				return n, err

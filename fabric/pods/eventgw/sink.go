@@ -16,11 +16,12 @@ import (
 // sink publishes an endpoint's records to its stream in batches. A record
 // leaves the sink's queue only once the stream has acknowledged it: while
 // the stream cannot be reached (a NATS server restarting), the batch is
-// tried again, each record with the same message id, so that the
-// stream's duplicate window drops the copies a lost acknowledgement
-// would make. The queue is bounded: put blocks when it is full (TCP: the
-// sender is slowed down, nothing is lost) or drops (UDP and traps, which
-// have no way to slow a sender down; counted).
+// tried again, and what the stream stored though its acknowledgement was
+// lost is not sent twice (each record carries its id, RecordIDHeader, and
+// the sink reads back which ids the stream holds before it sends again).
+// The queue is bounded: put blocks when it is full (TCP: the sender is
+// slowed down, nothing is lost) or drops (UDP and traps, which have no
+// way to slow a sender down; counted).
 type sink struct {
 	js      jetstream.JetStream
 	stream  string
@@ -31,9 +32,22 @@ type sink struct {
 	seq     uint64
 	limit   *byteLimit // the bytes in flight of the gateway's tenant
 
+	// The last stream sequence acknowledged to the sink (once known):
+	// every record sent after has a later one.
+	lastSeq  atomic.Uint64
+	seqKnown atomic.Bool
+
 	published, dropped atomic.Int64
 	lastErr            atomic.Value // string: why the last publish failed ("" once one succeeds)
 }
+
+// RecordIDHeader is the header naming each record a gateway publishes
+// (pod, endpoint, start, number). The stream does not index it, as it
+// would a Nats-Msg-Id: that index of every id in the duplicate window
+// cost the stream a fifth of its ingest rate, and more the longer it
+// ran; the sink reads the ids back only after an acknowledgement went
+// missing.
+const RecordIDHeader = "Fabric-Record-Id"
 
 // queueSize is how many records a sink holds that its stream has not
 // acknowledged yet.
@@ -190,12 +204,34 @@ func (s *sink) drain(batch [][]byte) {
 // ackWait bounds the wait for a batch's acknowledgements.
 const ackWait = 5 * time.Second
 
-// publish publishes a batch, its records with the message ids ids, until
-// the stream acknowledges every record or ctx ends (false then), trying again with a growing pause. The bytes
-// of each record count in flight until it is acknowledged, or until the
-// sink gives up on it.
+// settleWait is how long, after a round trip to the server, a sink
+// waits for the acknowledgements still due before it asks the stream
+// which records it holds: the server then holds all the sink sent, and
+// the stream stores what it holds in microseconds a record.
+const settleWait = time.Second
+
+// inflight is a record sent, waiting for its acknowledgement.
+type inflight struct {
+	i int // in the batch
+	f jetstream.PubAckFuture
+}
+
+// publish publishes a batch, its records named by ids, until the stream
+// acknowledges every record or ctx ends (false then), trying again with a
+// growing pause. Before a record is sent again the sink makes sure the
+// stream does not hold it already (stored, its acknowledgement lost): so
+// each record is stored once, however long the stream was away. The
+// bytes of each record count in flight until it is acknowledged, or until
+// the sink gives up on it.
 func (s *sink) publish(ctx context.Context, batch [][]byte, ids []string) (done bool) {
 	acked := make([]bool, len(batch))
+	ack := func(i int) {
+		if !acked[i] {
+			acked[i] = true
+			s.published.Add(1)
+			s.limit.give(int64(len(batch[i])))
+		}
+	}
 	defer func() {
 		for i, ok := range acked {
 			if !ok {
@@ -207,17 +243,45 @@ func (s *sink) publish(ctx context.Context, batch [][]byte, ids []string) (done 
 	for i := range batch {
 		pending[i] = i
 	}
-	type inflight struct {
-		i int
-		f jetstream.PubAckFuture
-	}
+	// from: a stream sequence that no record of the batch can be at or
+	// before (learned once, then each acknowledgement raises it).
+	from, known := uint64(0), false
+	var sent []inflight // of the last try
 	pause := 100 * time.Millisecond
-	for {
-		var sent []inflight
-		var failed []int
+	for try := 0; ; try++ {
+		if try > 0 {
+			select {
+			case <-time.After(pause):
+			case <-ctx.Done():
+				return false
+			}
+			pause = min(2*pause, 2*time.Second)
+		}
 		var why error
+		switch {
+		case !known:
+			if from, why = s.floor(ctx); why == nil {
+				known = true
+			}
+		case sent != nil:
+			// Some records were sent and not acknowledged: keep those the
+			// stream stored, send the others again.
+			pending, why = s.unstored(ctx, from, ids, pending, sent, acked, ack)
+			if why == nil {
+				sent = nil
+			}
+		}
+		if why != nil {
+			s.lastErr.Store(why.Error())
+			continue
+		}
+		if len(pending) == 0 {
+			s.lastErr.Store("")
+			return true
+		}
+		var failed []int
 		for _, i := range pending {
-			f, err := s.js.PublishMsgAsync(&nats.Msg{Subject: s.subject, Data: batch[i], Header: nats.Header{jetstream.MsgIDHeader: []string{ids[i]}}})
+			f, err := s.js.PublishMsgAsync(&nats.Msg{Subject: s.subject, Data: batch[i], Header: nats.Header{RecordIDHeader: []string{ids[i]}}})
 			if err != nil {
 				failed, why = append(failed, i), err
 				continue
@@ -228,15 +292,12 @@ func (s *sink) publish(ctx context.Context, batch [][]byte, ids []string) (done 
 	acks:
 		for k, x := range sent {
 			select {
-			case <-x.f.Ok():
-				s.published.Add(1)
-				acked[x.i] = true
-				s.limit.give(int64(len(batch[x.i])))
+			case pa := <-x.f.Ok():
+				s.sawSeq(pa.Sequence)
+				ack(x.i)
 			case err := <-x.f.Err():
 				failed, why = append(failed, x.i), err
 			case <-timer.C:
-				// The rest are sent again, with the same ids: the stream
-				// keeps one copy of those it did store.
 				for _, y := range sent[k:] {
 					failed = append(failed, y.i)
 				}
@@ -254,11 +315,86 @@ func (s *sink) publish(ctx context.Context, batch [][]byte, ids []string) (done 
 		}
 		s.lastErr.Store(why.Error())
 		pending = failed
-		select {
-		case <-time.After(pause):
-		case <-ctx.Done():
-			return false
-		}
-		pause = min(2*pause, 2*time.Second)
 	}
+}
+
+// floor returns a stream sequence no record the sink sends from now on
+// can be at or before: the last it saw acknowledged or, before the first,
+// the stream's last.
+func (s *sink) floor(ctx context.Context) (uint64, error) {
+	if s.seqKnown.Load() {
+		return s.lastSeq.Load(), nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, ackWait)
+	defer cancel()
+	st, err := s.js.Stream(ctx, streams.JetStreamName(s.stream))
+	if err != nil {
+		return 0, fmt.Errorf("stream %s: %w", s.stream, err)
+	}
+	info, err := st.Info(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("stream %s: %w", s.stream, err)
+	}
+	s.sawSeq(info.State.LastSeq)
+	s.seqKnown.Store(true)
+	return s.lastSeq.Load(), nil
+}
+
+// sawSeq raises the last stream sequence the sink saw acknowledged.
+func (s *sink) sawSeq(seq uint64) {
+	for {
+		cur := s.lastSeq.Load()
+		if seq <= cur || s.lastSeq.CompareAndSwap(cur, seq) {
+			return
+		}
+	}
+}
+
+// unstored returns the records of pending the stream does not hold,
+// acknowledging (ack) those it does. sent are the records last sent: a
+// round trip to the server makes sure none is still on its way, and their
+// acknowledgements still due get settleWait to come; then the stream's
+// records after from tell which of the rest it stored.
+func (s *sink) unstored(ctx context.Context, from uint64, ids []string, pending []int, sent []inflight, acked []bool, ack func(int)) ([]int, error) {
+	fctx, cancel := context.WithTimeout(ctx, ackWait)
+	err := s.js.Conn().FlushWithContext(fctx)
+	cancel()
+	if err != nil {
+		return pending, fmt.Errorf("stream %s: %w", s.stream, err)
+	}
+	settle := time.NewTimer(settleWait)
+	defer settle.Stop()
+wait:
+	for _, x := range sent {
+		select {
+		case pa := <-x.f.Ok():
+			s.sawSeq(pa.Sequence)
+			ack(x.i)
+		case <-x.f.Err():
+		case <-settle.C:
+			break wait
+		case <-ctx.Done():
+			return pending, ctx.Err()
+		}
+	}
+	want := map[string]int{}
+	for _, i := range pending {
+		want[ids[i]] = i
+	}
+	_, err = streams.Read(ctx, s.js, s.stream, streams.ReadOptions{AfterSeq: from}, func(m streams.Message) error {
+		if i, ok := want[m.Header.Get(RecordIDHeader)]; ok {
+			ack(i)
+		}
+		return nil
+	})
+	if err != nil {
+		return pending, err
+	}
+	rest := pending[:0]
+	for _, i := range pending {
+		if !acked[i] {
+			rest = append(rest, i)
+		}
+	}
+	return rest, nil
 }
