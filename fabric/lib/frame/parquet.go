@@ -94,11 +94,12 @@ type parquetSink struct {
 	w      io.Writer
 	schema *arrow.Schema
 	fw     *pqarrow.FileWriter
+	dicts  *textDicts // the text columns given to the writer as dictionaries (nil: none)
 	closed bool
 }
 
 func newParquetSink(w io.Writer, schema *arrow.Schema) (*parquetSink, error) {
-	props, aprops := parquetProps(schema, nil)
+	props, aprops, _ := parquetProps(schema, nil)
 	if _, err := pqarrow.ToParquet(schema, props, aprops); err != nil {
 		return nil, fmt.Errorf("parquet: %v", err)
 	}
@@ -110,8 +111,9 @@ func newParquetSink(w io.Writer, schema *arrow.Schema) (*parquetSink, error) {
 const dictionarySample = 8192
 
 // parquetProps returns the writer's properties; first, when set, is the
-// first batch, which chooses the text columns encoded with a dictionary.
-func parquetProps(schema *arrow.Schema, first arrow.Record) (*parquet.WriterProperties, pqarrow.ArrowWriterProperties) {
+// first batch, which chooses the text columns encoded with a dictionary
+// (dictText: their indices).
+func parquetProps(schema *arrow.Schema, first arrow.Record) (props *parquet.WriterProperties, aprops pqarrow.ArrowWriterProperties, dictText []int) {
 	mem := memory.DefaultAllocator
 	opts := []parquet.WriterProperty{
 		parquet.WithAllocator(mem),
@@ -129,13 +131,16 @@ func parquetProps(schema *arrow.Schema, first arrow.Record) (*parquet.WriterProp
 	}
 	for i, f := range schema.Fields() {
 		switch {
-		case f.Type.ID() == arrow.DICTIONARY || isText(f.Type) && (first == nil || fewDistinct(first.Column(i))):
+		case f.Type.ID() == arrow.DICTIONARY:
 			opts = append(opts, parquet.WithDictionaryFor(f.Name, true))
+		case isText(f.Type) && (first == nil || fewDistinct(first.Column(i))):
+			opts = append(opts, parquet.WithDictionaryFor(f.Name, true))
+			dictText = append(dictText, i)
 		case deltaEncoded(f.Type):
 			opts = append(opts, parquet.WithEncodingFor(f.Name, parquet.Encodings.DeltaBinaryPacked))
 		}
 	}
-	return parquet.NewWriterProperties(opts...), pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema(), pqarrow.WithAllocator(mem))
+	return parquet.NewWriterProperties(opts...), pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema(), pqarrow.WithAllocator(mem)), dictText
 }
 
 // deltaEncoded reports whether a column of type t is written with
@@ -188,11 +193,23 @@ func valueText(a arrow.Array, i int) string {
 }
 
 func (s *parquetSink) open(first arrow.Record) error {
-	props, aprops := parquetProps(s.schema, first)
+	props, aprops, dictText := parquetProps(s.schema, first)
+	schema := s.schema
+	if s.dicts = newTextDicts(s.schema, dictText); s.dicts != nil {
+		// The writer takes those columns as dictionaries; the file says
+		// they are text, as they are.
+		schema = s.dicts.schema
+		aprops = pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(memory.DefaultAllocator))
+	}
 	// Hide w's Close: the Parquet writer would close it.
-	fw, err := pqarrow.NewFileWriter(s.schema, writerOnly{s.w}, props, aprops)
+	fw, err := pqarrow.NewFileWriter(schema, writerOnly{s.w}, props, aprops)
 	if err != nil {
 		return fmt.Errorf("parquet: %v", err)
+	}
+	if s.dicts != nil {
+		if err := fw.AppendKeyValueMetadata(arrowSchemaKey, storedSchema(s.schema)); err != nil {
+			return fmt.Errorf("parquet: %v", err)
+		}
 	}
 	s.fw = fw
 	return nil
@@ -208,6 +225,19 @@ func (s *parquetSink) Write(rec arrow.Record) error {
 	if s.fw == nil {
 		if err := s.open(rec); err != nil {
 			return err
+		}
+	}
+	if s.dicts != nil {
+		enc, grew, err := s.dicts.encode(rec)
+		if err != nil {
+			return fmt.Errorf("parquet: %v", err)
+		}
+		defer enc.Release()
+		rec = enc
+		if n, err := s.fw.RowGroupNumRows(); grew && err == nil && n > 0 {
+			if err := s.fw.NewBufferedRowGroupChecked(); err != nil {
+				return fmt.Errorf("parquet: %v", err)
+			}
 		}
 	}
 	if err := s.fw.WriteBuffered(rec); err != nil {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -101,6 +102,89 @@ func TestParquetEncodings(t *testing.T) {
 				if g[i][j] != w[i][j] {
 					t.Fatalf("row %d column %s: %v, want %v", i, schema.Field(j).Name, g[i][j], w[i][j])
 				}
+			}
+		}
+	}
+}
+
+// TestParquetTextDictionaries: text columns chosen for a dictionary
+// (few distinct values in the first batch) read back as the same text,
+// of the same type, whatever comes after: new values in a later batch,
+// nulls, binary values, and a column whose values stop repeating (its
+// dictionary outgrows its bounds).
+func TestParquetTextDictionaries(t *testing.T) {
+	mem := memory.DefaultAllocator
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "state", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "later", Type: arrow.BinaryTypes.LargeString, Nullable: true},
+		{Name: "bin", Type: arrow.BinaryTypes.Binary, Nullable: true},
+	}, nil)
+	var recs []arrow.Record
+	row := 0
+	for batch := range 8 {
+		b := array.NewRecordBuilder(mem, schema)
+		for range 50_000 {
+			state := []string{"OK", "WARN", "CRIT"}[row%3]
+			if batch >= 2 && row%7 == 0 {
+				state = "NEW" + strconv.Itoa(batch) // new values mid row group
+			}
+			appendOr(b.Field(0), row%11 == 0, func() { b.Field(0).(*array.StringBuilder).Append(state) })
+			later := "x" + strconv.Itoa(row%4)
+			if batch >= 1 {
+				later = "distinct " + strconv.Itoa(row) // past the dictionary's bounds
+			}
+			appendOr(b.Field(1), row%13 == 0, func() { b.Field(1).(*array.LargeStringBuilder).Append(later) })
+			appendOr(b.Field(2), row%17 == 0, func() { b.Field(2).(*array.BinaryBuilder).Append([]byte{byte(row % 5), 0}) })
+			row++
+		}
+		recs = append(recs, b.NewRecord())
+		b.Release()
+	}
+	src := frame.FromRecords(schema, recs) // takes the records
+	path := filepath.Join(t.TempDir(), "dict.parquet")
+	if err := src.Write(path, frame.Auto); err != nil {
+		t.Fatal(err)
+	}
+	got, err := frame.Read(path, frame.Auto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range got.Schema().Fields() {
+		if w := schema.Field(i); f.Name != w.Name || !arrow.TypeEqual(f.Type, w.Type) {
+			t.Fatalf("column %d read back as %s %s, want %s %s", i, f.Name, f.Type, w.Name, w.Type)
+		}
+	}
+	g, w := rows(got), rows(src)
+	if len(g) != len(w) {
+		t.Fatalf("%d rows read back, want %d", len(g), len(w))
+	}
+	for i := range w {
+		for j := range w[i] {
+			if g[i][j] != w[i][j] {
+				t.Fatalf("row %d column %s: %v, want %v", i, schema.Field(j).Name, g[i][j], w[i][j])
+			}
+		}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	pf, err := file.NewParquetReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	// A row group starts where a dictionary grew: state and bin keep
+	// theirs in every row group.
+	for g := range pf.NumRowGroups() {
+		for _, c := range []int{0, 2} {
+			cc, err := pf.MetaData().RowGroup(g).ColumnChunk(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Contains(cc.Encodings(), parquet.Encodings.RLEDict) {
+				t.Errorf("row group %d column %s: encodings %v, want a dictionary", g, schema.Field(c).Name, cc.Encodings())
 			}
 		}
 	}
