@@ -3,9 +3,10 @@
 # doing the same column computation, end to end as jobs.
 #
 # Makes ROWS rows (default 1,000,000; bench/out/pipeline-ROWS.parquet, as
-# bench/pipeline.sh makes it, reused while current), starts a local fabric
-# of its own (a temporary FABRIC_HOME, stopped and removed on exit), adds
-# it as the dataset bench-ROWS, and adds the bot package of
+# bench/pipeline.sh makes it, reused while current and written by this
+# build), starts a local fabric of its own (a temporary FABRIC_HOME,
+# stopped and removed on exit), adds it as the dataset bench-ROWS, and adds
+# the bot package of
 # bench/out/botbench (namespace bench, one transform bot, scale, that
 # sets load = cpu * 2 + mem on each row). Then, RUNS times each (default
 # 3), in turn, a fresh process runs the job and writes its output:
@@ -29,7 +30,7 @@ build
 start_fabric
 
 pq="$out/pipeline-$ROWS.parquet"
-if [ ! -f "$pq" ] || [ bench/gencsv/main.go -nt "$pq" ]; then
+if ! written_here "$pq" || [ bench/gencsv/main.go -nt "$pq" ]; then
   gen_csv "$ROWS" "$out/pipeline.csv"
   to_parquet "$out/pipeline.csv" "$pq"
   rm -f "$out/pipeline.csv"

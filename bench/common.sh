@@ -32,10 +32,20 @@ gen_csv() {
   fi
 }
 
-# to_parquet CSV PARQUET: convert unless PARQUET is newer than CSV.
+# writer_stamp: names the Parquet writer of this build (the data build's
+# digest); FILE.writer holds the stamp of the build that wrote FILE.
+writer_stamp() { sha256sum "$out/client-data" | cut -c1-16; }
+
+# written_here FILE: whether this build wrote FILE (an earlier build's
+# file, in other encodings, would give the peer another file to read).
+written_here() { [ -f "$1" ] && [ "$(cat "$1.writer" 2>/dev/null)" = "$(writer_stamp)" ]; }
+
+# to_parquet CSV PARQUET: convert unless this build wrote PARQUET from
+# this CSV.
 to_parquet() {
-  if [ ! -f "$2" ] || [ "$1" -nt "$2" ]; then
+  if ! written_here "$2" || [ "$1" -nt "$2" ]; then
     "$out/client" file-ops csv-to-parquet --from "$1" --to "$2" >/dev/null
+    writer_stamp >"$2.writer"
   fi
 }
 

@@ -4,9 +4,9 @@
 #
 # Generates a CSV of ROWS rows (default 10,000,000, about 1 GB, shared with
 # bench/dataset.sh), converts it to Parquet once (bench/out/filter.parquet,
-# reused while current), starts a local fabric of its own (a temporary
-# FABRIC_HOME, stopped and removed on exit) and adds that file as the
-# dataset "big". Then, RUNS times each (default 3), in turn:
+# reused while current and written by this build), starts a local fabric
+# of its own (a temporary FABRIC_HOME, stopped and removed on exit) and
+# adds that file as the dataset "big". Then, RUNS times each (default 3), in turn:
 #   - ours: a fresh process,
 #       client -c 'dataset.get("big").filter(QUERY).to_parquet(OUT)'
 #     timed whole from the outside (process start, the fetch from the
