@@ -59,16 +59,7 @@ func TestParquetEncodings(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	pf, err := file.NewParquetReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pf.Close()
+	pf := openParquet(t, path)
 	want := map[string]parquet.Encoding{
 		"id": parquet.Encodings.DeltaBinaryPacked, "n": parquet.Encodings.DeltaBinaryPacked,
 		"ts": parquet.Encodings.DeltaBinaryPacked, "day": parquet.Encodings.DeltaBinaryPacked,
@@ -94,17 +85,7 @@ func TestParquetEncodings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g, w := rows(got), rows(src); len(g) != len(w) {
-		t.Fatalf("%d rows read back, want %d", len(g), len(w))
-	} else {
-		for i := range w {
-			for j := range w[i] {
-				if g[i][j] != w[i][j] {
-					t.Fatalf("row %d column %s: %v, want %v", i, schema.Field(j).Name, g[i][j], w[i][j])
-				}
-			}
-		}
-	}
+	sameRows(t, schema, got, src)
 }
 
 // TestParquetTextDictionaries: text columns chosen for a dictionary
@@ -154,27 +135,8 @@ func TestParquetTextDictionaries(t *testing.T) {
 			t.Fatalf("column %d read back as %s %s, want %s %s", i, f.Name, f.Type, w.Name, w.Type)
 		}
 	}
-	g, w := rows(got), rows(src)
-	if len(g) != len(w) {
-		t.Fatalf("%d rows read back, want %d", len(g), len(w))
-	}
-	for i := range w {
-		for j := range w[i] {
-			if g[i][j] != w[i][j] {
-				t.Fatalf("row %d column %s: %v, want %v", i, schema.Field(j).Name, g[i][j], w[i][j])
-			}
-		}
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	pf, err := file.NewParquetReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pf.Close()
+	sameRows(t, schema, got, src)
+	pf := openParquet(t, path)
 	// A row group starts where a dictionary grew: state and bin keep
 	// theirs in every row group.
 	for g := range pf.NumRowGroups() {
@@ -185,6 +147,38 @@ func TestParquetTextDictionaries(t *testing.T) {
 			}
 			if !slices.Contains(cc.Encodings(), parquet.Encodings.RLEDict) {
 				t.Errorf("row group %d column %s: encodings %v, want a dictionary", g, schema.Field(c).Name, cc.Encodings())
+			}
+		}
+	}
+}
+
+// openParquet opens a Parquet file's metadata, closed when the test ends.
+func openParquet(t *testing.T, path string) *file.Reader {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	pf, err := file.NewParquetReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pf.Close() })
+	return pf
+}
+
+// sameRows fails unless got holds want's rows, in order.
+func sameRows(t *testing.T, schema *arrow.Schema, got, want *frame.Frame) {
+	t.Helper()
+	g, w := rows(got), rows(want)
+	if len(g) != len(w) {
+		t.Fatalf("%d rows read back, want %d", len(g), len(w))
+	}
+	for i := range w {
+		for j := range w[i] {
+			if g[i][j] != w[i][j] {
+				t.Fatalf("row %d column %s: %v, want %v", i, schema.Field(j).Name, g[i][j], w[i][j])
 			}
 		}
 	}
