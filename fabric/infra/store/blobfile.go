@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -27,6 +28,11 @@ type BlobFile struct {
 	chunks *chunkReader // reads by chunk, when the blob allows (then no download)
 	f      *os.File
 	ctx    context.Context
+
+	// Read by chunk, the blob can be downloaded after all (ReadMost).
+	store       *Store
+	whole       sync.Once
+	downloading atomic.Bool // the download serves the reads
 
 	// The blob's last bytes, fetched chunk by chunk from the end (by
 	// their sequence in the object store's stream) for the reads that
@@ -59,7 +65,7 @@ func (s *Store) OpenBlobFile(ctx context.Context, path string, byChunk bool) (*B
 			return nil, err
 		}
 		if c != nil {
-			return &BlobFile{path: path, size: c.size, chunks: c, ctx: dctx, cancel: cancel}, nil
+			return &BlobFile{path: path, size: c.size, chunks: c, ctx: dctx, cancel: cancel, store: s}, nil
 		}
 	}
 	r, size, err := s.GetBlob(dctx, path)
@@ -216,14 +222,48 @@ func (b *BlobFile) stop(err error) {
 // Prefetch starts fetching n bytes at off ahead of their reads, when the
 // blob is read by chunk (a downloaded blob brings them anyway).
 func (b *BlobFile) Prefetch(off, n int64) {
-	if b.chunks != nil {
+	if b.byChunk() {
 		b.chunks.prefetch(off, n)
 	}
 }
 
+// ReadMost tells a blob read by chunk that its reader will read most of
+// it (every column of a Parquet file): it is downloaded instead, in one
+// stream, which costs the store much less than a request a chunk (for a
+// scan of every column, the store's share of the CPU halves). The reads
+// from then on wait for the download's bytes. A download that cannot
+// start leaves the reads by chunk.
+func (b *BlobFile) ReadMost() {
+	if b.chunks == nil {
+		return
+	}
+	b.whole.Do(func() {
+		r, size, err := b.store.GetBlob(b.ctx, b.path)
+		if err != nil {
+			return
+		}
+		if size != b.size {
+			r.Close()
+			return
+		}
+		f, err := os.CreateTemp("", "fabric-blob-*")
+		if err != nil {
+			r.Close()
+			return
+		}
+		b.f, b.done, b.tailStart = f, make(chan struct{}), size
+		b.cond = sync.NewCond(&b.mu)
+		go b.download(r)
+		b.downloading.Store(true)
+	})
+}
+
+// byChunk reports whether the reads go by chunk.
+func (b *BlobFile) byChunk() bool { return b.chunks != nil && !b.downloading.Load() }
+
 // Downloads reports whether the blob is downloaded (its chunks do not
-// allow reads by chunk).
-func (b *BlobFile) Downloads() bool { return b.chunks == nil }
+// allow reads by chunk, or ReadMost asked for it).
+func (b *BlobFile) Downloads() bool { return !b.byChunk() }
 
 // Size returns the blob's size.
 func (b *BlobFile) Size() int64 { return b.size }
@@ -239,7 +279,7 @@ func (b *BlobFile) ReadAt(p []byte, off int64) (int, error) {
 	if off >= b.size {
 		return 0, io.EOF
 	}
-	if b.chunks != nil {
+	if b.byChunk() {
 		n, err := b.chunks.readAt(p, off)
 		if err == nil && n < len(p) {
 			err = io.EOF
@@ -289,7 +329,8 @@ func (b *BlobFile) Seek(offset int64, whence int) (int64, error) {
 // Close stops the download and removes the file.
 func (b *BlobFile) Close() error {
 	b.cancel()
-	if b.chunks != nil {
+	b.whole.Do(func() {}) // no download starts from now on
+	if b.byChunk() {
 		return nil
 	}
 	<-b.done

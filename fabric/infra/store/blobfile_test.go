@@ -129,3 +129,62 @@ func TestBlobFileCloseMidDownload(t *testing.T) {
 		}
 	}
 }
+
+// TestBlobFileReadMost: a blob read by chunk that is told most of it will
+// be read downloads it instead; the reads after (at any offset, past the
+// end) return its bytes as before, and Close removes the download's file.
+// A blob told nothing stays read by chunk.
+func TestBlobFileReadMost(t *testing.T) {
+	s, _ := openStoreConn(t)
+	ctx := context.Background()
+	const size = 3<<20 + 17
+	want := make([]byte, size)
+	rand.Read(want)
+	if _, err := s.PutBlob(ctx, "bf/most", bytes.NewReader(want)); err != nil {
+		t.Fatal(err)
+	}
+	left, _ := filepath.Glob(filepath.Join(os.TempDir(), "fabric-blob-*"))
+	b, err := s.OpenBlobFile(ctx, "bf/most", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	footer := make([]byte, 100)
+	if _, err := b.ReadAt(footer, size-100); err != nil || !bytes.Equal(footer, want[size-100:]) {
+		t.Fatalf("the footer by chunk: %v", err)
+	}
+	if b.Downloads() {
+		t.Fatal("a blob of even chunks downloads before ReadMost")
+	}
+	b.ReadMost()
+	b.ReadMost() // once is enough
+	if !b.Downloads() {
+		t.Fatal("ReadMost did not start a download")
+	}
+	for _, r := range [][2]int{{0, size}, {size - 8, 8}, {size / 2, 70000}, {5, 1}} {
+		p := make([]byte, r[1])
+		if n, err := b.ReadAt(p, int64(r[0])); err != nil || n != r[1] || !bytes.Equal(p, want[r[0]:r[0]+r[1]]) {
+			t.Fatalf("ReadAt(%d, %d) = %d, %v", r[1], r[0], n, err)
+		}
+	}
+	if n, err := b.ReadAt(make([]byte, 16), size-8); n != 8 || err != io.EOF {
+		t.Errorf("read across the end: %d %v, want 8 and EOF", n, err)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := filepath.Glob(filepath.Join(os.TempDir(), "fabric-blob-*"))
+	if len(after) > len(left) {
+		t.Errorf("temporary files left: %v", after)
+	}
+
+	// Closed before: no download starts.
+	b, err = s.OpenBlobFile(ctx, "bf/most", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	b.ReadMost()
+	if b.Downloads() {
+		t.Error("ReadMost after Close started a download")
+	}
+}

@@ -129,6 +129,9 @@ func OpenParquet(r parquet.ReaderAtSeeker, name string, scan Scan, opts ...Optio
 		}
 		return s, nil
 	}
+	if rm, ok := r.(mostReader); ok && readsMost(pf.MetaData(), groups, leaves) {
+		rm.ReadMost()
+	}
 	if scan.Where != nil {
 		if s.sel, err = newSelectScan(name, r, pf, fr, scan.Columns, scan.WhereColumns, groups, scan.Where, o.batch); err != nil {
 			pf.Close()
@@ -143,6 +146,41 @@ func OpenParquet(r parquet.ReaderAtSeeker, name string, scan Scan, opts ...Optio
 	}
 	s.rr = rr
 	return s, nil
+}
+
+// mostReader is a file reader that fetches the file differently when
+// told most of it will be read (a blob read by chunk: one download).
+type mostReader interface {
+	ReadMost()
+}
+
+// readsMost reports whether reading the leaves (nil: all) of the row
+// groups reads at least three quarters of the file's column data.
+func readsMost(md *metadata.FileMetaData, groups, leaves []int) bool {
+	var all, read int64
+	kept := map[int]bool{}
+	for _, g := range groups {
+		kept[g] = true
+	}
+	wanted := map[int]bool{}
+	for _, l := range leaves {
+		wanted[l] = true
+	}
+	for g := range md.NumRowGroups() {
+		rg := md.RowGroup(g)
+		for c := range rg.NumColumns() {
+			cc, err := rg.ColumnChunk(c)
+			if err != nil {
+				return false
+			}
+			n := cc.TotalCompressedSize()
+			all += n
+			if kept[g] && (leaves == nil || wanted[c]) {
+				read += n
+			}
+		}
+	}
+	return all > 0 && read*4 >= all*3
 }
 
 // leafIndices appends the leaf column indices under a field.

@@ -303,3 +303,49 @@ func sameValues(a, b arrow.Array) bool {
 	}
 	return true
 }
+
+// mostFile is a file that records whether it was told most of it will be
+// read.
+type mostFile struct {
+	*os.File
+	most bool
+}
+
+func (m *mostFile) ReadMost() { m.most = true }
+
+// TestScanTellsReadMost: a scan that reads (nearly) every column of every
+// row group tells its reader so (a blob then downloads rather than
+// fetching chunk by chunk); one that reads a column, or no row group,
+// does not.
+func TestScanTellsReadMost(t *testing.T) {
+	path := writeScanFile(t, 5000, true)
+	none := func(frame.RowGroupStats) bool { return false }
+	where := func(rec arrow.Record) ([]int32, bool, error) { return nil, true, nil }
+	for _, c := range []struct {
+		name string
+		scan frame.Scan
+		want bool
+	}{
+		{"every column", frame.Scan{}, true},
+		{"every column, filtered", frame.Scan{Where: where, WhereColumns: []string{"k"}}, true},
+		{"one column", frame.Scan{Columns: []string{"k"}}, false},
+		{"no row group", frame.Scan{Keep: none}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			mf := &mostFile{File: f}
+			src, err := frame.OpenParquet(mf, path, c.scan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src.Close()
+			if mf.most != c.want {
+				t.Errorf("told read-most %v, want %v", mf.most, c.want)
+			}
+		})
+	}
+}

@@ -82,7 +82,9 @@ func (s *Stored) Open(ctx context.Context, scan frame.Scan) (frame.Source, error
 		return nil, err
 	}
 	// A scan that narrows (columns, row groups, a filter) reads the parts
-	// it needs by chunk; a whole read is faster as one download.
+	// it needs by chunk; a whole read is faster as one download, and so is
+	// a narrowing scan whose footer shows it reads most of the file
+	// (frame.OpenParquet tells the blob: ReadMost).
 	narrow := scan.Columns != nil || scan.Keep != nil || scan.Where != nil
 	bf, err := st.OpenBlobFile(ctx, s.path, narrow)
 	if errors.Is(err, store.ErrNotFound) {
