@@ -54,7 +54,10 @@ func (zstdCodec) Encode(dst, src []byte) []byte {
 
 func (zstdCodec) EncodeLevel(dst, src []byte, level int) []byte {
 	l := zstdLevel(level)
-	v, _ := zstdEncoders.LoadOrStore(l, make(chan *zstd.Encoder, zstdKept))
+	v, ok := zstdEncoders.Load(l)
+	if !ok {
+		v, _ = zstdEncoders.LoadOrStore(l, make(chan *zstd.Encoder, zstdKept))
+	}
 	kept := v.(chan *zstd.Encoder)
 	var e *zstd.Encoder
 	select {
