@@ -66,6 +66,11 @@ person can confirm the manual steps one by one.`, func(thread *starlark.Thread, 
 	})
 }
 
+// UpgradeStatfs reads the disk use that upgrade plan and apply check
+// (upgradeplan.Statfs). Tests give a fixed one, so that what they check
+// does not depend on how full the disk they run on is.
+var UpgradeStatfs = upgradeplan.Statfs
+
 // upgradeOptions unpacks the options of plan and apply.
 func upgradeOptions(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple, extra ...any) (upgradeplan.Options, error) {
 	var o upgradeplan.Options
@@ -77,6 +82,7 @@ func upgradeOptions(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 	}
 	o.Dir = host.From(thread).Path(o.Dir)
 	o.From, o.To, o.Proxy, o.NoProxy = string(from), string(to), string(proxy), string(noProxy)
+	o.Statfs = UpgradeStatfs
 	return o, nil
 }
 
@@ -130,6 +136,7 @@ func upgradeConfirm(thread *starlark.Thread, b *starlark.Builtin, args starlark.
 		return nil, err
 	}
 	o.Dir, o.From, o.To = host.From(thread).Path(o.Dir), string(from), string(to)
+	o.Statfs = UpgradeStatfs
 	var list []string
 	for i := 0; i < ids.Len(); i++ {
 		s, ok := starlark.AsString(ids.Index(i))

@@ -43,6 +43,7 @@ type cleanupCounts struct {
 // system-bundle packs (its --test deletes nothing and counts as the real
 // run), then a catalogue installed, base packs first.
 func TestOutputPackCatalogue(t *testing.T) {
+	fixedDisk(t)
 	fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer, api.Worker}})
 	s := newSession(t, "pack-cleanup-system", "pack-install-catalogue")
 	dir := s.vars["DIR"]

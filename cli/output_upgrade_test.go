@@ -8,7 +8,21 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
+
+	"github.com/fabricops/fabric/builtins"
+	"github.com/fabricops/fabric/fabric/lib/upgradeplan"
 )
+
+// fixedDisk makes the upgrade's disk check read a disk 42% used, for the
+// rest of the test, whatever the disk the test runs on (a runner's disk
+// 80% full made the upgrade refuse, as it should).
+func fixedDisk(t *testing.T) {
+	prev := builtins.UpgradeStatfs
+	builtins.UpgradeStatfs = func(string) (upgradeplan.Usage, error) {
+		return upgradeplan.Usage{Total: 100 << 30, Free: 58 << 30, Avail: 58 << 30}, nil
+	}
+	t.Cleanup(func() { builtins.UpgradeStatfs = prev })
+}
 
 // copyTree copies the directory src to dst.
 func copyTree(t *testing.T, src, dst string) {
@@ -56,6 +70,7 @@ func treeSums(t *testing.T, dir string) map[string]string {
 // stopped after step 4 and resumed, the manual steps confirmed, a second
 // apply, and the refusals.
 func TestOutputUpgrade(t *testing.T) {
+	fixedDisk(t)
 	s := newSession(t, "upgrade-plan", "upgrade-apply", "upgrade-status", "upgrade-confirm")
 	dir := s.vars["DIR"]
 	t.Setenv("FABRIC_HOME", filepath.Join(dir, "home"))
