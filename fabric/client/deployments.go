@@ -45,19 +45,11 @@ func (l lookup) WorkerSites(ctx context.Context) ([]string, error) {
 }
 
 func (l lookup) StreamExists(ctx context.Context, name string) (bool, error) {
-	_, err := streams.Get(ctx, l.c.JetStream(), name)
-	if errors.Is(err, streams.ErrNotFound) {
-		return false, nil
-	}
-	return err == nil, err
+	return streams.Exists(ctx, l.c.JetStream(), name)
 }
 
 func (l lookup) DatasetExists(ctx context.Context, name string) (bool, error) {
-	_, err := l.c.Data.Dataset(ctx, name)
-	if errors.Is(err, store.ErrNotFound) {
-		return false, nil
-	}
-	return err == nil, err
+	return l.c.Data.DatasetExists(ctx, name)
 }
 
 // Deployment is a deployment read and resolved: its blueprint, the

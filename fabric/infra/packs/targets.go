@@ -418,11 +418,7 @@ type streamDoc struct {
 type streamTarget struct{ st *store.Store }
 
 func (t *streamTarget) Exists(ctx context.Context, name string) (bool, error) {
-	_, err := streams.Get(ctx, t.st.JetStream(), name)
-	if errors.Is(err, streams.ErrNotFound) {
-		return false, nil
-	}
-	return err == nil, err
+	return streams.Exists(ctx, t.st.JetStream(), name)
 }
 
 func (t *streamTarget) Prepare(_ context.Context, r pack.Rendered, _ Pending) (Prepared, error) {
@@ -485,11 +481,7 @@ func (t *streamTarget) Deployed(ctx context.Context, name string) (pack.Item, bo
 type datasetRecords struct{ data *tenant.Data }
 
 func (t *datasetRecords) Exists(ctx context.Context, name string) (bool, error) {
-	_, err := t.data.Dataset(ctx, name)
-	if errors.Is(err, store.ErrNotFound) {
-		return false, nil
-	}
-	return err == nil, err
+	return t.data.DatasetExists(ctx, name)
 }
 
 func (t *datasetRecords) Prepare(_ context.Context, r pack.Rendered, _ Pending) (Prepared, error) {

@@ -231,6 +231,15 @@ func Get(ctx context.Context, js jetstream.JetStream, name string) (Info, error)
 	return info(i), nil
 }
 
+// Exists reports whether there is a stream of that name.
+func Exists(ctx context.Context, js jetstream.JetStream, name string) (bool, error) {
+	_, err := Get(ctx, js, name)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
 // List describes every stream, by name.
 func List(ctx context.Context, js jetstream.JetStream) ([]Info, error) {
 	ctx, cancel := context.WithTimeout(ctx, store.Timeout)

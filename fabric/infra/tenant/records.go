@@ -9,6 +9,15 @@ import (
 	"github.com/fabricops/fabric/fabric/infra/store"
 )
 
+// DatasetExists reports whether the tenant has a dataset of that name.
+func (t *Data) DatasetExists(ctx context.Context, name string) (bool, error) {
+	_, err := t.Dataset(ctx, name)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
 // Dataset returns a dataset's record.
 func (t *Data) Dataset(ctx context.Context, name string) (api.Dataset, error) {
 	var d api.Dataset

@@ -27,11 +27,7 @@ func datasetTarget(st *store.Store, data *tenant.Data) packs.Target {
 }
 
 func (d *datasets) Exists(ctx context.Context, name string) (bool, error) {
-	_, err := d.t.Dataset(ctx, name)
-	if errors.Is(err, store.ErrNotFound) {
-		return false, nil
-	}
-	return err == nil, err
+	return d.t.DatasetExists(ctx, name)
 }
 
 // format is the table format of a dataset's file.

@@ -10,7 +10,6 @@ import (
 	"github.com/fabricops/fabric/fabric/api"
 	"github.com/fabricops/fabric/fabric/infra/artifact"
 	"github.com/fabricops/fabric/fabric/infra/blueprint"
-	"github.com/fabricops/fabric/fabric/infra/store"
 	"github.com/fabricops/fabric/fabric/infra/streams"
 	"github.com/fabricops/fabric/fabric/infra/tenant"
 	"github.com/fabricops/fabric/fabric/lib/mapsvg"
@@ -37,19 +36,11 @@ func (l mapLookup) PipelineVersions(ctx context.Context, name string) ([]api.Pip
 func (l mapLookup) WorkerSites(context.Context) ([]string, error) { return nil, nil }
 
 func (l mapLookup) StreamExists(ctx context.Context, name string) (bool, error) {
-	_, err := streams.Get(ctx, l.ses.js, name)
-	if errors.Is(err, streams.ErrNotFound) {
-		return false, nil
-	}
-	return err == nil, err
+	return streams.Exists(ctx, l.ses.js, name)
 }
 
 func (l mapLookup) DatasetExists(ctx context.Context, name string) (bool, error) {
-	_, err := l.ses.data.Dataset(ctx, name)
-	if errors.Is(err, store.ErrNotFound) {
-		return false, nil
-	}
-	return err == nil, err
+	return l.ses.data.DatasetExists(ctx, name)
 }
 
 // handleMap draws a deployment's map (as "client deployment map --svg"
