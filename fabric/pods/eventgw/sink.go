@@ -224,21 +224,8 @@ type inflight struct {
 // bytes of each record count in flight until it is acknowledged, or until
 // the sink gives up on it.
 func (s *sink) publish(ctx context.Context, batch [][]byte, ids []string) (done bool) {
-	acked := make([]bool, len(batch))
-	ack := func(i int) {
-		if !acked[i] {
-			acked[i] = true
-			s.published.Add(1)
-			s.limit.give(int64(len(batch[i])))
-		}
-	}
-	defer func() {
-		for i, ok := range acked {
-			if !ok {
-				s.limit.give(int64(len(batch[i])))
-			}
-		}
-	}()
+	b := &tracked{s: s, batch: batch, ids: ids, acked: make([]bool, len(batch))}
+	defer b.giveBack()
 	pending := make([]int, len(batch))
 	for i := range batch {
 		pending[i] = i
@@ -266,7 +253,7 @@ func (s *sink) publish(ctx context.Context, batch [][]byte, ids []string) (done 
 		case sent != nil:
 			// Some records were sent and not acknowledged: keep those the
 			// stream stored, send the others again.
-			pending, why = s.unstored(ctx, from, ids, pending, sent, acked, ack)
+			pending, why = b.unstored(ctx, from, pending, sent)
 			if why == nil {
 				sent = nil
 			}
@@ -294,7 +281,7 @@ func (s *sink) publish(ctx context.Context, batch [][]byte, ids []string) (done 
 			select {
 			case pa := <-x.f.Ok():
 				s.sawSeq(pa.Sequence)
-				ack(x.i)
+				b.ack(x.i)
 			case err := <-x.f.Err():
 				failed, why = append(failed, x.i), err
 			case <-timer.C:
@@ -350,12 +337,40 @@ func (s *sink) sawSeq(seq uint64) {
 	}
 }
 
+// tracked is a batch being published: which of its records the stream
+// has acknowledged (each counted published, its bytes given back).
+type tracked struct {
+	s     *sink
+	batch [][]byte
+	ids   []string
+	acked []bool
+}
+
+// ack takes record i as stored, once.
+func (b *tracked) ack(i int) {
+	if !b.acked[i] {
+		b.acked[i] = true
+		b.s.published.Add(1)
+		b.s.limit.give(int64(len(b.batch[i])))
+	}
+}
+
+// giveBack gives back the bytes of the records the sink gives up on.
+func (b *tracked) giveBack() {
+	for i, ok := range b.acked {
+		if !ok {
+			b.s.limit.give(int64(len(b.batch[i])))
+		}
+	}
+}
+
 // unstored returns the records of pending the stream does not hold,
-// acknowledging (ack) those it does. sent are the records last sent: a
-// round trip to the server makes sure none is still on its way, and their
+// acknowledging those it does. sent are the records last sent: a round
+// trip to the server makes sure none is still on its way, and their
 // acknowledgements still due get settleWait to come; then the stream's
 // records after from tell which of the rest it stored.
-func (s *sink) unstored(ctx context.Context, from uint64, ids []string, pending []int, sent []inflight, acked []bool, ack func(int)) ([]int, error) {
+func (b *tracked) unstored(ctx context.Context, from uint64, pending []int, sent []inflight) ([]int, error) {
+	s := b.s
 	fctx, cancel := context.WithTimeout(ctx, ackWait)
 	err := s.js.Conn().FlushWithContext(fctx)
 	cancel()
@@ -369,7 +384,7 @@ wait:
 		select {
 		case pa := <-x.f.Ok():
 			s.sawSeq(pa.Sequence)
-			ack(x.i)
+			b.ack(x.i)
 		case <-x.f.Err():
 		case <-settle.C:
 			break wait
@@ -379,11 +394,11 @@ wait:
 	}
 	want := map[string]int{}
 	for _, i := range pending {
-		want[ids[i]] = i
+		want[b.ids[i]] = i
 	}
 	_, err = streams.Read(ctx, s.js, s.stream, streams.ReadOptions{AfterSeq: from}, func(m streams.Message) error {
 		if i, ok := want[m.Header.Get(RecordIDHeader)]; ok {
-			ack(i)
+			b.ack(i)
 		}
 		return nil
 	})
@@ -392,7 +407,7 @@ wait:
 	}
 	rest := pending[:0]
 	for _, i := range pending {
-		if !acked[i] {
+		if !b.acked[i] {
 			rest = append(rest, i)
 		}
 	}

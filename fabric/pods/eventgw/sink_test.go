@@ -79,9 +79,8 @@ func TestSinkKeepsWhatTheStreamStored(t *testing.T) {
 		}
 		sent = append(sent, inflight{i, f})
 	}
-	acked := make([]bool, len(batch))
-	ack := func(i int) { acked[i] = true }
-	rest, err := s.unstored(ctx, from, ids, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, sent, acked, ack)
+	b := &tracked{s: s, batch: batch, ids: ids, acked: make([]bool, len(batch))}
+	rest, err := b.unstored(ctx, from, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, sent)
 	if err != nil {
 		t.Fatal(err)
 	}
