@@ -39,14 +39,24 @@ func zstdLevel(level int) zstd.EncoderLevel {
 }
 
 // Decoding goes through one decoder, which runs DecodeAll calls
-// concurrently.
-var zstdDecoder = sync.OnceValue(func() *zstd.Decoder {
-	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(0))
+// concurrently. The Parquet reader hands it a buffer of the size the
+// page's header declares: a page may not decode to more (a frame that
+// would expand past it, a decompression bomb, is an error, not an
+// allocation). zstdAnySize decodes into buffers of no declared size.
+var (
+	zstdDecoder = sync.OnceValue(func() *zstd.Decoder {
+		return newZstdDecoder(zstd.WithDecodeAllCapLimit(true))
+	})
+	zstdAnySize = sync.OnceValue(func() *zstd.Decoder { return newZstdDecoder() })
+)
+
+func newZstdDecoder(opts ...zstd.DOption) *zstd.Decoder {
+	d, err := zstd.NewReader(nil, append([]zstd.DOption{zstd.WithDecoderConcurrency(0)}, opts...)...)
 	if err != nil {
 		panic(err) // only for invalid options
 	}
 	return d
-})
+}
 
 func (zstdCodec) Encode(dst, src []byte) []byte {
 	return zstdCodec{}.EncodeLevel(dst, src, compress.DefaultCompressionLevel)
@@ -87,8 +97,12 @@ func (zstdCodec) Decode(dst, src []byte) []byte {
 	return out
 }
 
-// DecodeWithError decodes a page; a malformed one is an error.
+// DecodeWithError decodes a page into dst, at most cap(dst) bytes when
+// dst has room; a malformed page is an error.
 func (zstdCodec) DecodeWithError(dst, src []byte) ([]byte, error) {
+	if cap(dst) == 0 {
+		return zstdAnySize().DecodeAll(src, nil)
+	}
 	return zstdDecoder().DecodeAll(src, dst[:0])
 }
 

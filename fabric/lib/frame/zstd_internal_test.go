@@ -10,8 +10,9 @@ import (
 
 // TestZstdCodec: pages round-trip through the codec the fabric
 // registers, its frames carry no checksum, frames written with one
-// (other writers', earlier files) still decode and are checked, and a
-// corrupt page is an error, not a panic.
+// (other writers', earlier files) still decode and are checked, a
+// corrupt page is an error, not a panic, and so is one that decodes to
+// more than the reader's buffer holds.
 func TestZstdCodec(t *testing.T) {
 	codec, err := compress.GetCodec(compress.Codecs.Zstd)
 	if err != nil {
@@ -46,5 +47,10 @@ func TestZstdCodec(t *testing.T) {
 	}
 	if _, err := compress.Decode(codec, nil, enc[:len(enc)/2]); err == nil {
 		t.Error("a truncated page decoded")
+	}
+	// A page that decodes to more than its header declares (the buffer
+	// the reader gives) is refused, not grown into.
+	if out, err := compress.Decode(codec, make([]byte, 0, len(page)/10), enc); err == nil {
+		t.Errorf("a page of %d bytes decoded into a buffer of %d: %d bytes", len(page), len(page)/10, len(out))
 	}
 }
