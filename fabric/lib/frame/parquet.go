@@ -37,6 +37,9 @@ func newParquetSource(r io.Reader, name string, o options) (*parquetSource, erro
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a Parquet file: %v", name, err)
 	}
+	if err := checkParquetWidth(pf, name); err != nil {
+		return nil, err
+	}
 	mem := memory.DefaultAllocator
 	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(o.batch), Parallel: true}, mem)
 	if err != nil {

@@ -80,6 +80,9 @@ func OpenParquet(r parquet.ReaderAtSeeker, name string, scan Scan, opts ...Optio
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a Parquet file: %v", name, err)
 	}
+	if err := checkParquetWidth(pf, name); err != nil {
+		return nil, err
+	}
 	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(o.batch), Parallel: true}, memory.DefaultAllocator)
 	if err != nil {
 		pf.Close()
@@ -331,6 +334,9 @@ func ParquetMeta(r parquet.ReaderAtSeeker, name string) (*arrow.Schema, int64, e
 	pf, err := file.NewParquetReader(r)
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s: not a Parquet file: %v", name, err)
+	}
+	if err := checkParquetWidth(pf, name); err != nil {
+		return nil, 0, err
 	}
 	defer pf.Close()
 	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)

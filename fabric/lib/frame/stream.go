@@ -127,7 +127,7 @@ func OpenFile(file *os.File, name string, f Format, opts ...Option) (Source, err
 		file.Close()
 		return nil, err
 	}
-	return &fileSource{Source: src, closers: closers}, nil
+	return checkSourceWidth(&fileSource{Source: src, closers: closers}, path)
 }
 
 // openText opens CSV or JSON text, decompressing it.
@@ -171,19 +171,26 @@ func OpenReader(r io.Reader, f Format, c Compression, opts ...Option) (Source, e
 		if c != NoCompression {
 			return nil, fmt.Errorf("%s: %s compression applies to csv, json and jsonl only", format, c)
 		}
+		var src Source
+		var err error
 		switch format {
 		case Parquet:
-			return newParquetSource(r, name, o)
+			src, err = newParquetSource(r, name, o)
 		case XLS:
-			return newXLSSource(r, name, o)
+			src, err = newXLSSource(r, name, o)
+		default:
+			src, err = newXLSXSource(r, name, o)
 		}
-		return newXLSXSource(r, name, o)
+		if err != nil {
+			return nil, err
+		}
+		return checkSourceWidth(src, name)
 	}
 	src, closers, err := openText(r, name, format, c, o)
 	if err != nil {
 		return nil, err
 	}
-	return &fileSource{Source: src, closers: closers}, nil
+	return checkSourceWidth(&fileSource{Source: src, closers: closers}, name)
 }
 
 // NewSink returns a Sink writing batches of schema to w in format f (not
@@ -193,6 +200,9 @@ func OpenReader(r io.Reader, f Format, c Compression, opts ...Option) (Source, e
 func NewSink(w io.Writer, f Format, c Compression, schema *arrow.Schema) (Sink, error) {
 	format, err := ParseFormat(string(f))
 	if err != nil {
+		return nil, err
+	}
+	if err := checkWidth(string(format), schema.NumFields()); err != nil {
 		return nil, err
 	}
 	switch format {
