@@ -31,7 +31,9 @@ type Scan struct {
 	// all. The other columns are decoded for those rows only, and a row
 	// group where no row matches costs only its WhereColumns. Row groups
 	// are then read in parallel, and come out in order: Where is called
-	// from several goroutines at once.
+	// from several goroutines at once. The scan keeps the sel it returns
+	// (the kept rows of several batches come out as one): a new slice
+	// each call.
 	Where        func(arrow.Record) (sel []int32, all bool, err error)
 	WhereColumns []string
 }

@@ -1,7 +1,6 @@
 package frame
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -328,8 +327,38 @@ func (s *selectScan) Close() error {
 	return s.pf.Close()
 }
 
-// readGroup reads the matching rows of row group g, a batch of rows at a
-// time, and emits them (until emit returns false).
+// gatherBatches bounds the batches of the filter's columns whose kept
+// rows make one batch returned. A row group's rows are read a batch at a
+// time; the rows kept of consecutive batches are gathered into one batch
+// returned, once it holds half a batch of rows or gatherBatches batches
+// were read for it: a filter that keeps few rows returns few large
+// batches, not many small ones, each of which costs every later stage (a
+// writer: a call per column) as much as a full one.
+const gatherBatches = 8
+
+// wherePart is a batch of the filter's columns, and the rows it keeps.
+type wherePart struct {
+	arrs []arrow.Array
+	sel  []int32 // nil: all
+	rows int64
+}
+
+func releaseParts(parts []wherePart) {
+	for _, p := range parts {
+		releaseArrays(p.arrs)
+	}
+}
+
+func releaseArrays(as []arrow.Array) {
+	for _, a := range as {
+		if a != nil {
+			a.Release()
+		}
+	}
+}
+
+// readGroup reads the matching rows of row group g and emits them, in
+// batches (until emit returns false).
 func (s *selectScan) readGroup(g int, emit func(arrow.Record) bool) error {
 	rg := s.pf.RowGroup(g)
 	n := rg.NumRows()
@@ -343,511 +372,164 @@ func (s *selectScan) readGroup(g int, emit func(arrow.Record) bool) error {
 			out[i] = &cursor{s: s, rg: rg, g: g, c: c}
 		}
 	}
+	var parts []wherePart
 	defer func() {
+		releaseParts(parts)
 		for _, c := range append(where, out...) {
 			if c != nil {
 				c.release()
 			}
 		}
 	}()
-	release := func(as []arrow.Array) {
-		for _, a := range as {
-			if a != nil {
-				a.Release()
-			}
+	var kept int64
+	flush := func() (bool, error) {
+		if len(parts) == 0 {
+			return true, nil
 		}
+		rec, err := s.gather(parts, out)
+		releaseParts(parts)
+		parts, kept = parts[:0], 0
+		if err != nil {
+			return false, err
+		}
+		return emit(rec), nil
 	}
 	for start := int64(0); start < n; start += s.batch {
 		m := min(s.batch, n-start)
-		arrs := make([]arrow.Array, len(where))
-		rec, err := func() (arrow.Record, error) {
-			defer release(arrs)
-			for i, c := range where {
-				a, err := c.read(m, nil)
-				if err != nil {
-					return nil, err
-				}
-				arrs[i] = a
-			}
-			fields := make([]arrow.Field, len(arrs))
-			for i, a := range arrs {
-				fields[i] = arrow.Field{Name: s.where[i].field.Name, Type: a.DataType(), Nullable: true}
-			}
-			batch := array.NewRecord(arrow.NewSchema(fields, nil), arrs, m)
-			defer batch.Release()
-			sel, all, err := s.filter(batch)
-			if err != nil {
-				return nil, err
-			}
-			if all {
-				sel = nil
-			} else if len(sel) == 0 {
-				for _, c := range out {
-					if c != nil {
-						if err := c.skip(m); err != nil {
-							return nil, err
-						}
-					}
-				}
-				return nil, nil
-			}
-			cols := make([]arrow.Array, len(s.out))
-			defer release(cols)
-			for i, c := range s.out {
-				switch {
-				case c.where >= 0:
-					if d, ok := arrs[c.where].(*array.Dictionary); ok {
-						cols[i] = plainText(d, sel, c.field.Type)
-					} else if sel == nil {
-						cols[i] = arrs[c.where]
-						cols[i].Retain()
-					} else if cols[i], err = Take(arrs[c.where], sel); err != nil {
-						return nil, err
-					}
-				default:
-					if cols[i], err = out[i].read(m, sel); err != nil {
-						return nil, err
-					}
-				}
-			}
-			rows := m
-			if sel != nil {
-				rows = int64(len(sel))
-			}
-			return array.NewRecord(s.schema, cols, rows), nil
-		}()
+		p, err := s.readWhere(where, m)
 		if err != nil {
 			return err
 		}
-		if rec != nil && !emit(rec) {
-			return nil
-		}
-	}
-	return nil
-}
-
-// cursor reads a column of a row group, a run of rows at a time.
-type cursor struct {
-	s  *selectScan
-	rg *file.RowGroupReader
-	g  int
-	c  scanColumn
-	// A column decoded directly:
-	r file.ColumnChunkReader
-	// A text column read as a dictionary, a batch at a time:
-	dict bool
-	rr   pqarrow.RecordReader
-	// A column decoded through Arrow's reader, whole, and the rows of it
-	// read so far:
-	whole arrow.Array
-	off   int64
-}
-
-// read decodes the rows sel (nil: all) of the next n rows.
-func (k *cursor) read(n int64, sel []int32) (arrow.Array, error) {
-	if k.dict {
-		return k.readDict(n)
-	}
-	if k.c.kind == viaArrow {
-		if err := k.loadWhole(); err != nil {
-			return nil, err
-		}
-		part := array.NewSlice(k.whole, k.off, k.off+n)
-		k.off += n
-		if sel == nil {
-			return part, nil
-		}
-		defer part.Release()
-		return Take(part, sel)
-	}
-	if k.r == nil {
-		r, err := k.rg.Column(k.c.leaves[0])
-		if err != nil {
-			return nil, k.fail(err)
-		}
-		k.r = r
-	}
-	maxDef := k.r.Descriptor().MaxDefinitionLevel()
-	var d *array.Data
-	var err error
-	t := k.c.field.Type
-	switch k.c.kind {
-	case directBool:
-		d, err = decodeBools(k.r.(*file.BooleanColumnChunkReader), t, n, sel, maxDef)
-	case directInt32:
-		d, err = decodeFixed(k.r.(*file.Int32ColumnChunkReader), t, n, sel, maxDef, arrow.Int32Traits.CastToBytes)
-	case directInt64:
-		d, err = decodeFixed(k.r.(*file.Int64ColumnChunkReader), t, n, sel, maxDef, arrow.Int64Traits.CastToBytes)
-	case directFloat32:
-		d, err = decodeFixed(k.r.(*file.Float32ColumnChunkReader), t, n, sel, maxDef, arrow.Float32Traits.CastToBytes)
-	case directFloat64:
-		d, err = decodeFixed(k.r.(*file.Float64ColumnChunkReader), t, n, sel, maxDef, arrow.Float64Traits.CastToBytes)
-	case directBytes:
-		// The chunk's plain size (values and their lengths) is a fair
-		// guess of the text's size, so the buffer is sized once.
-		size := int64(0)
-		if md, err := k.rg.MetaData().ColumnChunk(k.c.leaves[0]); err == nil && k.rg.NumRows() > 0 {
-			size = md.TotalUncompressedSize() * int64(outRows(n, sel)) / k.rg.NumRows()
-		}
-		d, err = decodeBytes(k.r.(*file.ByteArrayColumnChunkReader), t, n, sel, maxDef, size)
-	}
-	if err != nil {
-		return nil, k.fail(err)
-	}
-	defer d.Release()
-	return array.MakeFromData(d), nil
-}
-
-// skip passes over the next n rows.
-func (k *cursor) skip(n int64) error {
-	if k.c.kind == viaArrow {
-		k.off += n
-		return nil
-	}
-	if k.r == nil {
-		r, err := k.rg.Column(k.c.leaves[0])
-		if err != nil {
-			return k.fail(err)
-		}
-		k.r = r
-	}
-	if _, err := k.r.(interface{ Skip(int64) (int64, error) }).Skip(n); err != nil {
-		return k.fail(err)
-	}
-	return nil
-}
-
-func (k *cursor) fail(err error) error {
-	return fmt.Errorf("%s: column '%s': %v", k.s.name, k.c.field.Name, err)
-}
-
-// readDict reads the next n rows of a text column as a dictionary
-// array (every row: it is read for the filter).
-func (k *cursor) readDict(n int64) (arrow.Array, error) {
-	if k.rr == nil {
-		rr, err := k.s.dictFr.GetRecordReader(context.Background(), k.c.leaves, []int{k.g})
-		if err != nil {
-			return nil, k.fail(err)
-		}
-		k.rr = rr
-	}
-	if !k.rr.Next() {
-		err := k.rr.Err()
-		if err == nil || errors.Is(err, io.EOF) {
-			err = fmt.Errorf("the row group ended early")
-		}
-		return nil, k.fail(err)
-	}
-	rec := k.rr.RecordBatch()
-	if rec.NumRows() != n {
-		return nil, k.fail(fmt.Errorf("read %d rows where %d were asked", rec.NumRows(), n))
-	}
-	a := rec.Column(0)
-	a.Retain()
-	return a, nil
-}
-
-func (k *cursor) release() {
-	if k.rr != nil {
-		k.rr.Release()
-		k.rr = nil
-	}
-	if k.whole != nil {
-		k.whole.Release()
-		k.whole = nil
-	}
-}
-
-// loadWhole decodes the column of the row group with Arrow's reader.
-func (k *cursor) loadWhole() error {
-	if k.whole != nil {
-		return nil
-	}
-	rr, err := k.s.fr.GetRecordReader(context.Background(), k.c.leaves, []int{k.g})
-	if err != nil {
-		return k.fail(err)
-	}
-	defer rr.Release()
-	var chunks []arrow.Array
-	defer func() {
-		for _, a := range chunks {
-			a.Release()
-		}
-	}()
-	for rr.Next() {
-		a := rr.RecordBatch().Column(0)
-		a.Retain()
-		chunks = append(chunks, a)
-	}
-	if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) {
-		return k.fail(err)
-	}
-	switch len(chunks) {
-	case 0:
-		k.whole = array.MakeArrayOfNull(memory.DefaultAllocator, k.c.field.Type, 0)
-	case 1:
-		k.whole = chunks[0]
-		k.whole.Retain()
-	default:
-		if k.whole, err = array.Concatenate(chunks, memory.DefaultAllocator); err != nil {
-			return k.fail(err)
-		}
-	}
-	return nil
-}
-
-// decodeChunk is the number of values decoded at a time; skipRun is the
-// shortest run of unselected rows skipped rather than decoded.
-const (
-	decodeChunk = 4096
-	skipRun     = 1024
-)
-
-// levelReader is what a typed column chunk reader offers.
-type levelReader[T any] interface {
-	ReadBatchInPage(batchSize int64, values []T, defLvls, repLvls []int16) (int64, int, error)
-	Skip(n int64) (int64, error)
-}
-
-// pick is a row kept from a chunk of decoded values: its position in the
-// result, and the index of its value in the chunk (-1: null).
-type pick struct{ out, vi int32 }
-
-// walk reads the rows sel (nil: all n) of a flat column, a chunk at a
-// time: for each chunk it calls keep with the chunk's values and the rows
-// kept from it. The values stay valid until keep returns.
-func walk[T any](r levelReader[T], n int64, sel []int32, maxDef int16, keep func(vals []T, picks []pick)) error {
-	vals := make([]T, decodeChunk)
-	var defs []int16
-	if maxDef > 0 {
-		defs = make([]int16, decodeChunk)
-	}
-	picks := make([]pick, 0, decodeChunk)
-	row, k := int64(0), 0
-	for row < n {
-		if sel != nil {
-			if k == len(sel) {
-				// The rest of the run is not wanted; the next run starts
-				// after it.
-				_, err := r.Skip(n - row)
-				return err
-			}
-			if gap := int64(sel[k]) - row; gap >= skipRun {
-				if _, err := r.Skip(gap); err != nil {
-					return err
+		if p.sel != nil && len(p.sel) == 0 && len(parts) == 0 {
+			// No row kept, none waiting: the other columns pass over it.
+			releaseArrays(p.arrs)
+			for _, c := range out {
+				if c != nil {
+					if err := c.skip(m); err != nil {
+						return err
+					}
 				}
-				row += gap
-				continue
 			}
-		}
-		want := min(int64(decodeChunk), n-row)
-		if sel != nil {
-			// Stop at the next long gap, so it can be skipped.
-			last := k
-			for last+1 < len(sel) && int64(sel[last+1])-int64(sel[last]) < skipRun && int64(sel[last+1])-row < want {
-				last++
-			}
-			want = min(want, int64(sel[last])-row+1)
-		}
-		lv, _, err := r.ReadBatchInPage(want, vals, defs, nil)
-		if err != nil {
-			return err
-		}
-		if lv == 0 {
-			return fmt.Errorf("%d rows where the row group has %d", row, n)
-		}
-		picks = picks[:0]
-		vi := int32(0)
-		for li := range int32(lv) {
-			valid := maxDef == 0 || defs[li] == maxDef
-			at := int32(-1)
-			if valid {
-				at = vi
-				vi++
-			}
-			if sel == nil {
-				picks = append(picks, pick{int32(row) + li, at})
-			} else if k < len(sel) && sel[k] == int32(row)+li {
-				picks = append(picks, pick{int32(k), at})
-				k++
-			}
-		}
-		keep(vals, picks)
-		row += lv
-	}
-	if sel != nil && k < len(sel) {
-		return fmt.Errorf("%d rows where the row group has %d", row, n)
-	}
-	return nil
-}
-
-// validity is a validity bitmap being built.
-type validity struct {
-	bits  []byte
-	nulls int
-}
-
-func newValidity(rows int, nullable bool) *validity {
-	if !nullable {
-		return nil
-	}
-	return &validity{bits: make([]byte, (rows+7)/8)}
-}
-
-func (v *validity) set(i int, valid bool) {
-	if v == nil {
-		return
-	}
-	if valid {
-		v.bits[i>>3] |= 1 << (i & 7)
-	} else {
-		v.nulls++
-	}
-}
-
-// buffer returns the bitmap (nil when no row is null) and the null count.
-func (v *validity) buffer() (*memory.Buffer, int) {
-	if v == nil || v.nulls == 0 {
-		return nil, 0
-	}
-	return memory.NewBufferBytes(v.bits), v.nulls
-}
-
-func outRows(n int64, sel []int32) int {
-	if sel != nil {
-		return len(sel)
-	}
-	return int(n)
-}
-
-func decodeFixed[T any](r levelReader[T], t arrow.DataType, n int64, sel []int32, maxDef int16, toBytes func([]T) []byte) (*array.Data, error) {
-	rows := outRows(n, sel)
-	out := make([]T, rows)
-	v := newValidity(rows, maxDef > 0)
-	err := walk(r, n, sel, maxDef, func(vals []T, picks []pick) {
-		for _, p := range picks {
-			if p.vi >= 0 {
-				out[p.out] = vals[p.vi]
-			}
-			v.set(int(p.out), p.vi >= 0)
-		}
-	})
-	if err != nil {
-		return nil, err
-	}
-	bm, nulls := v.buffer()
-	return array.NewData(t, rows, []*memory.Buffer{bm, memory.NewBufferBytes(toBytes(out))}, nil, nulls, 0), nil
-}
-
-func decodeBools(r *file.BooleanColumnChunkReader, t arrow.DataType, n int64, sel []int32, maxDef int16) (*array.Data, error) {
-	rows := outRows(n, sel)
-	out := make([]byte, (rows+7)/8)
-	v := newValidity(rows, maxDef > 0)
-	err := walk(r, n, sel, maxDef, func(vals []bool, picks []pick) {
-		for _, p := range picks {
-			if p.vi >= 0 && vals[p.vi] {
-				out[p.out>>3] |= 1 << (p.out & 7)
-			}
-			v.set(int(p.out), p.vi >= 0)
-		}
-	})
-	if err != nil {
-		return nil, err
-	}
-	bm, nulls := v.buffer()
-	return array.NewData(t, rows, []*memory.Buffer{bm, memory.NewBufferBytes(out)}, nil, nulls, 0), nil
-}
-
-// decodeBytes decodes strings or binaries (size: a guess of their bytes);
-// the values a read returns point into the page, so each is copied as it
-// is kept.
-func decodeBytes(r *file.ByteArrayColumnChunkReader, t arrow.DataType, n int64, sel []int32, maxDef int16, size int64) (*array.Data, error) {
-	rows := outRows(n, sel)
-	offs := make([]int32, rows+1)
-	data := make([]byte, 0, min(max(size, int64(rows)*8), 1<<31-1))
-	v := newValidity(rows, maxDef > 0)
-	err := walk(r, n, sel, maxDef, func(vals []parquet.ByteArray, picks []pick) {
-		d := data // a local: appends stay off the heap's write barrier
-		for _, p := range picks {
-			if p.vi >= 0 {
-				d = append(d, vals[p.vi]...)
-			}
-			offs[p.out+1] = int32(len(d))
-			v.set(int(p.out), p.vi >= 0)
-		}
-		data = d
-	})
-	if err == nil && int64(len(data)) > 1<<31-1 {
-		err = errors.New("more than 2 GB of text in one batch")
-	}
-	if err != nil {
-		return nil, err
-	}
-	bm, nulls := v.buffer()
-	return array.NewData(t, rows, []*memory.Buffer{bm, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offs)),
-		memory.NewBufferBytes(data)}, nil, nulls, 0), nil
-}
-
-// dictEncoded reports whether every data page of a column chunk is
-// dictionary encoded (a writer whose dictionary grew too large falls
-// back to plain pages, which would make a dictionary of every value).
-func dictEncoded(rg *file.RowGroupReader, col int) bool {
-	md, err := rg.MetaData().ColumnChunk(col)
-	if err != nil || !md.HasDictionaryPage() {
-		return false
-	}
-	stats := md.EncodingStats()
-	if len(stats) == 0 {
-		return false
-	}
-	const dictionaryPage = 2 // PageType DICTIONARY_PAGE
-	for _, st := range stats {
-		if int(st.PageType) == dictionaryPage {
 			continue
 		}
-		if st.Encoding != parquet.Encodings.PlainDict && st.Encoding != parquet.Encodings.RLEDict {
-			return false
+		parts = append(parts, p)
+		kept += int64(outRows(m, p.sel))
+		if kept*2 >= s.batch || len(parts) == gatherBatches {
+			if ok, err := flush(); err != nil || !ok {
+				return err
+			}
 		}
 	}
-	return true
+	_, err := flush()
+	return err
 }
 
-// plainText decodes the rows sel (nil: all) of a dictionary of text into
-// a plain array of type t (string or binary).
-func plainText(d *array.Dictionary, sel []int32, t arrow.DataType) arrow.Array {
-	n := d.Len()
-	if sel != nil {
-		n = len(sel)
-	}
-	var dOffs []int32
-	var dData []byte
-	switch dict := d.Dictionary().(type) {
-	case *array.String:
-		dOffs, dData = dict.ValueOffsets(), stringData(dict)
-	case *array.Binary:
-		dOffs, dData = dict.ValueOffsets(), stringData(dict)
-	default:
-		panic("frame: a text dictionary of " + d.Dictionary().DataType().String())
-	}
-	value := func(j int) []byte { return dData[dOffs[j]:dOffs[j+1]] }
-	offs := make([]int32, n+1)
-	data := make([]byte, 0, n*8)
-	v := newValidity(n, d.NullN() > 0)
-	for i := range n {
-		row := i
-		if sel != nil {
-			row = int(sel[i])
+// readWhere reads the next m rows of the filter's columns and asks the
+// filter which to keep.
+func (s *selectScan) readWhere(where []*cursor, m int64) (wherePart, error) {
+	p := wherePart{arrs: make([]arrow.Array, len(where)), rows: m}
+	for i, c := range where {
+		a, err := c.read(m, nil)
+		if err != nil {
+			releaseArrays(p.arrs)
+			return wherePart{}, err
 		}
-		valid := d.IsValid(row)
-		if valid {
-			data = append(data, value(d.GetValueIndex(row))...)
-		}
-		offs[i+1] = int32(len(data))
-		v.set(i, valid)
+		p.arrs[i] = a
 	}
-	bm, nulls := v.buffer()
-	out := array.NewData(t, n, []*memory.Buffer{bm, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offs)),
-		memory.NewBufferBytes(data)}, nil, nulls, 0)
-	defer out.Release()
-	return array.MakeFromData(out)
+	fields := make([]arrow.Field, len(p.arrs))
+	for i, a := range p.arrs {
+		fields[i] = arrow.Field{Name: s.where[i].field.Name, Type: a.DataType(), Nullable: true}
+	}
+	batch := array.NewRecord(arrow.NewSchema(fields, nil), p.arrs, m)
+	defer batch.Release()
+	sel, all, err := s.filter(batch)
+	if err != nil {
+		releaseArrays(p.arrs)
+		return wherePart{}, err
+	}
+	if all {
+		sel = nil
+	} else if sel == nil {
+		sel = []int32{}
+	}
+	p.sel = sel
+	return p, nil
+}
+
+// gather decodes the kept rows of parts (consecutive batches of the
+// filter's columns, read from where the other columns' cursors stand)
+// into one batch.
+func (s *selectScan) gather(parts []wherePart, out []*cursor) (arrow.Record, error) {
+	var total, rows int64
+	all := true
+	for _, p := range parts {
+		total += p.rows
+		rows += int64(outRows(p.rows, p.sel))
+		all = all && p.sel == nil
+	}
+	var sel []int32 // the rows kept of the parts' rows, nil: all
+	if !all {
+		sel = make([]int32, 0, rows)
+		off := int32(0)
+		for _, p := range parts {
+			if p.sel == nil {
+				for r := range int32(p.rows) {
+					sel = append(sel, off+r)
+				}
+			} else {
+				for _, r := range p.sel {
+					sel = append(sel, off+r)
+				}
+			}
+			off += int32(p.rows)
+		}
+	}
+	cols := make([]arrow.Array, len(s.out))
+	var err error
+	for i, c := range s.out {
+		if c.where >= 0 {
+			cols[i], err = s.keptWhere(parts, c)
+		} else {
+			cols[i], err = out[i].read(total, sel)
+		}
+		if err != nil {
+			releaseArrays(cols)
+			return nil, err
+		}
+	}
+	defer releaseArrays(cols)
+	return array.NewRecord(s.schema, cols, rows), nil
+}
+
+// keptWhere returns the kept rows of a filter's column that is returned.
+func (s *selectScan) keptWhere(parts []wherePart, c scanColumn) (arrow.Array, error) {
+	var pieces []arrow.Array
+	defer func() { releaseArrays(pieces) }()
+	for _, p := range parts {
+		a := p.arrs[c.where]
+		var piece arrow.Array
+		switch d, isDict := a.(*array.Dictionary); {
+		case p.sel != nil && len(p.sel) == 0:
+			continue
+		case isDict:
+			piece = plainText(d, p.sel, c.field.Type)
+		case p.sel == nil:
+			piece = a
+			piece.Retain()
+		default:
+			var err error
+			if piece, err = Take(a, p.sel); err != nil {
+				return nil, err
+			}
+		}
+		pieces = append(pieces, piece)
+	}
+	switch len(pieces) {
+	case 0:
+		return array.MakeArrayOfNull(memory.DefaultAllocator, c.field.Type, 0), nil
+	case 1:
+		pieces[0].Retain()
+		return pieces[0], nil
+	}
+	return array.Concatenate(pieces, memory.DefaultAllocator)
 }

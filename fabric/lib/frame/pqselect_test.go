@@ -22,7 +22,7 @@ import (
 // (so that skips cross pages and row groups), half of them dictionary
 // encoded; with delta, its integers and times that are not are written as
 // DELTA_BINARY_PACKED, as the fabric writes them.
-func writeScanFile(t *testing.T, rows int, delta bool) string {
+func writeScanFile(t *testing.T, rows int, delta bool, extra ...parquet.WriterProperty) string {
 	t.Helper()
 	mem := memory.DefaultAllocator
 	dict := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
@@ -85,7 +85,7 @@ func writeScanFile(t *testing.T, rows int, delta bool) string {
 			opts = append(opts, parquet.WithEncodingFor(c, parquet.Encodings.DeltaBinaryPacked))
 		}
 	}
-	props := parquet.NewWriterProperties(opts...)
+	props := parquet.NewWriterProperties(append(opts, extra...)...)
 	w, err := pqarrow.NewFileWriter(schema, f, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
 		t.Fatal(err)
@@ -112,15 +112,29 @@ func appendOr(b array.Builder, null bool, add func()) {
 // for selections that keep all rows, none, single rows at the edges of
 // row groups, dense and sparse rows (runs skipped within and across
 // pages), and with a projection.
+//
+// The files differ in how their pages are laid out: integers plain or
+// as deltas, version 2 data pages (definition levels outside the
+// compressed values), and dictionaries that outgrow their page, so that
+// a column chunk has dictionary pages then plain ones.
 func TestScanWhereEqualsTake(t *testing.T) {
-	for _, delta := range []bool{false, true} {
-		t.Run(fmt.Sprintf("delta %v", delta), func(t *testing.T) { testScanWhereEqualsTake(t, delta) })
+	files := []struct {
+		name  string
+		delta bool
+		extra []parquet.WriterProperty
+	}{
+		{"plain", false, nil},
+		{"delta", true, nil},
+		{"pages v2", false, []parquet.WriterProperty{parquet.WithDataPageVersion(parquet.DataPageV2)}},
+		{"dictionary fallback", false, []parquet.WriterProperty{parquet.WithDictionaryPageSizeLimit(600)}},
+	}
+	for _, f := range files {
+		t.Run(f.name, func(t *testing.T) { testScanWhereEqualsTake(t, writeScanFile(t, 5000, f.delta, f.extra...)) })
 	}
 }
 
-func testScanWhereEqualsTake(t *testing.T, delta bool) {
+func testScanWhereEqualsTake(t *testing.T, path string) {
 	const rows = 5000
-	path := writeScanFile(t, rows, delta)
 	want := readAll(t, path, frame.Scan{})
 	defer want.Release()
 	cases := []struct {
