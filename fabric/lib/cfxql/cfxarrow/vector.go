@@ -2,8 +2,10 @@ package cfxarrow
 
 import (
 	"fmt"
-	"github.com/fabricops/fabric/fabric/lib/cfxql"
+	"math/bits"
 	"time"
+
+	"github.com/fabricops/fabric/fabric/lib/cfxql"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -159,18 +161,36 @@ func dictLeaf(c *cfxql.Cmp, d *array.Dictionary, now time.Time, care bitset) bit
 	out := newBits(n)
 	valid := validBits(d)
 	nullMatches := c.Op() == cfxql.OpNull && !c.Negated()
-	if idx, ok := d.Indices().(*array.Int32); ok && care == nil {
+	if idx, ok := d.Indices().(*array.Int32); ok {
 		// The common case, without a call per row.
 		vals := idx.Int32Values()
-		for i, k := range vals {
-			var hit bool
-			if valid != nil && !valid.get(i) {
-				hit = nullMatches // a null's index means nothing
-			} else {
-				hit = dict.get(int(k))
+		if care == nil {
+			for i, k := range vals {
+				var hit bool
+				if valid != nil && !valid.get(i) {
+					hit = nullMatches // a null's index means nothing
+				} else {
+					hit = dict.get(int(k))
+				}
+				if hit {
+					out[i>>6] |= 1 << (i & 63)
+				}
 			}
-			if hit {
-				out[i>>6] |= 1 << (i & 63)
+			return out
+		}
+		for w, word := range care {
+			for word != 0 {
+				i := w<<6 + bits.TrailingZeros64(word)
+				word &= word - 1
+				var hit bool
+				if valid != nil && !valid.get(i) {
+					hit = nullMatches
+				} else {
+					hit = dict.get(int(vals[i]))
+				}
+				if hit {
+					out[w] |= 1 << (i & 63)
+				}
 			}
 		}
 		return out
