@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -70,16 +71,24 @@ type pageColumn struct {
 	dictData []byte
 	dictArr  arrow.Array // the dictionary as an Arrow array (readDict)
 	// The current data page:
-	left   int       // its rows not yet read
-	defs   rleHybrid // its definition levels (maxDef 1)
-	dict   bool      // its values are dictionary indices,
-	idx    rleHybrid // decoded by idx,
-	vals   []byte    // or PLAIN values,
-	pos    int       // read from here
-	levels []uint32  // scratch: a span's definition levels
-	ix     []uint32  // scratch: a span's dictionary indices
-	fx     []byte    // scratch: a span's fixed-width values from the dictionary
+	left int       // its rows not yet read
+	defs rleHybrid // its definition levels (maxDef 1)
+	dict bool      // its values are dictionary indices,
+	idx  rleHybrid // decoded by idx,
+	vals []byte    // or PLAIN values,
+	pos  int       // read from here
+	*pageScratch
 }
+
+// pageScratch is what a page decoder decodes a span into before it keeps
+// the rows asked for; it passes from a column chunk to the next.
+type pageScratch struct {
+	levels []uint32 // a span's definition levels
+	ix     []uint32 // its dictionary indices
+	fx     []byte   // its fixed-width values from the dictionary
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(pageScratch) }}
 
 // newPageColumn starts decoding column leaf of a row group; width is the
 // bytes of a value of kind (0: byte arrays).
@@ -88,7 +97,7 @@ func newPageColumn(rg *file.RowGroupReader, leaf int, kind decodeKind, maxDef in
 	if err != nil {
 		return nil, err
 	}
-	c := &pageColumn{pr: pr, maxDef: maxDef}
+	c := &pageColumn{pr: pr, maxDef: maxDef, pageScratch: scratchPool.Get().(*pageScratch)}
 	switch kind {
 	case directInt32, directFloat32:
 		c.width = 4
@@ -99,6 +108,10 @@ func newPageColumn(rg *file.RowGroupReader, leaf int, kind decodeKind, maxDef in
 }
 
 func (c *pageColumn) close() {
+	if c.pageScratch != nil {
+		scratchPool.Put(c.pageScratch)
+		c.pageScratch = nil
+	}
 	if c.dictArr != nil {
 		c.dictArr.Release()
 		c.dictArr = nil

@@ -153,7 +153,7 @@ func FuzzPageColumn(f *testing.F) {
 		}
 		pages = append(pages, file.NewDataPageV1(memory.NewBufferBytes(data), int32(rows), encs[int(enc)%len(encs)],
 			parquet.Encodings.RLE, parquet.Encodings.RLE, int32(len(data))))
-		c := &pageColumn{pr: &memPages{pages: pages}, maxDef: maxDef}
+		c := &pageColumn{pr: &memPages{pages: pages}, maxDef: maxDef, pageScratch: new(pageScratch)}
 		switch kind {
 		case directInt32, directFloat32:
 			c.width = 4

@@ -3,6 +3,8 @@ package frame_test
 import (
 	"fmt"
 	"io"
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
@@ -361,5 +363,89 @@ func TestScanTellsReadMost(t *testing.T) {
 				t.Errorf("told read-most %v, want %v", mf.most, c.want)
 			}
 		})
+	}
+}
+
+// TestScanDeltaExtremes: integers stored as deltas of every width, up to
+// the full 64 bits (deltas that wrap), read by a filtered scan as Arrow's
+// reader reads them.
+func TestScanDeltaExtremes(t *testing.T) {
+	mem := memory.DefaultAllocator
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "k", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "i64", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "i32", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+	}, nil)
+	b := array.NewRecordBuilder(mem, schema)
+	defer b.Release()
+	rng := rand.New(rand.NewPCG(1, 2))
+	const rows = 3000
+	for i := range rows {
+		b.Field(0).(*array.Int64Builder).Append(int64(i))
+		var v int64
+		switch i % 7 {
+		case 0:
+			v = math.MinInt64
+		case 1:
+			v = math.MaxInt64
+		case 2:
+			v = int64(rng.Uint64())
+		case 3:
+			v = int64(rng.Uint64() >> (rng.Uint64() % 64))
+		default:
+			v = int64(i) * 1e9
+		}
+		appendOr(b.Field(1), i%11 == 5, func() { b.Field(1).(*array.Int64Builder).Append(v) })
+		appendOr(b.Field(2), i%13 == 5, func() { b.Field(2).(*array.Int32Builder).Append(int32(v >> (i % 33))) })
+	}
+	rec := b.NewRecord()
+	defer rec.Release()
+	path := filepath.Join(t.TempDir(), "delta.parquet")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(1000), parquet.WithDataPageSize(700), parquet.WithDictionaryDefault(false),
+		parquet.WithEncoding(parquet.Encodings.DeltaBinaryPacked))
+	w, err := pqarrow.NewFileWriter(schema, f, props, pqarrow.NewArrowWriterProperties())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := readAll(t, path, frame.Scan{})
+	defer want.Release()
+	for _, step := range []int64{1, 2, 5, 400} {
+		where := func(r arrow.Record) ([]int32, bool, error) {
+			var sel []int32
+			for i, k := range r.Column(0).(*array.Int64).Int64Values() {
+				if k%step == 0 {
+					sel = append(sel, int32(i))
+				}
+			}
+			return sel, len(sel) == int(r.NumRows()), nil
+		}
+		got := readAll(t, path, frame.Scan{Where: where, WhereColumns: []string{"k"}}, frame.WithBatchSize(256))
+		var sel []int32
+		for i := int32(0); i < rows; i++ {
+			if int64(i)%step == 0 {
+				sel = append(sel, i)
+			}
+		}
+		for c := range 3 {
+			exp, err := frame.Take(want.Column(c), sel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sameValues(got.Column(c), exp) {
+				t.Errorf("every %d rows, column %s differs", step, want.ColumnName(c))
+			}
+			exp.Release()
+		}
+		got.Release()
 	}
 }
