@@ -74,11 +74,6 @@ func writeScanFile(t *testing.T, rows int, delta bool, extra ...parquet.WriterPr
 	}
 	rec := b.NewRecord()
 	defer rec.Release()
-	path := filepath.Join(t.TempDir(), "scan.parquet")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	opts := []parquet.WriterProperty{parquet.WithMaxRowGroupLength(1000), parquet.WithDataPageSize(512),
 		parquet.WithCompression(compress.Codecs.Zstd), parquet.WithDictionaryDefault(false),
 		parquet.WithDictionaryFor("low", true), parquet.WithDictionaryFor("s", true), parquet.WithDictionaryFor("i64", true)}
@@ -87,8 +82,19 @@ func writeScanFile(t *testing.T, rows int, delta bool, extra ...parquet.WriterPr
 			opts = append(opts, parquet.WithEncodingFor(c, parquet.Encodings.DeltaBinaryPacked))
 		}
 	}
-	props := parquet.NewWriterProperties(append(opts, extra...)...)
-	w, err := pqarrow.NewFileWriter(schema, f, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	path := filepath.Join(t.TempDir(), "scan.parquet")
+	writeParquet(t, path, rec, parquet.NewWriterProperties(append(opts, extra...)...), pqarrow.WithStoreSchema())
+	return path
+}
+
+// writeParquet writes rec to a new Parquet file at path.
+func writeParquet(t *testing.T, path string, rec arrow.Record, props *parquet.WriterProperties, opts ...pqarrow.WriterOption) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := pqarrow.NewFileWriter(rec.Schema(), f, props, pqarrow.NewArrowWriterProperties(opts...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +104,6 @@ func writeScanFile(t *testing.T, rows int, delta bool, extra ...parquet.WriterPr
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return path
 }
 
 func appendOr(b array.Builder, null bool, add func()) {
@@ -401,22 +406,8 @@ func TestScanDeltaExtremes(t *testing.T) {
 	rec := b.NewRecord()
 	defer rec.Release()
 	path := filepath.Join(t.TempDir(), "delta.parquet")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(1000), parquet.WithDataPageSize(700), parquet.WithDictionaryDefault(false),
-		parquet.WithEncoding(parquet.Encodings.DeltaBinaryPacked))
-	w, err := pqarrow.NewFileWriter(schema, f, props, pqarrow.NewArrowWriterProperties())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeParquet(t, path, rec, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(1000), parquet.WithDataPageSize(700),
+		parquet.WithDictionaryDefault(false), parquet.WithEncoding(parquet.Encodings.DeltaBinaryPacked)))
 	want := readAll(t, path, frame.Scan{})
 	defer want.Release()
 	for _, step := range []int64{1, 2, 5, 400} {
