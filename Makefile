@@ -104,6 +104,7 @@ fuzz:
 	$(GO) test ./fabric/lib/frame -run '^$$' -fuzz FuzzReadJSON -fuzztime $(FUZZTIME)
 	$(GO) test ./fabric/lib/frame -run '^$$' -fuzz '^FuzzRLEHybrid$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./fabric/lib/frame -run '^$$' -fuzz '^FuzzPageColumn$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./fabric/lib/frame -run '^$$' -fuzz '^FuzzParquetCorrupt$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./fabric/lib/cfxql -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./fabric/lib/cfxql/cfxarrow -run '^$$' -fuzz '^FuzzAgree$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./fabric/lib/pipeline -run '^$$' -fuzz '^FuzzParseText$$' -fuzztime $(FUZZTIME)

@@ -2,8 +2,6 @@ package frame
 
 import (
 	"bytes"
-	"context"
-	"errors"
 	"fmt"
 	"io"
 
@@ -12,19 +10,12 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
-// parquetSource reads a Parquet file's row groups as record batches.
-type parquetSource struct {
-	name string
-	pf   *file.Reader
-	rr   pqarrow.RecordReader
-	err  error
-}
-
-func newParquetSource(r io.Reader, name string, o options) (*parquetSource, error) {
+// newParquetSource reads a whole Parquet file, as a scan of every
+// column does (row groups decoded in parallel, in order).
+func newParquetSource(r io.Reader, name string, o options) (Source, error) {
 	ras, ok := r.(parquet.ReaderAtSeeker)
 	if !ok {
 		data, err := io.ReadAll(r)
@@ -33,58 +24,20 @@ func newParquetSource(r io.Reader, name string, o options) (*parquetSource, erro
 		}
 		ras = bytes.NewReader(data)
 	}
-	pf, err := file.NewParquetReader(ras)
-	if err != nil {
-		return nil, fmt.Errorf("%s: not a Parquet file: %v", name, err)
-	}
-	if err := checkParquetWidth(pf, name); err != nil {
-		return nil, err
-	}
-	mem := memory.DefaultAllocator
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(o.batch), Parallel: true}, mem)
-	if err != nil {
-		pf.Close()
-		return nil, fmt.Errorf("%s: %v", name, err)
-	}
-	rr, err := fr.GetRecordReader(context.Background(), nil, nil)
-	if err != nil {
-		pf.Close()
-		return nil, fmt.Errorf("%s: %v", name, err)
-	}
-	return &parquetSource{name: name, pf: pf, rr: rr}, nil
+	return OpenParquet(ras, name, Scan{}, func(x *options) { *x = o })
 }
 
-func (s *parquetSource) Schema() *arrow.Schema { return s.rr.Schema() }
-
-func (s *parquetSource) Next() (arrow.Record, error) {
-	if s.err != nil {
-		return nil, s.err
+// recoverCorrupt, deferred, turns a panic into an error naming the file:
+// Arrow's Parquet reader panics on some corrupt files (a page header
+// without its body, a column shorter than its row group) where it would
+// fail. Its reads are therefore never parallel (Arrow would run them on
+// goroutines of its own, out of a recover's reach: the scan's workers
+// are the fabric's), and the arrays it returns are validated before
+// anything indexes them.
+func recoverCorrupt(name string, err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("%s: corrupt Parquet data: %v", name, r)
 	}
-	for s.rr.Next() {
-		rec := s.rr.RecordBatch()
-		if rec.NumRows() == 0 {
-			continue
-		}
-		rec.Retain()
-		return rec, nil
-	}
-	s.err = io.EOF
-	if err := s.rr.Err(); err != nil && !errors.Is(err, io.EOF) {
-		s.err = fmt.Errorf("%s: %v", s.name, err)
-	}
-	return nil, s.err
-}
-
-func (s *parquetSource) Close() error {
-	if s.rr != nil {
-		s.rr.Release()
-		s.rr = nil
-		s.pf.Close()
-	}
-	if s.err == nil {
-		s.err = errors.New("source is closed")
-	}
-	return nil
 }
 
 // rowGroupRows is the number of rows per Parquet row group.

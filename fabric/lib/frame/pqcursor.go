@@ -101,18 +101,36 @@ func (k *cursor) read(n int64, sel []int32) (arrow.Array, error) {
 	return array.MakeFromData(d), nil
 }
 
+// maxTextGuess bounds textSize: the guess is the footer's word, which a
+// crafted file can make as large as it likes, and it is allocated before
+// any text is there (past it, the buffer grows as the text comes).
+const maxTextGuess = 4 << 20
+
 // textSize guesses the bytes of the text of the rows sel (nil: all) of
-// n rows from the chunk's plain size (values and their lengths), so that
-// the buffer is sized once.
+// n rows, so that the buffer is sized once.
 func (k *cursor) textSize(n int64, sel []int32) int64 {
-	if k.c.kind != directBytes || k.rg.NumRows() == 0 {
+	if k.c.kind != directBytes {
 		return 0
 	}
 	md, err := k.rg.MetaData().ColumnChunk(k.c.leaves[0])
 	if err != nil {
 		return 0
 	}
-	return md.TotalUncompressedSize() * int64(outRows(n, sel)) / k.rg.NumRows()
+	return textGuess(md.TotalUncompressedSize(), k.rg.NumRows(), int64(outRows(n, sel)))
+}
+
+// textGuess guesses the bytes of rows values of a text column chunk of
+// chunkBytes plain bytes (values and their lengths) over groupRows rows:
+// at most maxTextGuess, whatever the footer says.
+func textGuess(chunkBytes, groupRows, rows int64) int64 {
+	if groupRows <= 0 || chunkBytes <= 0 || rows <= 0 {
+		return 0
+	}
+	perRow := chunkBytes / groupRows
+	if perRow > maxTextGuess/rows {
+		return maxTextGuess
+	}
+	return perRow * rows
 }
 
 // pages returns the column's page decoder, or nil when its pages are not
@@ -242,6 +260,14 @@ func (k *cursor) loadWhole() error {
 		if k.whole, err = array.Concatenate(chunks, memory.DefaultAllocator); err != nil {
 			return k.fail(err)
 		}
+	}
+	// A corrupt file can decode to other than its row group's rows, or
+	// to an array whose buffers are short of its length.
+	if got, want := int64(k.whole.Len()), k.rg.NumRows(); got != want {
+		return k.fail(fmt.Errorf("corrupt Parquet data: %d rows in a row group of %d", got, want))
+	}
+	if err := array.Validate(k.whole); err != nil {
+		return k.fail(fmt.Errorf("corrupt Parquet data: %v", err))
 	}
 	return nil
 }

@@ -228,3 +228,25 @@ func TestSetRange(t *testing.T) {
 		}
 	}
 }
+
+// TestTextGuessBounded: the text buffer's first size follows the footer
+// for a plain file and stays under maxTextGuess for a footer that claims
+// any size (a crafted file), without overflowing.
+func TestTextGuessBounded(t *testing.T) {
+	cases := []struct {
+		chunk, group, rows, want int64
+	}{
+		{37 * 262144, 262144, 32768, 37 * 32768},
+		{0, 262144, 100, 0},
+		{100, 0, 100, 0},
+		{-5, 10, 10, 0},
+		{1 << 62, 1, 96000, maxTextGuess},
+		{1 << 62, 1 << 20, 1 << 20, maxTextGuess},
+		{1<<63 - 1, 3, 1<<31 - 1, maxTextGuess},
+	}
+	for _, c := range cases {
+		if got := textGuess(c.chunk, c.group, c.rows); got != c.want {
+			t.Errorf("textGuess(%d, %d, %d) = %d, want %d", c.chunk, c.group, c.rows, got, c.want)
+		}
+	}
+}

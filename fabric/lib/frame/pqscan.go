@@ -1,7 +1,6 @@
 package frame
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -60,8 +59,8 @@ type ColumnStats struct {
 // ParquetSource is a Source over a Parquet file read through a Scan. It
 // tells how many row groups it read.
 type ParquetSource struct {
-	parquetSource
-	sel         *selectScan // with a Where
+	pf          *file.Reader
+	sel         *selectScan // the scan of the row groups read (nil: nothing to decode)
 	where       bool        // the scan had a Where, and applies it
 	read, total int
 	// With nothing to decode (no row group kept, or no column asked):
@@ -76,7 +75,8 @@ func (s *ParquetSource) RowGroups() (read, total int) { return s.read, s.total }
 
 // OpenParquet opens a Parquet file for a scan. The source owns nothing:
 // the caller closes r after the source.
-func OpenParquet(r parquet.ReaderAtSeeker, name string, scan Scan, opts ...Option) (*ParquetSource, error) {
+func OpenParquet(r parquet.ReaderAtSeeker, name string, scan Scan, opts ...Option) (_ *ParquetSource, err error) {
+	defer recoverCorrupt(name, &err)
 	o := makeOptions(opts)
 	pf, err := file.NewParquetReader(r)
 	if err != nil {
@@ -85,7 +85,7 @@ func OpenParquet(r parquet.ReaderAtSeeker, name string, scan Scan, opts ...Optio
 	if err := checkParquetWidth(pf, name); err != nil {
 		return nil, err
 	}
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(o.batch), Parallel: true}, memory.DefaultAllocator)
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(o.batch)}, memory.DefaultAllocator)
 	if err != nil {
 		pf.Close()
 		return nil, fmt.Errorf("%s: %v", name, err)
@@ -120,7 +120,7 @@ func OpenParquet(r parquet.ReaderAtSeeker, name string, scan Scan, opts ...Optio
 			groups = append(groups, i)
 		}
 	}
-	s := &ParquetSource{parquetSource: parquetSource{name: name, pf: pf}, read: len(groups), total: total, where: scan.Where != nil}
+	s := &ParquetSource{pf: pf, read: len(groups), total: total, where: scan.Where != nil}
 	if len(groups) == 0 || len(leaves) == 0 && scan.Columns != nil && scan.Where == nil {
 		// Nothing to read: the schema alone, or row counts without columns.
 		schema, err := fr.Schema()
@@ -137,19 +137,10 @@ func OpenParquet(r parquet.ReaderAtSeeker, name string, scan Scan, opts ...Optio
 	if rm, ok := r.(mostReader); ok && readsMost(pf.MetaData(), groups, leaves) {
 		rm.ReadMost()
 	}
-	if scan.Where != nil {
-		if s.sel, err = newSelectScan(name, r, pf, fr, scan.Columns, scan.WhereColumns, groups, scan.Where, o.batch); err != nil {
-			pf.Close()
-			return nil, err
-		}
-		return s, nil
-	}
-	rr, err := fr.GetRecordReader(context.Background(), leaves, groups)
-	if err != nil {
+	if s.sel, err = newSelectScan(name, r, pf, fr, scan.Columns, scan.WhereColumns, groups, scan.Where, o.batch); err != nil {
 		pf.Close()
-		return nil, fmt.Errorf("%s: %v", name, err)
+		return nil, err
 	}
-	s.rr = rr
 	return s, nil
 }
 
@@ -289,10 +280,7 @@ func (s *ParquetSource) Schema() *arrow.Schema {
 	if s.sel != nil {
 		return s.sel.Schema()
 	}
-	if s.rr == nil {
-		return s.empty
-	}
-	return s.parquetSource.Schema()
+	return s.empty
 }
 
 // Next returns the next batch; a scan of no column returns batches of
@@ -300,9 +288,6 @@ func (s *ParquetSource) Schema() *arrow.Schema {
 func (s *ParquetSource) Next() (arrow.Record, error) {
 	if s.sel != nil {
 		return s.sel.Next()
-	}
-	if s.rr != nil {
-		return s.parquetSource.Next()
 	}
 	if s.closed {
 		return nil, errors.New("source is closed")
@@ -322,17 +307,17 @@ func (s *ParquetSource) Close() error {
 	if s.sel != nil {
 		return s.sel.Close()
 	}
-	if s.rr == nil && !s.closed {
+	if !s.closed {
 		s.closed = true
 		s.pf.Close()
-		return nil
 	}
-	return s.parquetSource.Close()
+	return nil
 }
 
 // ParquetMeta reads a Parquet file's schema and row count from its footer,
 // without reading any row.
-func ParquetMeta(r parquet.ReaderAtSeeker, name string) (*arrow.Schema, int64, error) {
+func ParquetMeta(r parquet.ReaderAtSeeker, name string) (_ *arrow.Schema, _ int64, err error) {
+	defer recoverCorrupt(name, &err)
 	pf, err := file.NewParquetReader(r)
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s: not a Parquet file: %v", name, err)

@@ -15,10 +15,11 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/schema"
 )
 
-// selectScan reads a Parquet file's row groups with a row filter, late
-// materialised: for each row group it decodes the filter's columns, asks
-// the filter which rows match, and decodes the other columns for those
-// rows only, skipping the runs of rows between them. Row groups are read
+// selectScan reads a Parquet file's row groups, with a row filter or
+// without (every row). Filtered, it is late materialised: for each row
+// group it decodes the filter's columns, asks the filter which rows
+// match, and decodes the other columns for those rows only, skipping the
+// runs of rows between them. Row groups are read
 // in parallel (one worker per CPU, each on its own row group) and come
 // out in order; a few row groups are in flight at a time, whatever the
 // size of the file.
@@ -108,7 +109,8 @@ type groupResult struct {
 var errScanClosed = errors.New("source is closed")
 
 // newSelectScan starts reading groups of pf through fr. cols are the
-// fields returned (nil: all), whereCols the fields filter reads.
+// fields returned (nil: all), whereCols the fields filter reads (filter
+// nil: every row is returned).
 func newSelectScan(name string, r parquet.ReaderAtSeeker, pf *file.Reader, fr *pqarrow.FileReader, cols, whereCols []string, groups []int,
 	filter func(arrow.Record) ([]int32, bool, error), batch int) (*selectScan, error) {
 	fields := fr.Manifest.Fields
@@ -138,7 +140,6 @@ func newSelectScan(name string, r parquet.ReaderAtSeeker, pf *file.Reader, fr *p
 	// compared once, and no string is copied.
 	props := fr.Props
 	props.BatchSize = s.batch
-	props.Parallel = false
 	for _, c := range s.where {
 		if c.kind == directBytes {
 			props.SetReadDict(c.leaves[0], true)
@@ -259,7 +260,7 @@ func (s *selectScan) run(groups []int) {
 		go func() {
 			defer func() { <-workers }()
 			defer close(ch)
-			err := s.readGroup(g, func(rec arrow.Record) bool {
+			err := s.readGroupSafely(g, func(rec arrow.Record) bool {
 				select {
 				case ch <- groupResult{rec: rec}:
 					return true
@@ -424,10 +425,20 @@ func (s *selectScan) readGroup(g int, emit func(arrow.Record) bool) error {
 	return err
 }
 
+// readGroupSafely is readGroup, a panic of Arrow's reader (a corrupt
+// file) its error.
+func (s *selectScan) readGroupSafely(g int, emit func(arrow.Record) bool) (err error) {
+	defer recoverCorrupt(s.name, &err)
+	return s.readGroup(g, emit)
+}
+
 // readWhere reads the next m rows of the filter's columns and asks the
 // filter which to keep.
 func (s *selectScan) readWhere(where []*cursor, m int64) (wherePart, error) {
 	p := wherePart{arrs: make([]arrow.Array, len(where)), rows: m}
+	if s.filter == nil {
+		return p, nil // every row
+	}
 	for i, c := range where {
 		a, err := c.read(m, nil)
 		if err != nil {

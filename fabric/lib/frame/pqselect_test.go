@@ -1,6 +1,7 @@
 package frame_test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -142,8 +143,18 @@ func TestScanWhereEqualsTake(t *testing.T) {
 
 func testScanWhereEqualsTake(t *testing.T, path string) {
 	const rows = 5000
-	want := readAll(t, path, frame.Scan{})
+	want := readArrow(t, path)
 	defer want.Release()
+	// Read whole, without a filter, it is what Arrow's reader reads.
+	for _, batch := range []int{frame.DefaultBatchSize, 300, 7} {
+		got := readAll(t, path, frame.Scan{}, frame.WithBatchSize(batch))
+		for i, f := range want.Schema().Fields() {
+			if !arrow.TypeEqual(got.Column(i).DataType(), f.Type) || !sameValues(got.Column(i), want.Column(i)) {
+				t.Errorf("whole read, batch %d: column %s differs", batch, f.Name)
+			}
+		}
+		got.Release()
+	}
 	cases := []struct {
 		name string
 		keep func(k int64) bool
@@ -288,6 +299,29 @@ func readAll(t *testing.T, path string, scan frame.Scan, opts ...frame.Option) a
 	for _, r := range recs {
 		r.Release()
 	}
+	return tableRecord(t, tbl)
+}
+
+// readArrow reads a whole file with Arrow's own reader: what the scans are
+// held to.
+func readArrow(t *testing.T, path string) arrow.Record {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tbl, err := pqarrow.ReadTable(context.Background(), f, nil, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Release()
+	return tableRecord(t, tbl)
+}
+
+// tableRecord concatenates a table's chunks into one record.
+func tableRecord(t *testing.T, tbl arrow.Table) arrow.Record {
+	t.Helper()
 	cols := make([]arrow.Array, tbl.NumCols())
 	for i := range cols {
 		c := tbl.Column(i).Data().Chunks()
@@ -408,7 +442,7 @@ func TestScanDeltaExtremes(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "delta.parquet")
 	writeParquet(t, path, rec, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(1000), parquet.WithDataPageSize(700),
 		parquet.WithDictionaryDefault(false), parquet.WithEncoding(parquet.Encodings.DeltaBinaryPacked)))
-	want := readAll(t, path, frame.Scan{})
+	want := readArrow(t, path)
 	defer want.Release()
 	for _, step := range []int64{1, 2, 5, 400} {
 		where := func(r arrow.Record) ([]int32, bool, error) {
