@@ -407,6 +407,33 @@ func (v *validity) buffer() (*memory.Buffer, int) {
 	return memory.NewBufferBytes(v.bits), v.nulls
 }
 
+// maxText is the most bytes of text a batch's column holds (its offsets
+// are int32); errTooMuchText says a batch went past it.
+const maxText = 1<<31 - 1
+
+var errTooMuchText = errors.New("more than 2 GB of text in one batch")
+
+// textBuffer returns an empty buffer for the text of rows values, size
+// bytes guessed.
+func textBuffer(rows int, size int64) []byte {
+	return make([]byte, 0, min(max(size, int64(rows)*8), maxText))
+}
+
+// fixedData is an array of type t of rows fixed-width values, and
+// validity v (nil: none is null).
+func fixedData(t arrow.DataType, rows int, values []byte, v *validity) *array.Data {
+	bm, nulls := v.buffer()
+	return array.NewData(t, rows, []*memory.Buffer{bm, memory.NewBufferBytes(values)}, nil, nulls, 0)
+}
+
+// textData is a text or binary array of type t, value i data[offs[i]:
+// offs[i+1]], and validity v (nil: none is null).
+func textData(t arrow.DataType, offs []int32, data []byte, v *validity) *array.Data {
+	bm, nulls := v.buffer()
+	return array.NewData(t, len(offs)-1, []*memory.Buffer{bm, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offs)),
+		memory.NewBufferBytes(data)}, nil, nulls, 0)
+}
+
 func outRows(n int64, sel []int32) int {
 	if sel != nil {
 		return len(sel)
@@ -429,8 +456,7 @@ func decodeFixed[T any](r levelReader[T], t arrow.DataType, n int64, sel []int32
 	if err != nil {
 		return nil, err
 	}
-	bm, nulls := v.buffer()
-	return array.NewData(t, rows, []*memory.Buffer{bm, memory.NewBufferBytes(toBytes(out))}, nil, nulls, 0), nil
+	return fixedData(t, rows, toBytes(out), v), nil
 }
 
 func decodeBools(r *file.BooleanColumnChunkReader, t arrow.DataType, n int64, sel []int32, maxDef int16) (*array.Data, error) {
@@ -448,8 +474,7 @@ func decodeBools(r *file.BooleanColumnChunkReader, t arrow.DataType, n int64, se
 	if err != nil {
 		return nil, err
 	}
-	bm, nulls := v.buffer()
-	return array.NewData(t, rows, []*memory.Buffer{bm, memory.NewBufferBytes(out)}, nil, nulls, 0), nil
+	return fixedData(t, rows, out, v), nil
 }
 
 // decodeBytes decodes strings or binaries (size: a guess of their bytes);
@@ -458,7 +483,7 @@ func decodeBools(r *file.BooleanColumnChunkReader, t arrow.DataType, n int64, se
 func decodeBytes(r *file.ByteArrayColumnChunkReader, t arrow.DataType, n int64, sel []int32, maxDef int16, size int64) (*array.Data, error) {
 	rows := outRows(n, sel)
 	offs := make([]int32, rows+1)
-	data := make([]byte, 0, min(max(size, int64(rows)*8), 1<<31-1))
+	data := textBuffer(rows, size)
 	v := newValidity(rows, maxDef > 0)
 	err := walk(r, n, sel, maxDef, func(vals []parquet.ByteArray, picks []pick) {
 		d := data // a local: appends stay off the heap's write barrier
@@ -471,15 +496,13 @@ func decodeBytes(r *file.ByteArrayColumnChunkReader, t arrow.DataType, n int64, 
 		}
 		data = d
 	})
-	if err == nil && int64(len(data)) > 1<<31-1 {
-		err = errors.New("more than 2 GB of text in one batch")
+	if err == nil && len(data) > maxText {
+		err = errTooMuchText
 	}
 	if err != nil {
 		return nil, err
 	}
-	bm, nulls := v.buffer()
-	return array.NewData(t, rows, []*memory.Buffer{bm, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offs)),
-		memory.NewBufferBytes(data)}, nil, nulls, 0), nil
+	return textData(t, offs, data, v), nil
 }
 
 // dictEncoded reports whether every data page of a column chunk is
@@ -553,9 +576,7 @@ func plainText(d *array.Dictionary, sel []int32, t arrow.DataType) arrow.Array {
 			v.set(i, valid)
 		}
 	}
-	bm, nulls := v.buffer()
-	out := array.NewData(t, n, []*memory.Buffer{bm, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offs)),
-		memory.NewBufferBytes(data)}, nil, nulls, 0)
+	out := textData(t, offs, data, v)
 	defer out.Release()
 	return array.MakeFromData(out)
 }

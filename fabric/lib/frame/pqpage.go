@@ -8,7 +8,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 )
@@ -378,21 +377,15 @@ func (c *pageColumn) read(n int64, sel []int32, t arrow.DataType, sizeHint int64
 		}); err != nil {
 			return nil, err
 		}
-		bm, nulls := v.buffer()
-		return array.NewData(t, rows, []*memory.Buffer{bm, memory.NewBufferBytes(out)}, nil, nulls, 0), nil
+		return fixedData(t, rows, out, v), nil
 	}
-	b := bytesOut{offs: make([]int32, rows+1), data: make([]byte, 0, min(max(sizeHint, int64(rows)*8), 1<<31-1)), v: v}
+	b := bytesOut{offs: make([]int32, rows+1), data: textBuffer(rows, sizeHint), v: v}
 	if err := c.each(n, &s, func(row, m int, levels []uint32, values int, s *selection) error {
 		return c.bytes(&b, row, m, levels, values, s)
 	}); err != nil {
 		return nil, err
 	}
-	if int64(len(b.data)) > 1<<31-1 {
-		return nil, errors.New("more than 2 GB of text in one batch")
-	}
-	bm, nulls := v.buffer()
-	return array.NewData(t, rows, []*memory.Buffer{bm, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(b.offs)),
-		memory.NewBufferBytes(b.data)}, nil, nulls, 0), nil
+	return textData(t, b.offs, b.data, v), nil
 }
 
 // each calls do for each span of the next n rows, from row 0 of the read;
@@ -503,18 +496,14 @@ func (c *pageColumn) bytes(b *bytesOut, row, m int, levels []uint32, values int,
 					data = append(data, c.dictData[c.dictOffs[j]:c.dictOffs[j+1]]...)
 				}
 			default:
-				if pos+4 > len(vals) {
-					return errPlain
-				}
-				l := int(binary.LittleEndian.Uint32(vals[pos:]))
-				end := pos + 4 + l
-				if l < 0 || end > len(vals) || end < pos {
-					return errPlain
+				v, next, err := plainBytes(vals, pos)
+				if err != nil {
+					return err
 				}
 				if keep {
-					data = append(data, vals[pos+4:end]...)
+					data = append(data, v...)
 				}
-				pos = end
+				pos = next
 			}
 			vi++
 		}
@@ -525,8 +514,8 @@ func (c *pageColumn) bytes(b *bytesOut, row, m int, levels []uint32, values int,
 		}
 	}
 	b.data, c.pos = data, pos
-	if len(data) > 1<<31-1 {
-		return errors.New("more than 2 GB of text in one batch")
+	if len(data) > maxText {
+		return errTooMuchText
 	}
 	return nil
 }
@@ -575,13 +564,11 @@ func (c *pageColumn) readDict(n int64, t arrow.DataType) (arrow.Array, error) {
 		if !c.hasDict {
 			return nil, errors.New("a dictionary column without a dictionary")
 		}
-		d := array.NewData(t, c.dictN, []*memory.Buffer{nil, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(c.dictOffs)),
-			memory.NewBufferBytes(c.dictData)}, nil, 0, 0)
+		d := textData(t, c.dictOffs, c.dictData, nil)
 		c.dictArr = array.MakeFromData(d)
 		d.Release()
 	}
-	bm, nulls := v.buffer()
-	ind := array.NewData(arrow.PrimitiveTypes.Int32, rows, []*memory.Buffer{bm, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(idx))}, nil, nulls, 0)
+	ind := fixedData(arrow.PrimitiveTypes.Int32, rows, arrow.Int32Traits.CastToBytes(idx), v)
 	defer ind.Release()
 	indices := array.MakeFromData(ind)
 	defer indices.Release()

@@ -535,10 +535,8 @@ func (s *selectScan) keptWhere(parts []wherePart, c scanColumn) (arrow.Array, er
 		}
 		pieces = append(pieces, piece)
 	}
-	switch len(pieces) {
-	case 0:
-		return array.MakeArrayOfNull(memory.DefaultAllocator, c.field.Type, 0), nil
-	case 1:
+	// The first part keeps a row: there is a piece.
+	if len(pieces) == 1 {
 		pieces[0].Retain()
 		return pieces[0], nil
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/fabricops/fabric/fabric/lib/frame"
 )
 
@@ -66,20 +65,7 @@ func TestMaxColumns(t *testing.T) {
 	b.Release()
 	defer rec.Release()
 	pq := filepath.Join(dir, "wide.parquet")
-	out, err := os.Create(pq)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := pqarrow.NewFileWriter(schema, out, nil, pqarrow.DefaultWriterProps())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeParquet(t, pq, rec, nil)
 	open := func() *os.File {
 		in, err := os.Open(pq)
 		if err != nil {
