@@ -215,6 +215,11 @@ func reversed(r []int32) []int32 {
 	return r
 }
 
+// TestSortLimitWhileReading: the keys of a table whose rows are not
+// counted yet (still loading) are refused as they are read, once they
+// pass the limit. (Through compute, the outcome raced the table's load:
+// a load done first gave the refusal before reading, which "over the
+// sort limit" checks.)
 func TestSortLimitWhileReading(t *testing.T) {
 	path := writeTable(t, 500, 100)
 	tb, err := Open(context.Background(), lazy.New(lazy.NewFile(path, frame.Auto)).Head(500), 1<<20)
@@ -222,7 +227,7 @@ func TestSortLimitWhileReading(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tb.Close()
-	_, err = compute(context.Background(), tb, order{sort: "id"}, 300, &progress{})
+	_, err = readKeys(context.Background(), tb, "id", 300, &progress{})
 	if err == nil || !strings.Contains(err.Error(), "more than 300 rows") {
 		t.Fatalf("err = %v, want the limit", err)
 	}
