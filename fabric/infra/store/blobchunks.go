@@ -51,7 +51,7 @@ func (s *Store) openChunks(ctx context.Context, path string) (*chunkReader, erro
 	actx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
 	var info *jetstream.ObjectInfo
-	err := retryRead(actx, func(actx context.Context) error {
+	err := Retry(actx, func(actx context.Context) error {
 		obs, err := s.objectStore(actx)
 		if err == nil {
 			info, err = obs.GetInfo(actx, path)
@@ -74,7 +74,7 @@ func (s *Store) openChunks(ctx context.Context, path string) (*chunkReader, erro
 	}
 	subject := "$O." + s.bucket + ".C." + info.NUID
 	var first, last *jetstream.RawStreamMsg
-	err = retryRead(actx, func(actx context.Context) (err error) {
+	err = Retry(actx, func(actx context.Context) (err error) {
 		if first, err = stream.GetMsg(actx, 1, jetstream.WithGetMsgSubject(subject)); err != nil {
 			return err
 		}
@@ -165,7 +165,7 @@ func (c *chunkReader) fetch(k int64) ([]byte, error) {
 	var msg *jetstream.RawStreamMsg
 	ctx, cancel := context.WithTimeout(c.ctx, BlobIdleTimeout)
 	defer cancel()
-	err := retryRead(ctx, func(actx context.Context) (err error) {
+	err := Retry(ctx, func(actx context.Context) (err error) {
 		msg, err = c.stream.GetMsg(actx, c.first+uint64(k))
 		return err
 	})

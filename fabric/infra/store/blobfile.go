@@ -107,7 +107,7 @@ func (s *Store) startTail(ctx context.Context, b *BlobFile, r io.ReadCloser) {
 	if err != nil {
 		return
 	}
-	actx, cancel := context.WithTimeout(ctx, attemptTimeout)
+	actx, cancel := context.WithTimeout(ctx, AttemptTimeout)
 	defer cancel()
 	subject := "$O." + s.bucket + ".C." + info.NUID
 	msg, err := stream.GetLastMsgForSubject(actx, subject)
@@ -126,7 +126,7 @@ func (s *Store) objectStream(ctx context.Context) (jetstream.Stream, error) {
 	if s.chunks != nil {
 		return s.chunks, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, attemptTimeout)
+	ctx, cancel := context.WithTimeout(ctx, AttemptTimeout)
 	defer cancel()
 	st, err := s.js.Stream(ctx, "OBJ_"+s.bucket)
 	if err != nil {
@@ -158,7 +158,7 @@ func (b *BlobFile) fromTail(p []byte, off int64) (n int, ok bool) {
 // the tail starts at or before off. Chunks of other blobs stored at the
 // same time are passed over; a gap it cannot explain stops it.
 func (b *BlobFile) extendTail(off int64) {
-	ctx, cancel := context.WithTimeout(b.ctx, attemptTimeout)
+	ctx, cancel := context.WithTimeout(b.ctx, AttemptTimeout)
 	defer cancel()
 	for tries := 0; b.tailStart > off && b.seq > 1 && tries < 1024; tries++ {
 		msg, err := b.stream.GetMsg(ctx, b.seq-1)

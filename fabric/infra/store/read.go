@@ -13,12 +13,13 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// attemptTimeout bounds one attempt of a read. A read is idempotent, so
-// one that gets no answer in time is asked again (within the caller's
-// deadline): on a cluster, a request can go to a server that has just
-// died, or to a replica that is still catching up after a restart and
-// does not answer yet.
-const attemptTimeout = 3 * time.Second
+// AttemptTimeout bounds one attempt of a request that can be asked again
+// (a read, or a write that carries the revision it expects). One that
+// gets no answer in time is asked again (within the caller's deadline): a
+// request can go to a server that has just died or is shutting down for
+// a restart (it is lost, and its answer never comes), or to a replica
+// that is still catching up after a restart and does not answer yet.
+const AttemptTimeout = 3 * time.Second
 
 // BlobIdleTimeout is how long a blob read may wait for its next chunk
 // before it fails; a read has no bound on its whole length (a large
@@ -26,11 +27,13 @@ const attemptTimeout = 3 * time.Second
 // context.
 const BlobIdleTimeout = 30 * time.Second
 
-// retryRead runs the read f, trying again while an attempt times out and
-// ctx has time left.
-func retryRead(ctx context.Context, f func(ctx context.Context) error) error {
+// Retry runs f, a request that may be asked twice (a read, or a write
+// that carries the revision it expects, which fails the second time if
+// the first landed), trying again while an attempt times out and ctx has
+// time left; each attempt gets at most AttemptTimeout.
+func Retry(ctx context.Context, f func(ctx context.Context) error) error {
 	for {
-		actx, cancel := context.WithTimeout(ctx, attemptTimeout)
+		actx, cancel := context.WithTimeout(ctx, AttemptTimeout)
 		err := f(actx)
 		cancel()
 		if err == nil || !timedOut(err) || ctx.Err() != nil {
@@ -53,7 +56,7 @@ func (s *Store) GetBlob(ctx context.Context, path string) (io.ReadCloser, int64,
 	defer cancel()
 	var r io.ReadCloser
 	var size int64
-	err := retryRead(octx, func(actx context.Context) (err error) {
+	err := Retry(octx, func(actx context.Context) (err error) {
 		r, size, err = s.openBlob(ctx, actx, path)
 		return err
 	})

@@ -176,7 +176,7 @@ func (s *Store) Get(ctx context.Context, bucket, key string, v any) (uint64, err
 		return 0, err
 	}
 	var e jetstream.KeyValueEntry
-	err = retryRead(ctx, func(ctx context.Context) (err error) {
+	err = Retry(ctx, func(ctx context.Context) (err error) {
 		e, err = kv.Get(ctx, key)
 		return err
 	})
@@ -446,7 +446,7 @@ func (s *Store) BlobSize(ctx context.Context, path string) (int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, Timeout)
 	defer cancel()
 	var info *jetstream.ObjectInfo
-	err := retryRead(ctx, func(ctx context.Context) error {
+	err := Retry(ctx, func(ctx context.Context) error {
 		obs, err := s.objectStore(ctx)
 		if err == nil {
 			info, err = obs.GetInfo(ctx, path)

@@ -62,14 +62,20 @@ func Read(ctx context.Context, js jetstream.JetStream, name string, o ReadOption
 	}
 	lctx, cancel := context.WithTimeout(ctx, store.Timeout)
 	defer cancel()
-	st, err := js.Stream(lctx, JetStreamName(name))
+	// The opening requests are asked again when one is lost (a server
+	// restarting): a service reading the stream rides the restart out.
+	var st jetstream.Stream
+	var si *jetstream.StreamInfo
+	err := store.Retry(lctx, func(actx context.Context) (err error) {
+		if st, err = js.Stream(actx, JetStreamName(name)); err != nil {
+			return err
+		}
+		si, err = st.Info(actx)
+		return err
+	})
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
 		return 0, fmt.Errorf("%w: %s", ErrNotFound, name)
 	}
-	if err != nil {
-		return 0, fmt.Errorf("stream %s: %w", name, err)
-	}
-	si, err := st.Info(lctx)
 	if err != nil {
 		return 0, fmt.Errorf("stream %s: %w", name, err)
 	}
@@ -92,7 +98,11 @@ func Read(ctx context.Context, js jetstream.JetStream, name string, o ReadOption
 		from := o.From
 		cfg = jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverByStartTimePolicy, OptStartTime: &from}
 	}
-	cons, err := st.OrderedConsumer(lctx, cfg)
+	var cons jetstream.Consumer
+	err = store.Retry(lctx, func(actx context.Context) (err error) {
+		cons, err = st.OrderedConsumer(actx, cfg)
+		return err
+	})
 	if err != nil {
 		return 0, fmt.Errorf("reading stream %s: %w", name, err)
 	}
@@ -310,7 +320,11 @@ const fetchWait = 2 * time.Second
 // fn took it.
 func readDurable(ctx context.Context, st jetstream.Stream, o ReadOptions, fn func(Message) error) (int, error) {
 	lctx, cancel := context.WithTimeout(ctx, store.Timeout)
-	cons, err := durable(lctx, st, o)
+	var cons jetstream.Consumer
+	err := store.Retry(lctx, func(actx context.Context) (err error) {
+		cons, err = durable(actx, st, o)
+		return err
+	})
 	cancel()
 	if err != nil {
 		return 0, err

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fabricops/fabric/fabric/api"
@@ -27,6 +28,7 @@ import (
 	"github.com/fabricops/fabric/fabric/infra/streams"
 	"github.com/fabricops/fabric/fabric/infra/tenant"
 	"github.com/fabricops/fabric/fabric/lib/placement"
+	"github.com/fabricops/fabric/fabric/pods/pod"
 	"github.com/fabricops/fabric/fabric/pods/scheduler"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -66,6 +68,12 @@ type Controller struct {
 	// lost are the jobs this leader finished because their worker was
 	// gone, which the watch may still show active.
 	lost map[string]bool
+	// silent are the registered workers that had no responder, since
+	// when (see deadAfter).
+	silent map[string]time.Time
+	// back is when the connection last came back (unix nanoseconds; 0:
+	// never lost), see registrySettle.
+	back atomic.Int64
 
 	kick chan struct{}
 }
@@ -101,13 +109,20 @@ func New(ctx context.Context, nc *nats.Conn, leader func() bool, o Options) (*Co
 		return nil, err
 	}
 	return &Controller{nc: nc, js: js, leader: leader, o: o, st: st, data: data, repo: &artifact.Repo{Store: st},
-		recs: recs, active: active, kv: kv, kick: make(chan struct{}, 1), pending: map[string]api.Job{}, lost: map[string]bool{}}, nil
+		recs: recs, active: active, kv: kv, kick: make(chan struct{}, 1), pending: map[string]api.Job{}, lost: map[string]bool{}, silent: map[string]time.Time{}}, nil
 }
 
 // Run passes every period, and soon after a deployment or schedule
 // changes, until stop closes.
 func (c *Controller) Run(stop <-chan struct{}) {
 	defer c.active.Stop()
+	back := c.nc.StatusChanged(nats.CONNECTED)
+	defer c.nc.RemoveStatusListener(back)
+	go func() {
+		for range back {
+			c.back.Store(time.Now().UnixNano())
+		}
+	}()
 	for _, k := range []*artifact.Kind{artifact.Deployment, artifact.Schedule} {
 		if w := c.watch(k.Bucket, nil); w != nil {
 			defer func() { _ = w.Stop() }()
@@ -216,16 +231,22 @@ type pass struct {
 	byService map[serviceKey][]api.Job
 	versions  map[string][]api.Pipeline
 	starts    []*start
+	// unsure says a registered worker had no responder this pass but
+	// not for deadAfter yet (its connection not back after a server
+	// restart): a start that finds no worker waits for the next pass
+	// rather than reports a problem or misses a cron.
+	unsure bool
 	// dirty are the state records to write, by key.
 	dirty map[string]any
 }
 
 func (c *Controller) newPass(ctx context.Context) (*pass, error) {
 	p := &pass{c: c, ctx: ctx, now: c.o.Now().UTC(), running: map[string]api.Job{}, versions: map[string][]api.Pipeline{}, dirty: map[string]any{}}
-	workers, dead, err := c.workers(ctx)
+	workers, dead, unsure, err := c.workers(ctx)
 	if err != nil {
 		return nil, err
 	}
+	p.unsure = unsure
 	p.picker = placement.NewPicker(scheduler.Workers(workers))
 	for _, j := range c.active.Jobs() {
 		if j.Owner != nil && !c.lost[j.JobID] {
@@ -267,12 +288,25 @@ func (c *Controller) newPass(ctx context.Context) (*pass, error) {
 	return p, nil
 }
 
+// deadAfter is how long a registered worker must have had no responder
+// before it is dead and its jobs lost: after a server restart, a worker
+// whose connection is not back yet has none for a moment, and its jobs
+// still run.
+const deadAfter = 2 * time.Second
+
+// registrySettle is how long after its connection came back the
+// controller takes the registry as still filling: a server that
+// restarted lost it (it is in memory), and the pods register again within
+// a heartbeat.
+const registrySettle = pod.RegistryTTL/3 + time.Second
+
 // workers asks every registered worker for its info: those that answer
-// (or are slow to) are live; those with no responder are dead.
-func (c *Controller) workers(ctx context.Context) ([]api.PodInfo, map[string]bool, error) {
+// (or are slow to) are live; those with no responder for deadAfter are
+// dead. unsure says some have no responder and are not dead yet.
+func (c *Controller) workers(ctx context.Context) (infos []api.PodInfo, dead map[string]bool, unsure bool, err error) {
 	regs, err := registry.List(ctx, c.js)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	var ws []api.Registration
 	for _, r := range regs {
@@ -282,7 +316,7 @@ func (c *Controller) workers(ctx context.Context) ([]api.PodInfo, map[string]boo
 	}
 	infos, missing, err := registry.Gather[api.PodInfo](ctx, c.nc, ws, api.EndpointInfo)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	alive := map[string]bool{}
 	for _, i := range infos {
@@ -291,14 +325,30 @@ func (c *Controller) workers(ctx context.Context) ([]api.PodInfo, map[string]boo
 	for _, id := range missing {
 		alive[id] = true
 	}
-	dead := map[string]bool{}
+	dead = map[string]bool{}
+	now := time.Now()
+	silent := map[string]time.Time{}
 	for _, r := range ws {
-		if !alive[r.PodID] {
+		if alive[r.PodID] {
+			continue
+		}
+		since, ok := c.silent[r.PodID]
+		if !ok {
+			since = now
+		}
+		silent[r.PodID] = since
+		if now.Sub(since) >= deadAfter {
 			dead[r.PodID] = true
+		} else {
+			unsure = true
 		}
 	}
+	c.silent = silent
+	if b := c.back.Load(); b != 0 && time.Since(time.Unix(0, b)) < registrySettle {
+		unsure = true
+	}
 	sort.Slice(infos, func(i, j int) bool { return infos[i].PodID < infos[j].PodID })
-	return infos, dead, nil
+	return infos, dead, unsure, nil
 }
 
 // pipeline resolves the version of a pipeline an entry runs (read once
@@ -349,6 +399,10 @@ func (c *Controller) activity(ctx context.Context, a api.Activity) {
 	if err != nil {
 		return
 	}
+	// One attempt, bounded: an entry asked twice would show twice, and a
+	// publish lost to a server restarting must not hold the pass up.
+	ctx, cancel := context.WithTimeout(ctx, store.AttemptTimeout)
+	defer cancel()
 	if _, err := c.js.Publish(ctx, streams.Subject(api.StreamDeploymentUpdates), data); err != nil {
 		c.o.Logf("controller: writing the activity feed: %v", err)
 	}

@@ -382,6 +382,15 @@ func TestTenantsApart(t *testing.T) {
 // store), the controller goes on: the deployment runs its instances again
 // and a change made afterwards is acted on.
 func TestServerRestart(t *testing.T) {
+	// Down for a moment, and for longer than the scheduler's lease: the
+	// pods reconnect at different times, the registry (in memory) is
+	// lost, a request in flight is lost with the server.
+	for _, down := range []time.Duration{100 * time.Millisecond, 2500 * time.Millisecond} {
+		t.Run(down.String(), func(t *testing.T) { serverRestart(t, down) })
+	}
+}
+
+func serverRestart(t *testing.T, down time.Duration) {
 	f := fabrictest.Start(t, fabrictest.Options{Pods: []string{api.APIServer, api.Scheduler, api.Worker}})
 	tc := connect(t, f)
 	tc.addService(t)
@@ -393,8 +402,23 @@ func TestServerRestart(t *testing.T) {
 		}
 	}
 	waitFor(t, 10*time.Second, "one instance", count(1))
-	f.RestartServer(t, time.Second)
+	first := tc.owned(t, "web", "readers")[0].JobID
+	f.RestartServer(t, down)
 	waitFor(t, 30*time.Second, "one instance after the restart", count(1))
 	tc.add(t, artifact.Deployment, fmt.Sprintf(bp, 2), true)
 	waitFor(t, 20*time.Second, "two instances after the restart", count(2))
+	// The instance that ran rode the restart out (its worker was only
+	// reconnecting), and the feed shows no problem that was none.
+	kept := false
+	for _, j := range tc.owned(t, "web", "readers") {
+		kept = kept || j.JobID == first
+	}
+	if !kept {
+		t.Errorf("job %s did not outlive the restart; the feed says:\n%s", first, strings.Join(tc.activity(t), "\n"))
+	}
+	for _, l := range tc.activity(t) {
+		if !strings.HasPrefix(l, api.SeverityInfo+" ") {
+			t.Errorf("the feed reports %q after a server restart", l)
+		}
+	}
 }

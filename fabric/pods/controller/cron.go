@@ -45,6 +45,10 @@ func (p *pass) cron(cs *cronState, cr cron.Schedule, e blueprint.Entry, pl place
 		return
 	}
 	w, err := p.picker.Pick(pl)
+	if err != nil && p.unsure {
+		cs.Last = last // a worker may answer the next pass: due then
+		return
+	}
 	if err != nil {
 		fail(err)
 		return

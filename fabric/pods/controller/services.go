@@ -253,7 +253,9 @@ func (p *pass) service(b *blueprint.Blueprint, e blueprint.Entry, s *service) {
 	for i := 0; i < missing; i++ {
 		w, err := p.picker.PickApart(placementOf(e), siblings)
 		if err != nil {
-			p.problem(b, label, &s.Problem, err.Error())
+			if !p.unsure {
+				p.problem(b, label, &s.Problem, err.Error())
+			}
 			return
 		}
 		siblings[w.ID]++

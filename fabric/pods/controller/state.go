@@ -122,14 +122,14 @@ func (s *states) put(ctx context.Context, key string, v any) error {
 		return nil
 	}
 	var rev uint64
-	if r, ok := s.revs[key]; ok {
-		rev, err = s.kv.Update(ctx, key, data, r)
-	} else {
-		rev, err = s.kv.Create(ctx, key, data)
-	}
-	if errors.Is(err, jetstream.ErrKeyExists) {
-		return errDeposed
-	}
+	err = s.write(ctx, func(ctx context.Context) (err error) {
+		if r, ok := s.revs[key]; ok {
+			rev, err = s.kv.Update(ctx, key, data, r)
+		} else {
+			rev, err = s.kv.Create(ctx, key, data)
+		}
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -137,12 +137,33 @@ func (s *states) put(ctx context.Context, key string, v any) error {
 	return nil
 }
 
+// write runs the write f of a record at the revision this leader last
+// saw, within store.Timeout, asking again when an attempt gets no answer
+// (a server restarting loses it): a lost write does not hold the pass up
+// for the pass's whole deadline. A write that landed the first time fails
+// the second on its revision, which reads as deposed: the next pass reads
+// the state again.
+func (s *states) write(ctx context.Context, f func(ctx context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, store.Timeout)
+	defer cancel()
+	err := store.Retry(ctx, f)
+	// Update and a delete at a revision say ErrKeyRevisionMismatch, Create
+	// ErrKeyExists (both codes of a replicated stream included).
+	if errors.Is(err, jetstream.ErrKeyExists) || errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+		return errDeposed
+	}
+	return err
+}
+
 // drop deletes the record key.
 func (s *states) drop(ctx context.Context, key string) error {
 	if _, ok := s.vals[key]; !ok {
 		return nil
 	}
-	if err := s.kv.Delete(ctx, key, jetstream.LastRevision(s.revs[key])); err != nil {
+	err := s.write(ctx, func(ctx context.Context) error {
+		return s.kv.Delete(ctx, key, jetstream.LastRevision(s.revs[key]))
+	})
+	if err != nil {
 		return err
 	}
 	delete(s.vals, key)

@@ -249,17 +249,36 @@ func (p *Pod) register(ctx context.Context) error {
 	return err
 }
 
+// heartbeat renews the pod's registration every RegistryTTL/3, and at
+// once when its connection comes back: a NATS server that restarted lost
+// the registry (it is in memory), and until the pods register again the
+// controller and the schedulers see no worker.
 func (p *Pod) heartbeat() {
 	t := time.NewTicker(RegistryTTL / 3)
 	defer t.Stop()
+	back := p.nc.StatusChanged(nats.CONNECTED)
+	defer p.nc.RemoveStatusListener(back)
+	beat := func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		return p.register(ctx)
+	}
 	for {
 		select {
 		case <-p.done:
 			return
 		case <-t.C:
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			_ = p.register(ctx)
-			cancel()
+			_ = beat()
+		case <-back:
+			// The server's JetStream may still be loading: try again
+			// shortly until it takes the registration.
+			for i := 0; i < 8 && beat() != nil; i++ {
+				select {
+				case <-p.done:
+					return
+				case <-time.After(250 * time.Millisecond):
+				}
+			}
 		}
 	}
 }
