@@ -15,7 +15,9 @@ all: build
 # Three binaries: client (the lean build: no Arrow, Parquet or Excel, so it
 # starts in milliseconds), client-data (the data build: the same shell with
 # the data libraries' modules; client hands it what needs them) and
-# fabricd (the pods).
+# fabricd (the pods). They are static (CGO_ENABLED=0): a process starts
+# without the dynamic loader and runs on any Linux of the architecture.
+build install: export CGO_ENABLED = 0
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/client ./cmd/client
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/client-data ./cmd/client-data

@@ -15,9 +15,8 @@ RUNS=${RUNS:-15}
 N=${N:-10000}
 out=bench/out
 mkdir -p "$out"
-go build -trimpath -ldflags '-s -w' -o "$out/client" ./cmd/client
-go build -trimpath -ldflags '-s -w' -o "$out/client-data" ./cmd/client-data
-go build -trimpath -ldflags '-s -w' -o "$out/fabricd" ./cmd/fabricd
+. bench/gobuild.sh
+build_fabric
 go build -trimpath -ldflags '-s -w' -o "$out/kvfloor" ./bench/kvfloor
 go build -o "$out/timeit" ./bench/timeit
 unset FABRIC_USER FABRIC_PASSWORD

@@ -5,10 +5,9 @@
 
 # build BINARY...: the binaries as make build builds them (client lean,
 # client-data, fabricd), then the named helpers of bench/, one at a time.
+. bench/gobuild.sh
 build() {
-  go build -trimpath -ldflags '-s -w' -o "$out/client" ./cmd/client
-  go build -trimpath -ldflags '-s -w' -o "$out/client-data" ./cmd/client-data
-  go build -trimpath -ldflags '-s -w' -o "$out/fabricd" ./cmd/fabricd
+  build_fabric
   local b
   for b in gencsv "$@"; do
     go build -trimpath -ldflags '-s -w' -o "$out/$b" "./bench/$b"

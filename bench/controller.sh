@@ -23,9 +23,8 @@ I=${I:-5}
 W=${W:-4}
 out=bench/out
 mkdir -p "$out"
-go build -trimpath -ldflags '-s -w' -o "$out/client" ./cmd/client
-go build -trimpath -ldflags '-s -w' -o "$out/client-data" ./cmd/client-data
-go build -trimpath -ldflags '-s -w' -o "$out/fabricd" ./cmd/fabricd
+. bench/gobuild.sh
+build_fabric
 go build -trimpath -ldflags '-s -w' -o "$out/controllerload" ./bench/controllerload
 line=$("$out/controllerload" "$out/fabricd" "$out/client" "$D" "$I" "$W")
 field() { echo "$line" | sed -n "s/.*$1=\([0-9.]*\).*/\1/p"; }

@@ -29,9 +29,8 @@ const conn = await db.connect();
 await conn.run(`COPY (SELECT * FROM read_csv_auto('${csv}')) TO '${parquet}' (FORMAT parquet)`);
 JS
 
-go build -trimpath -ldflags '-s -w' -o "$out/client" ./cmd/client
-go build -trimpath -ldflags '-s -w' -o "$out/client-data" ./cmd/client-data
-go build -trimpath -ldflags '-s -w' -o "$out/fabricd" ./cmd/fabricd
+. bench/gobuild.sh
+build_fabric
 go build -o "$out/gencsv" ./bench/gencsv
 # gen ROWS FILE: (re)generate FILE unless it is current.
 gen() {

@@ -11,9 +11,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=bench/out
 mkdir -p "$out"
-go build -trimpath -ldflags '-s -w' -o "$out/client" ./cmd/client
-go build -trimpath -ldflags '-s -w' -o "$out/client-data" ./cmd/client-data
-go build -trimpath -ldflags '-s -w' -o "$out/fabricd" ./cmd/fabricd
+. bench/gobuild.sh
+build_fabric
 go build -o "$out/load" ./bench/load
 FABRIC_HOME=$(mktemp -d)
 export FABRIC_HOME

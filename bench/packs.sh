@@ -20,9 +20,8 @@ cd "$(dirname "$0")/.."
 RUNS=${RUNS:-7}
 out=bench/out
 mkdir -p "$out/packs"
-go build -trimpath -ldflags '-s -w' -o "$out/client" ./cmd/client
-go build -trimpath -ldflags '-s -w' -o "$out/client-data" ./cmd/client-data
-go build -trimpath -ldflags '-s -w' -o "$out/fabricd" ./cmd/fabricd
+. bench/gobuild.sh
+build_fabric
 go build -trimpath -ldflags '-s -w' -o "$out/packbench" ./bench/packbench
 unset FABRIC_USER FABRIC_PASSWORD
 FABRIC_HOME=$(mktemp -d)

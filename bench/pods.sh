@@ -10,9 +10,8 @@ cd "$(dirname "$0")/.."
 RUNS=${RUNS:-300}
 out=bench/out
 mkdir -p "$out"
-go build -trimpath -ldflags '-s -w' -o "$out/client" ./cmd/client
-go build -trimpath -ldflags '-s -w' -o "$out/client-data" ./cmd/client-data
-go build -trimpath -ldflags '-s -w' -o "$out/fabricd" ./cmd/fabricd
+. bench/gobuild.sh
+build_fabric
 go build -trimpath -ldflags '-s -w' -o "$out/podsfloor" ./bench/podsfloor
 go build -o "$out/timeit" ./bench/timeit
 FABRIC_HOME=$(mktemp -d)

@@ -21,7 +21,7 @@ mkdir -p "$out"
 all=(startup pods artifacts controller dataset filter e2e pipeline events graphdb bots packs load)
 for f in bench/*.sh; do
   n=$(basename "$f" .sh)
-  case " ${all[*]} common duckdb result run " in *" $n "*) ;; *) all+=("$n") ;; esac
+  case " ${all[*]} common duckdb gobuild result run " in *" $n "*) ;; *) all+=("$n") ;; esac
 done
 names=("${all[@]}")
 if [ -n "${ONLY:-}" ]; then

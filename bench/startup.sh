@@ -11,6 +11,7 @@ cd "$(dirname "$0")/.."
 RUNS=${RUNS:-300}
 out=bench/out
 mkdir -p "$out"
+. bench/gobuild.sh
 go build -trimpath -ldflags '-s -w' -o "$out/client" ./cmd/client
 go build -trimpath -ldflags '-s -w' -o "$out/client-data" ./cmd/client-data
 go build -trimpath -ldflags '-s -w' -o "$out/floor" ./bench/floor
