@@ -24,6 +24,7 @@ type Env struct {
 
 	mu     sync.Mutex
 	client *client.Client
+	ahead  chan dialed // set by DialAhead until Client takes it
 }
 
 // Client returns the connection to the fabric, connecting on first use.
@@ -59,7 +60,7 @@ func (e *Env) Client() (*client.Client, error) {
 			}
 		}
 	}
-	c, err := client.Connect(cfg)
+	c, err := e.connectWith(cfg)
 	if errors.Is(err, client.ErrUnreachable) && cfg.Local && !explicit {
 		notRunning()
 		if st, cfg, err = e.startLocal(path, nil); err != nil {

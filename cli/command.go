@@ -4,13 +4,16 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/fabricops/fabric/builtins"
 	"github.com/fabricops/fabric/runtime"
 	"github.com/fabricops/fabric/runtime/command"
 	"github.com/fabricops/fabric/runtime/diskcache"
 	"github.com/fabricops/fabric/scripts"
+	"go.starlark.net/resolve"
 	"go.starlark.net/starlark"
 )
 
@@ -27,7 +30,7 @@ func (sh *shell) index() (*command.Index, error) {
 			return ix, nil
 		}
 	}
-	bundled, err := command.IndexBundle(scripts.FS)
+	bundled, err := command.IndexBundle(scripts.FS, usesFabric(builtins.Modules(sh.env)))
 	if err != nil {
 		return nil, err
 	}
@@ -66,6 +69,11 @@ func (sh *shell) command(args []string) int {
 		}
 		fmt.Fprintf(sh.io.Stderr, "Run '%s help' for the list of commands.\n", Prog)
 		return runtime.ExitUsage
+	}
+	// A command whose script uses the fabric connects while its script
+	// loads (not for its help).
+	if src, _ := ix.Find(key); src.Fabric && !asksHelp(args[n:]) {
+		sh.env.DialAhead()
 	}
 	rt := sh.newRuntime(args)
 	cmd, code := sh.load(rt, ix, key)
@@ -263,4 +271,30 @@ func leadingWords(args []string) []string {
 		}
 	}
 	return args
+}
+
+// usesFabric reports whether a bundled script names one of the fabric's
+// builtins (names, the keys of builtins.Modules): its commands connect
+// ahead (builtins.Env.DialAhead). A script that reaches the fabric only
+// through a module it loads is not marked; its commands connect when
+// they first ask, as any other.
+func usesFabric(names starlark.StringDict) func(path string, src []byte) bool {
+	return func(path string, src []byte) bool {
+		f, err := runtime.Dialect.Parse(path, src, 0)
+		if err != nil {
+			return false
+		}
+		uses := false
+		err = resolve.File(f, func(name string) bool {
+			_, ok := names[name]
+			uses = uses || ok
+			return true
+		}, starlark.Universe.Has)
+		return err == nil && uses
+	}
+}
+
+// asksHelp reports whether a command's arguments ask for its help.
+func asksHelp(args []string) bool {
+	return slices.Contains(args, "-h") || slices.Contains(args, "--help")
 }

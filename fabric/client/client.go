@@ -4,6 +4,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -239,9 +240,13 @@ func gather[T any](ctx context.Context, c *Client, endpoint string) ([]T, error)
 
 // decode reads an answer, which is either the value or {"error": "..."}.
 func decode(data []byte, out any) error {
-	var e api.Error
-	if json.Unmarshal(data, &e) == nil && e.Error != "" {
-		return errors.New(e.Error)
+	// Only an object can be an error answer: a list (most answers) is
+	// read once.
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '{' {
+		var e api.Error
+		if json.Unmarshal(data, &e) == nil && e.Error != "" {
+			return errors.New(e.Error)
+		}
 	}
 	if err := json.Unmarshal(data, out); err != nil {
 		return fmt.Errorf("bad answer from the fabric: %v", err)

@@ -25,6 +25,9 @@ type Source struct {
 	Bundled bool
 	// Path is the script's path: relative to the bundle root, or on disk.
 	Path string
+	// Fabric says the script uses the fabric (a bundled script that the
+	// test given to IndexBundle took): its command will connect.
+	Fabric bool
 }
 
 // Declared returns the names of the commands that src declares: each
@@ -86,7 +89,7 @@ func NewIndex(bundle fs.FS, userDir string) (*Index, error) {
 	var bundled []byte
 	if bundle != nil {
 		var err error
-		if bundled, err = IndexBundle(bundle); err != nil {
+		if bundled, err = IndexBundle(bundle, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -94,9 +97,11 @@ func NewIndex(bundle fs.FS, userDir string) (*Index, error) {
 }
 
 // IndexBundle returns the index of the *.star files at the root of
-// bundle, encoded for NewIndexOf: a line "name<TAB>path" per command.
-// A bundle is fixed within a build, so its index can be kept.
-func IndexBundle(bundle fs.FS) ([]byte, error) {
+// bundle, encoded for NewIndexOf: a line "name<TAB>path" per command,
+// "name<TAB>path<TAB>fabric" when fabric (if not nil) says the script
+// uses the fabric. A bundle is fixed within a build, so its index can be
+// kept.
+func IndexBundle(bundle fs.FS, fabric func(path string, src []byte) bool) ([]byte, error) {
 	files, err := fs.Glob(bundle, "*.star")
 	if err != nil {
 		return nil, err
@@ -107,10 +112,14 @@ func IndexBundle(bundle fs.FS) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
+		uses := fabric != nil && fabric(f, src)
 		for _, name := range Declared(src) {
 			b.WriteString(name)
 			b.WriteByte('\t')
 			b.WriteString(path.Clean(f))
+			if uses {
+				b.WriteString("\tfabric")
+			}
 			b.WriteByte('\n')
 		}
 	}
@@ -120,14 +129,17 @@ func IndexBundle(bundle fs.FS) ([]byte, error) {
 // NewIndexOf is NewIndex with the bundle's index already made
 // (IndexBundle).
 func NewIndexOf(bundled []byte, userDir string) (*Index, error) {
-	ix := &Index{entries: map[string]Source{}, names: map[string]string{}}
+	n := bytes.Count(bundled, []byte{'\n'})
+	ix := &Index{entries: make(map[string]Source, n), names: make(map[string]string, n)}
 	for line := range bytes.Lines(bundled) {
 		name, p, ok := strings.Cut(strings.TrimSuffix(string(line), "\n"), "\t")
 		if !ok {
 			return nil, fmt.Errorf("command index: bad line %q", line)
 		}
-		ix.entries[Canonical(name)] = Source{Bundled: true, Path: p}
-		ix.names[Canonical(name)] = name
+		p, mark, _ := strings.Cut(p, "\t")
+		key := Canonical(name)
+		ix.entries[key] = Source{Bundled: true, Path: p, Fabric: mark == "fabric"}
+		ix.names[key] = name
 	}
 	if userDir != "" {
 		files, _ := filepath.Glob(filepath.Join(userDir, "*.star"))

@@ -17,7 +17,7 @@ import (
 
 var (
 	mu   sync.RWMutex
-	docs = map[string]string{}
+	docs = make(map[string]string, 1024) // the shell registers some 700
 )
 
 // Builtin returns a Starlark builtin named name (qualified, such as

@@ -199,6 +199,9 @@ func (s *Server) Port() int {
 	return 0
 }
 
+// NumClients is how many client connections the server has.
+func (s *Server) NumClients() int { return s.srv.NumClients() }
+
 // Version returns the server's version.
 func (s *Server) Version() string { return server.VERSION }
 
