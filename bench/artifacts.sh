@@ -17,7 +17,7 @@ out=bench/out
 mkdir -p "$out"
 . bench/gobuild.sh
 build_fabric
-go build -trimpath -ldflags '-s -w' -o "$out/kvfloor" ./bench/kvfloor
+go_build "$out/kvfloor" ./bench/kvfloor
 go build -o "$out/timeit" ./bench/timeit
 unset FABRIC_USER FABRIC_PASSWORD
 FABRIC_HOME=$(mktemp -d)

@@ -10,7 +10,7 @@ build() {
   build_fabric
   local b
   for b in gencsv "$@"; do
-    go build -trimpath -ldflags '-s -w' -o "$out/$b" "./bench/$b"
+    go_build "$out/$b" "./bench/$b"
   done
 }
 

@@ -25,7 +25,7 @@ out=bench/out
 mkdir -p "$out"
 . bench/gobuild.sh
 build_fabric
-go build -trimpath -ldflags '-s -w' -o "$out/controllerload" ./bench/controllerload
+go_build "$out/controllerload" ./bench/controllerload
 line=$("$out/controllerload" "$out/fabricd" "$out/client" "$D" "$I" "$W")
 field() { echo "$line" | sed -n "s/.*$1=\([0-9.]*\).*/\1/p"; }
 ctl=$(field controller_s) cpu=$(field controller_cpu_ms_per_period)

@@ -22,7 +22,7 @@ out=bench/out
 mkdir -p "$out/packs"
 . bench/gobuild.sh
 build_fabric
-go build -trimpath -ldflags '-s -w' -o "$out/packbench" ./bench/packbench
+go_build "$out/packbench" ./bench/packbench
 unset FABRIC_USER FABRIC_PASSWORD
 FABRIC_HOME=$(mktemp -d)
 export FABRIC_HOME

@@ -12,7 +12,7 @@ out=bench/out
 mkdir -p "$out"
 . bench/gobuild.sh
 build_fabric
-go build -trimpath -ldflags '-s -w' -o "$out/podsfloor" ./bench/podsfloor
+go_build "$out/podsfloor" ./bench/podsfloor
 go build -o "$out/timeit" ./bench/timeit
 FABRIC_HOME=$(mktemp -d)
 export FABRIC_HOME

@@ -12,9 +12,9 @@ RUNS=${RUNS:-300}
 out=bench/out
 mkdir -p "$out"
 . bench/gobuild.sh
-go build -trimpath -ldflags '-s -w' -o "$out/client" ./cmd/client
-go build -trimpath -ldflags '-s -w' -o "$out/client-data" ./cmd/client-data
-go build -trimpath -ldflags '-s -w' -o "$out/floor" ./bench/floor
+go_build "$out/client" ./cmd/client
+go_build "$out/client-data" ./cmd/client-data
+go_build "$out/floor" ./bench/floor
 go build -o "$out/timeit" ./bench/timeit
 export FABRIC_HOME="$out/home"
 . bench/result.sh

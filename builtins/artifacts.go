@@ -47,12 +47,14 @@ func (e *Env) artifactModule(name string, k *client.ArtifactKind) starlark.Value
 		format = "YAML"
 	}
 	fns := starlark.StringDict{
-		"add": doc.Builtin(name+".add", fmt.Sprintf(`add(file=None, data=None, overwrite=False)
+		"add": doc.BuiltinLazy(name+".add", func() string {
+			return fmt.Sprintf(`add(file=None, data=None, overwrite=False)
 
 Adds a %[1]s from a %[2]s or JSON file, or from data (a dict, or the text
 of one). It is checked first (the error names the field); an existing %[1]s
 of that name is replaced only with overwrite=True. Returns its list row,
-with replaced: True when it replaced a %[1]s of its name.`, k.Name, format),
+with replaced: True when it replaced a %[1]s of its name.`, k.Name, format)
+		},
 			func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 				var file optString
 				var data starlark.Value = starlark.None
@@ -97,7 +99,9 @@ with replaced: True when it replaced a %[1]s of its name.`, k.Name, format),
 					return row, err
 				})
 			}),
-		"get": doc.Builtin(name+".get", fmt.Sprintf("get(name)\n\nReturns a %s as a dict, its keys in the order they were written.", k.Name),
+		"get": doc.BuiltinLazy(name+".get", func() string {
+			return fmt.Sprintf("get(name)\n\nReturns a %s as a dict, its keys in the order they were written.", k.Name)
+		},
 			e.nameCall(func(ctx context.Context, c *client.Client, n string) (any, error) {
 				r, err := repo(ctx, c)
 				if err != nil {
@@ -113,11 +117,13 @@ with replaced: True when it replaced a %[1]s of its name.`, k.Name, format),
 				}
 				return v, nil
 			})),
-		"fields": doc.Builtin(name+".fields", fmt.Sprintf(`fields()
+		"fields": doc.BuiltinLazy(name+".fields", func() string {
+			return fmt.Sprintf(`fields()
 
 Returns the fields of a %s document as add's help shows them (from the
 kind's schema: one a line, nested ones indented, required ones starred),
-followed by an example document when the kind has one.`, k.Name),
+followed by an example document when the kind has one.`, k.Name)
+		},
 			func(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
 				if err := starlark.UnpackArgs(b.Name(), args, kwargs); err != nil {
 					return nil, err
@@ -128,7 +134,9 @@ followed by an example document when the kind has one.`, k.Name),
 				}
 				return starlark.String(text), nil
 			}),
-		"list": doc.Builtin(name+".list", fmt.Sprintf("list()\n\nReturns the list rows of the %s records (%v), by name.", k.Name, k.Columns),
+		"list": doc.BuiltinLazy(name+".list", func() string {
+			return fmt.Sprintf("list()\n\nReturns the list rows of the %s records (%v), by name.", k.Name, k.Columns)
+		},
 			e.listCall(func(ctx context.Context, c *client.Client) (any, error) {
 				r, err := repo(ctx, c)
 				if err != nil {
@@ -146,7 +154,7 @@ followed by an example document when the kind has one.`, k.Name),
 				}
 				return starlark.NewList(toValues(rows)), nil
 			})),
-		"delete": doc.Builtin(name+".delete", fmt.Sprintf("delete(name)\n\nDeletes a %s.", k.Name),
+		"delete": doc.BuiltinLazy(name+".delete", func() string { return fmt.Sprintf("delete(name)\n\nDeletes a %s.", k.Name) },
 			e.nameCall(func(ctx context.Context, c *client.Client, n string) (any, error) {
 				r, err := repo(ctx, c)
 				if err != nil {
@@ -158,7 +166,9 @@ followed by an example document when the kind has one.`, k.Name),
 	if k.Toggle {
 		for _, on := range []bool{true, false} {
 			verb := map[bool]string{true: "enable", false: "disable"}[on]
-			fns[verb] = doc.Builtin(name+"."+verb, fmt.Sprintf("%s(name)\n\n%ss a %s; returns False when it was so already.", verb, capitalize(verb), k.Name),
+			fns[verb] = doc.BuiltinLazy(name+"."+verb, func() string {
+				return fmt.Sprintf("%s(name)\n\n%ss a %s; returns False when it was so already.", verb, capitalize(verb), k.Name)
+			},
 				e.nameCall(func(ctx context.Context, c *client.Client, n string) (any, error) {
 					r, err := repo(ctx, c)
 					if err != nil {

@@ -37,15 +37,32 @@ func (e *Env) DialAhead() {
 	}()
 }
 
+// loadConfig loads the network configuration at path: the one the
+// connection made ahead was made from, when there is one. e.mu is held.
+func (e *Env) loadConfig(path string) (*client.Config, error) {
+	if e.ahead != nil {
+		d := <-e.ahead
+		e.ahead, e.dialed = nil, &d
+		if d.cfg != nil && path == client.ConfigPath(e.Home) {
+			return d.cfg, nil
+		}
+	}
+	return client.LoadConfig(path)
+}
+
 // connectWith connects with cfg, taking the connection made ahead when it
 // was made with the same configuration (and closing it otherwise).
 // e.mu is held.
 func (e *Env) connectWith(cfg *client.Config) (*client.Client, error) {
-	if e.ahead == nil {
+	if e.ahead != nil {
+		d := <-e.ahead
+		e.ahead, e.dialed = nil, &d
+	}
+	d := e.dialed
+	e.dialed = nil
+	if d == nil {
 		return client.Connect(cfg)
 	}
-	d := <-e.ahead
-	e.ahead = nil
 	if d.cfg != nil && reflect.DeepEqual(*d.cfg, *cfg) {
 		return d.c, d.err
 	}
@@ -53,4 +70,17 @@ func (e *Env) connectWith(cfg *client.Config) (*client.Client, error) {
 		d.c.Close()
 	}
 	return client.Connect(cfg)
+}
+
+// dropAhead closes the connection made ahead, if any, unused. e.mu is
+// held.
+func (e *Env) dropAhead() {
+	if e.ahead != nil {
+		d := <-e.ahead
+		e.ahead, e.dialed = nil, &d
+	}
+	if d := e.dialed; d != nil && d.c != nil {
+		d.c.Close()
+	}
+	e.dialed = nil
 }

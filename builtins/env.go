@@ -25,6 +25,7 @@ type Env struct {
 	mu     sync.Mutex
 	client *client.Client
 	ahead  chan dialed // set by DialAhead until Client takes it
+	dialed *dialed     // what ahead gave, until Client connects
 }
 
 // Client returns the connection to the fabric, connecting on first use.
@@ -41,7 +42,7 @@ func (e *Env) Client() (*client.Client, error) {
 	path := client.ConfigPath(e.Home)
 	notRunning := func() { e.notice("the local fabric is not running: starting it ('client fabric down' stops it)") }
 	var st *client.LocalState
-	cfg, err := client.LoadConfig(path)
+	cfg, err := e.loadConfig(path)
 	if errors.Is(err, client.ErrNoConfig) && !explicit {
 		e.notice("no network configuration: starting the local fabric ('client fabric down' stops it)")
 		st, cfg, err = e.startLocal(path, nil)
@@ -98,6 +99,7 @@ func (e *Env) checkBuild(st *client.LocalState) {
 // is called just before it starts it) and returns its state and the
 // configuration at path it wrote.
 func (e *Env) startLocal(path string, onStart func()) (*client.LocalState, *client.Config, error) {
+	e.dropAhead() // made to the fabric as it was
 	st, _, err := client.LocalUp(e.Home, client.LocalUpOptions{Daemon: e.Daemon, OnStart: onStart})
 	if err != nil {
 		return nil, nil, err

@@ -18,6 +18,8 @@ import (
 var (
 	mu   sync.RWMutex
 	docs = make(map[string]string, 1024) // the shell registers some 700
+	// lazy are the docs written only when first looked up (BuiltinLazy).
+	lazy = map[string]func() string{}
 )
 
 // Builtin returns a Starlark builtin named name (qualified, such as
@@ -25,6 +27,17 @@ var (
 // signature, the rest a description.
 func Builtin(name, text string, fn func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error)) *starlark.Builtin {
 	Register(name, text)
+	return starlark.NewBuiltin(name, fn)
+}
+
+// BuiltinLazy is Builtin with the documentation written by text when it is
+// first looked up: a family of builtins made at every start (one per
+// artifact kind) does not format docs that no one reads.
+func BuiltinLazy(name string, text func() string, fn func(*starlark.Thread, *starlark.Builtin, starlark.Tuple, []starlark.Tuple) (starlark.Value, error)) *starlark.Builtin {
+	mu.Lock()
+	delete(docs, name)
+	lazy[name] = text
+	mu.Unlock()
 	return starlark.NewBuiltin(name, fn)
 }
 
@@ -39,23 +52,38 @@ func Module(name, text string, members starlark.StringDict) *starlarkstruct.Modu
 func Register(name, text string) {
 	mu.Lock()
 	defer mu.Unlock()
+	delete(lazy, name)
 	docs[name] = strings.TrimSpace(text)
 }
 
 // Lookup returns the documentation recorded for a qualified name.
 func Lookup(name string) (string, bool) {
 	mu.RLock()
-	defer mu.RUnlock()
 	d, ok := docs[name]
-	return d, ok
+	text := lazy[name]
+	mu.RUnlock()
+	if ok || text == nil {
+		return d, ok
+	}
+	d = strings.TrimSpace(text())
+	mu.Lock()
+	if _, still := lazy[name]; still {
+		delete(lazy, name)
+		docs[name] = d
+	}
+	mu.Unlock()
+	return d, true
 }
 
 // Names lists every documented qualified name in sorted order.
 func Names() []string {
 	mu.RLock()
 	defer mu.RUnlock()
-	names := make([]string, 0, len(docs))
+	names := make([]string, 0, len(docs)+len(lazy))
 	for n := range docs {
+		names = append(names, n)
+	}
+	for n := range lazy {
 		names = append(names, n)
 	}
 	sort.Strings(names)
