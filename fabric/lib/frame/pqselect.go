@@ -337,6 +337,36 @@ func (s *selectScan) Close() error {
 // writer: a call per column) as much as a full one.
 const gatherBatches = 8
 
+// gatherBytes bounds the plain bytes of a gathered batch too (the out
+// columns' bytes per row, as the footer says, times the rows kept): every
+// worker holds a batch queued and one in the making, and the kept rows of
+// a wide table gathered by rows alone made the scan's peak memory a third
+// larger (TestFilterWithinMemoryLimit rode its limit).
+const gatherBytes = 2 << 20
+
+// outRowBytes is the out columns' plain bytes per row in row group rg,
+// as its footer says (at most gatherBytes).
+func (s *selectScan) outRowBytes(rg *file.RowGroupReader) int64 {
+	rows := rg.NumRows()
+	if rows <= 0 {
+		return 0
+	}
+	var per int64
+	for _, c := range s.out {
+		for _, leaf := range c.leaves {
+			md, err := rg.MetaData().ColumnChunk(leaf)
+			if err != nil {
+				continue
+			}
+			per += max(md.TotalUncompressedSize(), 0) / rows
+			if per >= gatherBytes {
+				return gatherBytes
+			}
+		}
+	}
+	return per
+}
+
 // wherePart is a batch of the filter's columns, and the rows it keeps.
 type wherePart struct {
 	arrs []arrow.Array
@@ -383,6 +413,7 @@ func (s *selectScan) readGroup(g int, emit func(arrow.Record) bool) error {
 		}
 	}()
 	var kept int64
+	rowBytes := s.outRowBytes(rg)
 	flush := func() (bool, error) {
 		if len(parts) == 0 {
 			return true, nil
@@ -415,7 +446,7 @@ func (s *selectScan) readGroup(g int, emit func(arrow.Record) bool) error {
 		}
 		parts = append(parts, p)
 		kept += int64(outRows(m, p.sel))
-		if kept*2 >= s.batch || len(parts) == gatherBatches {
+		if kept*2 >= s.batch || len(parts) == gatherBatches || kept*rowBytes >= gatherBytes {
 			if ok, err := flush(); err != nil || !ok {
 				return err
 			}
