@@ -1,10 +1,6 @@
 package builtins
 
-import (
-	"reflect"
-
-	"github.com/fabricops/fabric/fabric/client"
-)
+import "github.com/fabricops/fabric/fabric/client"
 
 // dialed is a connection made ahead (DialAhead): the configuration it
 // was made from, and the connection or why there is none.
@@ -18,8 +14,8 @@ type dialed struct {
 // command that will use it: the connection's round trips then overlap
 // the loading of the command's script. It connects only where the
 // network configuration says (it never starts the local fabric); the
-// first Client takes the connection, or its failure, as its own when it
-// connects with the same configuration, and makes its own otherwise.
+// first Client takes the configuration it read and the connection, or its
+// failure, as its own (a Client that starts the local fabric drops them).
 // Call it before any Client.
 func (e *Env) DialAhead() {
 	ahead := make(chan dialed, 1)
@@ -37,36 +33,36 @@ func (e *Env) DialAhead() {
 	}()
 }
 
-// loadConfig loads the network configuration at path: the one the
-// connection made ahead was made from, when there is one. e.mu is held.
-func (e *Env) loadConfig(path string) (*client.Config, error) {
+// takeAhead waits for the connection made ahead, if DialAhead started
+// one that no one took yet, and keeps what it gave for connectWith. e.mu
+// is held.
+func (e *Env) takeAhead() *dialed {
 	if e.ahead != nil {
 		d := <-e.ahead
 		e.ahead, e.dialed = nil, &d
-		if d.cfg != nil && path == client.ConfigPath(e.Home) {
-			return d.cfg, nil
-		}
+	}
+	return e.dialed
+}
+
+// loadConfig loads the network configuration at path: the one the
+// connection made ahead read, when there is one. e.mu is held.
+func (e *Env) loadConfig(path string) (*client.Config, error) {
+	if d := e.takeAhead(); d != nil && d.cfg != nil {
+		return d.cfg, nil
 	}
 	return client.LoadConfig(path)
 }
 
-// connectWith connects with cfg, taking the connection made ahead when it
-// was made with the same configuration (and closing it otherwise).
+// connectWith connects with cfg: the connection made ahead (or its
+// failure) when cfg is the configuration it read, a new one otherwise.
 // e.mu is held.
 func (e *Env) connectWith(cfg *client.Config) (*client.Client, error) {
-	if e.ahead != nil {
-		d := <-e.ahead
-		e.ahead, e.dialed = nil, &d
-	}
-	d := e.dialed
+	d := e.takeAhead()
 	e.dialed = nil
-	if d == nil {
-		return client.Connect(cfg)
-	}
-	if d.cfg != nil && reflect.DeepEqual(*d.cfg, *cfg) {
+	if d != nil && d.cfg == cfg {
 		return d.c, d.err
 	}
-	if d.c != nil {
+	if d != nil && d.c != nil {
 		d.c.Close()
 	}
 	return client.Connect(cfg)
@@ -75,11 +71,7 @@ func (e *Env) connectWith(cfg *client.Config) (*client.Client, error) {
 // dropAhead closes the connection made ahead, if any, unused. e.mu is
 // held.
 func (e *Env) dropAhead() {
-	if e.ahead != nil {
-		d := <-e.ahead
-		e.ahead, e.dialed = nil, &d
-	}
-	if d := e.dialed; d != nil && d.c != nil {
+	if d := e.takeAhead(); d != nil && d.c != nil {
 		d.c.Close()
 	}
 	e.dialed = nil
